@@ -51,12 +51,8 @@ class UnknownBrokerError(BrokerError):
     name = "UNKNOWN_CODE"
 
     def __init__(self, code: int, message: str | None = None) -> None:
-        self.unknown_code = code
         super().__init__(message or f"unknown Kafka error code {code}")
-
-    @property  # type: ignore[override]
-    def code(self) -> int:  # noqa: D401
-        return self.unknown_code
+        self.code = code  # type: ignore[misc]  # per instance: the code this kadmin has no name for
 
 
 # --- client-side errors -------------------------------------------------------------------------------------

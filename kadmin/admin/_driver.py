@@ -1,0 +1,264 @@
+"""The per-key admin driver: which node(s) to ask, what to build per version, how to fold the answers.
+
+Every admin operation that works on a set of keys (group ids, coordinator keys, quota entities) runs here:
+
+1. *lookup*: map each pending key to the node that must receive it (a coordinator, any node, a fixed node);
+2. *build*: per node, negotiate the API version with **that** node now, and let the operation's builder turn
+   the node's keys into one request or a list of requests (KIP-347/KIP-699: batched where the node's version
+   allows, split otherwise) — so the choice is made per node and per attempt, never once per client;
+3. *send* the requests of all nodes concurrently, and map each response back to the keys of the request that
+   was actually sent;
+4. *fold* each key's answer into Done / Failed / Retry; retriable keys go round again (re-looked-up when their
+   node was wrong), with backoff, until the call's deadline; then they get a KafkaTimeoutError.
+
+No key is ever dropped: a key the broker's answer forgot is failed explicitly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+from kadmin.errors import KafkaConnectionError, KafkaError, KafkaTimeoutError, ProtocolError, UnsupportedVersionError
+from kadmin.network.retry import Deadline, backoff_delays
+from kadmin.protocol import Message
+
+log = logging.getLogger("kadmin.admin")
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+# --- outcomes a handler gives for one key ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Done(Generic[V]):
+    value: V
+
+
+@dataclass(frozen=True)
+class Failed:
+    error: KafkaError
+
+
+@dataclass(frozen=True)
+class Retry:
+    """Try this key again after a backoff; ``relookup`` drops its cached node first (NOT_COORDINATOR...)."""
+
+    error: KafkaError
+    relookup: bool = False
+
+
+Outcome = Done[Any] | Failed | Retry
+
+
+class RequestBuilder(Protocol):
+    """Builds the request(s) for a set of keys once the receiving node's version is known."""
+
+    def build(self, version: int) -> Message | list[Message]: ...
+
+
+class Handler(Protocol[K]):
+    """What an operation tells the driver: its API, how to build, which keys a request carries, how to fold."""
+
+    api_key: int
+    name: str
+
+    def builder(self, keys: Sequence[K]) -> RequestBuilder: ...
+
+    def keys_of(self, request: Message, version: int) -> list[K]: ...
+
+    def handle(self, request: Message, response: Message, version: int, node_id: int) -> dict[K, Outcome]: ...
+
+
+class Lookup(Protocol[K]):
+    """Maps keys to nodes. Errors per key are outcomes too (a lookup can fail for one key only)."""
+
+    async def locate(self, keys: Sequence[K], deadline: Deadline) -> dict[K, int | Outcome]: ...
+
+    def forget(self, keys: Iterable[K]) -> None: ...
+
+    def forget_node(self, node_id: int) -> None: ...
+
+
+class AnyNode(Generic[K]):
+    """All keys go to one reachable node (for APIs any broker answers: quotas, cluster-wide lookups)."""
+
+    def __init__(self, net: Any) -> None:
+        self.net = net
+        self._avoid: set[int] = set()
+
+    async def locate(self, keys: Sequence[K], deadline: Deadline) -> dict[K, int | Outcome]:
+        others = [n for n in self.net.nodes if n not in self._avoid]
+        node = others[0] if self._avoid and others else self.net.least_loaded_node()
+        return {k: node for k in keys}
+
+    def forget(self, keys: Iterable[K]) -> None:
+        pass
+
+    def forget_node(self, node_id: int) -> None:
+        # Next round, prefer another node; forget the preference once every node was tried.
+        self._avoid.add(node_id)
+        if len(self._avoid) >= max(1, len(self.net.nodes)):
+            self._avoid.clear()
+
+
+class FixedNode(Generic[K]):
+    def __init__(self, node_id: int) -> None:
+        self.node_id = node_id
+
+    async def locate(self, keys: Sequence[K], deadline: Deadline) -> dict[K, int | Outcome]:
+        return {k: self.node_id for k in keys}
+
+    def forget(self, keys: Iterable[K]) -> None:
+        pass
+
+    def forget_node(self, node_id: int) -> None:
+        pass
+
+
+async def run(
+    net: Any,
+    handler: Handler[K],
+    keys: Sequence[K],
+    lookup: Lookup[K],
+    deadline: Deadline,
+    config: Any,
+    *,
+    write: bool = False,
+) -> dict[K, Any]:
+    """Run one admin operation over ``keys``; returns {key: value or KafkaError} for every key."""
+    pending: list[K] = list(dict.fromkeys(keys))
+    results: dict[K, Any] = {}
+    last_error: dict[K, KafkaError] = {}
+    maybe_applied: set[K] = set()
+    delays = backoff_delays(config)
+    round_no = 0
+    while pending:
+        round_no += 1
+        if deadline.expired:
+            break
+        retry: list[K] = []
+        located = await lookup.locate(pending, deadline)
+        by_node: dict[int, list[K]] = {}
+        for k in pending:
+            where = located.get(k)
+            if where is None:
+                retry.append(k)
+                last_error.setdefault(k, ProtocolError(f"no node was found for {k!r}"))
+            elif isinstance(where, int):
+                by_node.setdefault(where, []).append(k)
+            else:
+                _apply(where, k, results, retry, last_error, lookup)
+        outcomes = await asyncio.gather(
+            *(_send_to_node(net, handler, node, node_keys, deadline, maybe_applied if write else None)
+              for node, node_keys in by_node.items())
+        )
+        for (node, node_keys), node_outcomes in zip(by_node.items(), outcomes):
+            if isinstance(node_outcomes, BaseException):  # pragma: no cover - gather without return_exceptions
+                raise node_outcomes
+            node_failed_connection = False
+            for k in node_keys:
+                out = node_outcomes.get(k)
+                if out is None:
+                    out = Failed(ProtocolError(f"{handler.name}: node {node}'s response has no entry for {k!r}"))
+                if isinstance(out, Retry) and isinstance(out.error, KafkaConnectionError):
+                    node_failed_connection = True
+                _apply(out, k, results, retry, last_error, lookup)
+            if node_failed_connection:
+                lookup.forget_node(node)
+        pending = retry
+        if pending:
+            delay = min(next(delays), max(0.0, deadline.remaining()))
+            log.debug("%s: retrying %d key(s) in %.3fs (round %d)", handler.name, len(pending), delay, round_no)
+            await asyncio.sleep(delay)
+    for k in pending:
+        cause = last_error.get(k)
+        msg = f"{handler.name}: no result for {k!r} before the deadline"
+        if cause is not None:
+            msg += f" (last error: {type(cause).__name__}: {cause})"
+        results[k] = KafkaTimeoutError(msg, possibly_applied=write and k in maybe_applied)
+    return {k: results[k] for k in dict.fromkeys(keys)}
+
+
+def _apply(out: Outcome, k: Any, results: dict[Any, Any], retry: list[Any], last_error: dict[Any, KafkaError],
+           lookup: Lookup[Any]) -> None:
+    if isinstance(out, Done):
+        results[k] = out.value
+    elif isinstance(out, Failed):
+        results[k] = out.error
+    else:
+        last_error[k] = out.error
+        if out.relookup:
+            lookup.forget([k])
+        retry.append(k)
+
+
+async def _send_to_node(
+    net: Any, handler: Handler[K], node: int, keys: list[K], deadline: Deadline, sent: set[K] | None
+) -> dict[K, Outcome]:
+    """Negotiate with ``node`` now, build, send every request concurrently, fold each answer by its own keys."""
+    try:
+        version = await net.negotiated_version(node, handler.api_key)
+    except UnsupportedVersionError as exc:
+        return {k: Failed(exc) for k in keys}
+    except KafkaError as exc:
+        return {k: _retry_or_fail(exc) for k in keys}
+    try:
+        built = handler.builder(keys).build(version)
+    except KafkaError as exc:  # e.g. a key type this version cannot carry
+        return {k: Failed(exc) for k in keys}
+    requests = built if isinstance(built, list) else [built]
+
+    async def one(req: Message) -> dict[K, Outcome]:
+        req_keys = handler.keys_of(req, version)
+        if sent is not None:
+            sent.update(req_keys)
+        try:
+            resp = await net.send(node, req, version, deadline=deadline)
+        except UnsupportedVersionError as exc:
+            # The node's table changed under us (a broker was upgraded/downgraded between negotiation and
+            # send): re-plan from scratch next round.
+            return {k: Retry(exc) for k in req_keys}
+        except KafkaError as exc:
+            return {k: _retry_or_fail(exc) for k in req_keys}
+        if sent is not None:
+            sent.difference_update(req_keys)
+        try:
+            folded = handler.handle(req, resp, version, node)
+        except KafkaError as exc:
+            return {k: _retry_or_fail(exc) for k in req_keys}
+        return {k: folded.get(k, Failed(ProtocolError(
+            f"{handler.name}: node {node}'s response has no entry for {k!r}"))) for k in req_keys}
+
+    merged: dict[K, Outcome] = {}
+    for part in await asyncio.gather(*(one(r) for r in requests)):
+        merged.update(part)
+    return merged
+
+
+def _retry_or_fail(exc: KafkaError) -> Outcome:
+    if exc.retriable:
+        return Retry(exc, relookup=isinstance(exc, KafkaConnectionError))
+    return Failed(exc)
+
+
+async def gather_per_node(
+    nodes: Iterable[int], fn: Callable[[int], Awaitable[V]]
+) -> dict[int, V | KafkaError]:
+    """Run ``fn`` on every node concurrently; a node's failure is its result, never the call's."""
+    node_list = list(nodes)
+    out = await asyncio.gather(*(fn(n) for n in node_list), return_exceptions=True)
+    result: dict[int, V | KafkaError] = {}
+    for n, r in zip(node_list, out):
+        if isinstance(r, KafkaError):
+            result[n] = r
+        elif isinstance(r, BaseException):
+            raise r
+        else:
+            result[n] = r
+    return result

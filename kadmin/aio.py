@@ -1,0 +1,361 @@
+"""The asyncio AdminClient. Each method is one admin operation: lookup, per-version build, per-key fold.
+
+Every method that takes keys returns a dict with one entry per distinct requested key, whose value is the
+result or a :class:`kadmin.errors.KafkaError`; one key's failure never raises.  Bad input raises
+TypeError/ValueError before any network I/O.  Only failures of the whole call (no broker reachable,
+authentication, the client closed) raise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from kadmin.admin import _driver
+from kadmin.admin.coordinators import CoordinatorCache, CoordinatorLookup, find_coordinators, key_type_code
+from kadmin.admin.groups import (
+    DeleteGroupsHandler,
+    DescribeGroupsHandler,
+    OffsetFetchHandler,
+    validate_group_ids,
+    validate_partitions,
+)
+from kadmin.config import ClientConfig
+from kadmin.errors import KafkaError, UnsupportedVersionError, error_for_code
+from kadmin.network.client import NetworkClient
+from kadmin.network.retry import Deadline
+from kadmin.protocol import api_name, message_type, shipped_names
+from kadmin.types import (
+    ApiVersionRange,
+    ClusterDescription,
+    Coordinator,
+    GroupDescription,
+    GroupListing,
+    ListGroupsResult,
+    Node,
+    NodeApiVersions,
+    OffsetAndMetadata,
+    PartitionLag,
+    TopicPartition,
+)
+
+log = logging.getLogger("kadmin")
+
+LIST_GROUPS = 16
+LIST_OFFSETS = 2
+METADATA = 3
+
+
+def _config(bootstrap_servers: str | Sequence[str] | None, config: ClientConfig | None,
+            kwargs: Mapping[str, Any]) -> ClientConfig:
+    if config is not None:
+        if bootstrap_servers is not None or kwargs:
+            raise TypeError("pass either config=ClientConfig(...) or keyword settings, not both")
+        return config
+    if bootstrap_servers is None:
+        raise TypeError("bootstrap_servers is required (e.g. 'broker1:9092,broker2:9092')")
+    return ClientConfig(bootstrap_servers=bootstrap_servers, **kwargs)
+
+
+class AdminClient:
+    """``async with AdminClient("host:9092") as admin: await admin.describe_consumer_groups([...])``."""
+
+    def __init__(self, bootstrap_servers: str | Sequence[str] | None = None, *, config: ClientConfig | None = None,
+                 **settings: Any) -> None:
+        self.config = _config(bootstrap_servers, config, settings)
+        self.net = NetworkClient(self.config)
+        self.coordinators = CoordinatorCache(self.net, self.config)
+        self._started = False
+        self._start_lock: asyncio.Lock | None = None
+
+    async def __aenter__(self) -> AdminClient:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def start(self) -> None:
+        if self._start_lock is None:
+            self._start_lock = asyncio.Lock()
+        async with self._start_lock:
+            if not self._started:
+                await self.net.start()
+                self._started = True
+
+    async def close(self) -> None:
+        await self.net.close()
+        self._started = False
+
+    def _deadline(self, timeout: float | None) -> Deadline:
+        if timeout is not None and (not isinstance(timeout, (int, float)) or isinstance(timeout, bool)
+                                    or timeout <= 0):
+            raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
+        return Deadline(float(timeout) if timeout is not None else self.config.default_timeout_s)
+
+    # --- cluster -----------------------------------------------------------------------------------------
+
+    async def describe_cluster(self, *, timeout: float | None = None) -> ClusterDescription:
+        self._deadline(timeout)
+        await self.start()
+        await self.net.refresh_metadata()
+        nodes = tuple(sorted((Node(n.node_id, n.host, n.port, n.rack) for n in self.net.nodes.values()),
+                             key=lambda n: n.node_id))
+        return ClusterDescription(self.net.cluster_id, self.net.controller_id, nodes)
+
+    async def api_versions(self, *, timeout: float | None = None) -> dict[int, NodeApiVersions]:
+        """Per node: every API the node advertises, its range, ours, and the version we would use."""
+        self._deadline(timeout)
+        await self.start()
+        ours = _our_ranges()
+
+        async def one(node_id: int) -> NodeApiVersions:
+            table = await self.net.api_versions(node_id)
+            apis: dict[int, ApiVersionRange] = {}
+            for key, (lo, hi) in sorted(table.items()):
+                mine = ours.get(key)
+                negotiated: int | None = None
+                if mine is not None:
+                    try:
+                        negotiated = await self.net.negotiated_version(node_id, key)
+                    except UnsupportedVersionError:
+                        negotiated = None
+                apis[key] = ApiVersionRange(key, api_name(key) if mine else _release_api_name(key), lo, hi, mine,
+                                            negotiated)
+            n = self.net.nodes[node_id]
+            return NodeApiVersions(Node(n.node_id, n.host, n.port, n.rack), apis, _guess_release(table))
+
+        per_node = await _driver.gather_per_node(sorted(self.net.nodes), one)
+        out: dict[int, NodeApiVersions] = {}
+        for node_id, res in per_node.items():
+            if isinstance(res, KafkaError):
+                raise res
+            out[node_id] = res
+        return out
+
+    # --- coordinators ------------------------------------------------------------------------------------
+
+    async def find_coordinators(self, keys: Iterable[str], key_type: str = "group", *,
+                                timeout: float | None = None) -> dict[str, Coordinator | KafkaError]:
+        ids = validate_group_ids(keys, what="keys")
+        code = key_type_code(key_type)
+        deadline = self._deadline(timeout)
+        await self.start()
+        found = await find_coordinators(self.net, ids, code, deadline, self.config)
+        for k, v in found.items():
+            if isinstance(v, Coordinator):
+                self.coordinators._nodes[(code, k)] = v.node_id
+        return found
+
+    # --- groups ------------------------------------------------------------------------------------------
+
+    async def describe_consumer_groups(self, group_ids: Iterable[str], *, include_authorized_operations: bool = False,
+                                       timeout: float | None = None) -> dict[str, GroupDescription | KafkaError]:
+        ids = validate_group_ids(group_ids)
+        if not isinstance(include_authorized_operations, bool):
+            raise TypeError("include_authorized_operations must be a bool")
+        deadline = self._deadline(timeout)
+        await self.start()
+        return await _driver.run(self.net, DescribeGroupsHandler(include_authorized_operations), ids,
+                                 CoordinatorLookup(self.coordinators), deadline, self.config)
+
+    async def delete_consumer_groups(self, group_ids: Iterable[str], *,
+                                     timeout: float | None = None) -> dict[str, None | KafkaError]:
+        ids = validate_group_ids(group_ids)
+        deadline = self._deadline(timeout)
+        await self.start()
+        return await _driver.run(self.net, DeleteGroupsHandler(), ids, CoordinatorLookup(self.coordinators),
+                                 deadline, self.config, write=True)
+
+    async def list_consumer_group_offsets(
+        self, group_ids: Iterable[str], partitions: Iterable[TopicPartition | tuple[str, int]] | None = None, *,
+        timeout: float | None = None,
+    ) -> dict[str, dict[TopicPartition, OffsetAndMetadata | KafkaError] | KafkaError]:
+        ids = validate_group_ids(group_ids)
+        parts = validate_partitions(partitions)
+        deadline = self._deadline(timeout)
+        await self.start()
+        return await _driver.run(self.net, OffsetFetchHandler(parts), ids, CoordinatorLookup(self.coordinators),
+                                 deadline, self.config)
+
+    async def list_consumer_groups(self, *, states: Iterable[str] | None = None, types: Iterable[str] | None = None,
+                                   timeout: float | None = None) -> ListGroupsResult:
+        """ListGroups on every broker concurrently; merged, deduplicated, and each failing broker reported."""
+        state_list = _str_list(states, "states")
+        type_list = _str_list(types, "types")
+        deadline = self._deadline(timeout)
+        await self.start()
+        await self.net.refresh_metadata()
+        req = message_type(LIST_GROUPS, "request")
+
+        async def one(node_id: int) -> list[GroupListing]:
+            async def attempt() -> list[GroupListing]:
+                v = await self.net.negotiated_version(node_id, LIST_GROUPS)
+                if state_list is not None and v < 4:
+                    raise UnsupportedVersionError(
+                        f"node {node_id} speaks ListGroups up to v{v}; filtering by state needs v4+ (Kafka 2.6)")
+                if type_list is not None and v < 5:
+                    raise UnsupportedVersionError(
+                        f"node {node_id} speaks ListGroups up to v{v}; filtering by type needs v5+ (Kafka 3.8)")
+                kwargs: dict[str, Any] = {}
+                if v >= 4:
+                    kwargs["states_filter"] = state_list or []
+                if v >= 5:
+                    kwargs["types_filter"] = type_list or []
+                resp: Any = await self.net.send(node_id, req(**kwargs), v, deadline=deadline)
+                err = error_for_code(resp.error_code)
+                if err is not None:
+                    raise err
+                return [GroupListing(g.group_id, g.protocol_type, g.group_state or None if v >= 4 else None,
+                                     g.group_type or None if v >= 5 else None, node_id) for g in resp.groups]
+
+            return await _retrying(attempt, deadline, self.config, f"ListGroups on node {node_id}")
+
+        per_node = await _driver.gather_per_node(sorted(self.net.nodes), one)
+        seen: dict[str, GroupListing] = {}
+        errors: dict[int, KafkaError] = {}
+        for node_id, res in per_node.items():
+            if isinstance(res, KafkaError):
+                errors[node_id] = res
+                continue
+            for g in res:
+                seen.setdefault(g.group_id, g)
+        return ListGroupsResult(tuple(sorted(seen.values(), key=lambda g: g.group_id)), errors)
+
+    async def consumer_group_lag(
+        self, group_ids: Iterable[str], *, timeout: float | None = None,
+    ) -> dict[str, dict[TopicPartition, PartitionLag | KafkaError] | KafkaError]:
+        """Committed offsets against the latest offsets (ListOffsets to each partition's leader)."""
+        ids = validate_group_ids(group_ids)
+        deadline = self._deadline(timeout)
+        await self.start()
+        offsets = await _driver.run(self.net, OffsetFetchHandler(None), ids, CoordinatorLookup(self.coordinators),
+                                    deadline, self.config)
+        wanted: set[TopicPartition] = set()
+        for res in offsets.values():
+            if isinstance(res, dict):
+                wanted.update(tp for tp, o in res.items() if isinstance(o, OffsetAndMetadata))
+        ends = await self._log_end_offsets(wanted, deadline) if wanted else {}
+        out: dict[str, dict[TopicPartition, PartitionLag | KafkaError] | KafkaError] = {}
+        for gid, res in offsets.items():
+            if isinstance(res, KafkaError):
+                out[gid] = res
+                continue
+            lag: dict[TopicPartition, PartitionLag | KafkaError] = {}
+            for tp, o in sorted(res.items()):
+                if isinstance(o, KafkaError):
+                    lag[tp] = o
+                    continue
+                end = ends.get(tp)
+                if end is None:
+                    lag[tp] = UnsupportedVersionError(f"no log end offset was returned for {tp}")
+                elif isinstance(end, KafkaError):
+                    lag[tp] = end
+                else:
+                    lag[tp] = PartitionLag(o.offset, end)
+            out[gid] = lag
+        return out
+
+    async def _log_end_offsets(self, partitions: set[TopicPartition],
+                               deadline: Deadline) -> dict[TopicPartition, int | KafkaError]:
+        topics = sorted({tp.topic for tp in partitions})
+        meta_req = message_type(METADATA, "request")
+        T = meta_req.MetadataRequestTopic  # type: ignore[attr-defined]
+
+        async def metadata() -> Any:
+            node = self.net.least_loaded_node()
+            v = await self.net.negotiated_version(node, METADATA)
+            req = meta_req(topics=[T(name=t) for t in topics], allow_auto_topic_creation=False) if v >= 4 else \
+                meta_req(topics=[T(name=t) for t in topics])
+            return await self.net.send(node, req, v, deadline=deadline)
+
+        meta = await _retrying(metadata, deadline, self.config, "Metadata")
+        out: dict[TopicPartition, int | KafkaError] = {}
+        by_leader: dict[int, dict[str, list[int]]] = {}
+        for t in meta.topics:
+            terr = error_for_code(t.error_code)
+            for p in t.partitions:
+                tp = TopicPartition(t.name, p.partition_index)
+                if tp not in partitions:
+                    continue
+                if terr is not None:
+                    out[tp] = terr
+                elif p.leader_id < 0:
+                    out[tp] = error_for_code(5, f"{tp} has no leader")  # type: ignore[assignment]
+                else:
+                    by_leader.setdefault(p.leader_id, {}).setdefault(t.name, []).append(p.partition_index)
+        lreq = message_type(LIST_OFFSETS, "request")
+        LT, LP = lreq.ListOffsetsTopic, lreq.ListOffsetsPartition  # type: ignore[attr-defined]
+
+        async def one(node_id: int) -> dict[TopicPartition, int | KafkaError]:
+            v = await self.net.negotiated_version(node_id, LIST_OFFSETS)
+            topics_req = [LT(name=t, partitions=[LP(partition_index=p, timestamp=-1, max_num_offsets=1) for p in ps])
+                          for t, ps in by_leader[node_id].items()]
+            resp: Any = await self.net.send(node_id, lreq(replica_id=-1, topics=topics_req), v, deadline=deadline)
+            res: dict[TopicPartition, int | KafkaError] = {}
+            for t in resp.topics:
+                for p in t.partitions:
+                    tp = TopicPartition(t.name, p.partition_index)
+                    err = error_for_code(p.error_code)
+                    if err is not None:
+                        res[tp] = err
+                    elif v == 0:
+                        res[tp] = p.old_style_offsets[0] if p.old_style_offsets else -1
+                    else:
+                        res[tp] = p.offset
+            return res
+
+        per_leader = await _driver.gather_per_node(by_leader, one)
+        for node_id, res in per_leader.items():
+            if isinstance(res, KafkaError):
+                for t, ps in by_leader[node_id].items():
+                    for p in ps:
+                        out[TopicPartition(t, p)] = res
+            else:
+                out.update(res)
+        return out
+
+
+async def _retrying(fn: Any, deadline: Deadline, config: ClientConfig, what: str) -> Any:
+    from kadmin.network.retry import retry_call
+
+    return await retry_call(fn, deadline=deadline, config=config, what=what)
+
+
+def _str_list(values: Iterable[str] | None, what: str) -> list[str] | None:
+    if values is None:
+        return None
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{what} must be a list of strings, not a single string")
+    out = list(values)
+    for v in out:
+        if not isinstance(v, str) or not v:
+            raise ValueError(f"{what} must contain non-empty strings; got {v!r}")
+    return out
+
+
+def _our_ranges() -> dict[int, tuple[int, int]]:
+    out = {}
+    for name in shipped_names():
+        cls = message_type(name)
+        if cls.KIND == "request" and cls.API_KEY is not None:
+            out[cls.API_KEY] = (cls.MIN_VERSION, cls.MAX_VERSION)
+    return out
+
+
+def _guess_release(table: Mapping[int, tuple[int, int]]) -> str | None:
+    try:
+        from kadmin.versions import guess_release
+    except ImportError:  # pragma: no cover - versions tables ship with kadmin
+        return None
+    return guess_release(dict(table))
+
+
+def _release_api_name(key: int) -> str:
+    try:
+        from kadmin.versions import API_NAMES
+    except ImportError:  # pragma: no cover
+        return f"api {key}"
+    return API_NAMES.get(key, f"api {key}")

@@ -1,0 +1,143 @@
+"""The synchronous AdminClient: the asyncio client run on a private event loop in a background thread.
+
+Why a private loop: scripts, threads and Spark drivers call admin methods from code that has no event loop
+(or one they do not own).  One loop thread per client serves every calling thread; calls are submitted
+with ``run_coroutine_threadsafe`` and waited on, so the client is safe to share between threads.
+After ``os.fork()`` the child must not use the parent's sockets or loop: the client refuses with a clear
+error instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import os
+import threading
+from collections.abc import Coroutine, Iterable, Sequence
+from typing import Any, TypeVar
+
+from kadmin import aio
+from kadmin.config import ClientConfig
+from kadmin.errors import ClientClosedError, ForkedProcessError, KafkaError, KafkaTimeoutError
+from kadmin.types import (
+    ClusterDescription,
+    Coordinator,
+    GroupDescription,
+    ListGroupsResult,
+    NodeApiVersions,
+    OffsetAndMetadata,
+    PartitionLag,
+    TopicPartition,
+)
+
+T = TypeVar("T")
+
+
+class AdminClient:
+    """``with AdminClient("host:9092") as admin: admin.describe_consumer_groups(["g1", "g2"])``."""
+
+    def __init__(self, bootstrap_servers: str | Sequence[str] | None = None, *, config: ClientConfig | None = None,
+                 **settings: Any) -> None:
+        cfg = aio._config(bootstrap_servers, config, settings)
+        self.config = cfg
+        self._pid = os.getpid()
+        self._closed = False
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._run_loop, name="kadmin-loop", daemon=True)
+        self._thread.start()
+        self._aio = self._submit(_make_aio(cfg), timeout=None)
+
+    def _run_loop(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        self._loop.run_forever()
+
+    def _check(self) -> None:
+        if os.getpid() != self._pid:
+            raise ForkedProcessError(
+                "this AdminClient was created in process %d and cannot be used after fork() (in process %d): "
+                "create a new AdminClient in the child" % (self._pid, os.getpid()))
+        if self._closed:
+            raise ClientClosedError("the AdminClient is closed")
+
+    def _submit(self, coro: Coroutine[Any, Any, T], timeout: float | None) -> T:
+        fut = asyncio.run_coroutine_threadsafe(coro, self._loop)
+        try:
+            # The coroutine enforces its own deadline; the margin here only guards against a stuck loop.
+            return fut.result(None if timeout is None else timeout + 30.0)
+        except concurrent.futures.TimeoutError:
+            fut.cancel()
+            raise KafkaTimeoutError("the call did not finish in time") from None
+
+    def _call(self, coro: Coroutine[Any, Any, T], timeout: float | None) -> T:
+        try:
+            self._check()
+        except KafkaError:
+            coro.close()
+            raise
+        return self._submit(coro, timeout if timeout is not None else self.config.default_timeout_s)
+
+    def __enter__(self) -> AdminClient:
+        self._call(self._aio.start(), None)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._closed or os.getpid() != self._pid:
+            return
+        try:
+            self._submit(self._aio.close(), timeout=10.0)
+        finally:
+            self._closed = True
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=10.0)
+            if not self._thread.is_alive():
+                self._loop.close()
+
+    def __del__(self) -> None:  # best effort: a forgotten client should not keep its thread alive
+        try:
+            if not self._closed and os.getpid() == self._pid and self._loop.is_running():
+                self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+    # --- operations (see kadmin.aio.AdminClient for what each does) ---------------------------------------
+
+    def describe_cluster(self, *, timeout: float | None = None) -> ClusterDescription:
+        return self._call(self._aio.describe_cluster(timeout=timeout), timeout)
+
+    def api_versions(self, *, timeout: float | None = None) -> dict[int, NodeApiVersions]:
+        return self._call(self._aio.api_versions(timeout=timeout), timeout)
+
+    def find_coordinators(self, keys: Iterable[str], key_type: str = "group", *,
+                          timeout: float | None = None) -> dict[str, Coordinator | KafkaError]:
+        return self._call(self._aio.find_coordinators(keys, key_type, timeout=timeout), timeout)
+
+    def describe_consumer_groups(self, group_ids: Iterable[str], *, include_authorized_operations: bool = False,
+                                 timeout: float | None = None) -> dict[str, GroupDescription | KafkaError]:
+        return self._call(self._aio.describe_consumer_groups(
+            group_ids, include_authorized_operations=include_authorized_operations, timeout=timeout), timeout)
+
+    def delete_consumer_groups(self, group_ids: Iterable[str], *,
+                               timeout: float | None = None) -> dict[str, None | KafkaError]:
+        return self._call(self._aio.delete_consumer_groups(group_ids, timeout=timeout), timeout)
+
+    def list_consumer_groups(self, *, states: Iterable[str] | None = None, types: Iterable[str] | None = None,
+                             timeout: float | None = None) -> ListGroupsResult:
+        return self._call(self._aio.list_consumer_groups(states=states, types=types, timeout=timeout), timeout)
+
+    def list_consumer_group_offsets(
+        self, group_ids: Iterable[str], partitions: Iterable[TopicPartition | tuple[str, int]] | None = None, *,
+        timeout: float | None = None,
+    ) -> dict[str, dict[TopicPartition, OffsetAndMetadata | KafkaError] | KafkaError]:
+        return self._call(self._aio.list_consumer_group_offsets(group_ids, partitions, timeout=timeout), timeout)
+
+    def consumer_group_lag(self, group_ids: Iterable[str], *, timeout: float | None = None,
+                           ) -> dict[str, dict[TopicPartition, PartitionLag | KafkaError] | KafkaError]:
+        return self._call(self._aio.consumer_group_lag(group_ids, timeout=timeout), timeout)
+
+
+async def _make_aio(cfg: ClientConfig) -> aio.AdminClient:
+    # Created on the loop thread so that its asyncio primitives belong to that loop.
+    return aio.AdminClient(config=cfg)

@@ -1,0 +1,168 @@
+"""Result types returned by the AdminClient: frozen dataclasses, so results can be compared, hashed, logged."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kadmin.errors import KafkaError
+
+
+@dataclass(frozen=True, order=True)
+class TopicPartition:
+    topic: str
+    partition: int
+
+    def __str__(self) -> str:
+        return f"{self.topic}-{self.partition}"
+
+
+@dataclass(frozen=True)
+class Node:
+    node_id: int
+    host: str
+    port: int
+    rack: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.node_id}@{self.host}:{self.port}"
+
+
+@dataclass(frozen=True)
+class Coordinator:
+    """The node that coordinates a group (or transactional id), as FindCoordinator answered."""
+
+    key: str
+    node_id: int
+    host: str
+    port: int
+
+
+@dataclass(frozen=True)
+class ConsumerSubscription:
+    """A consumer member's decoded subscription (the "consumer" protocol's member metadata)."""
+
+    version: int
+    topics: tuple[str, ...]
+    user_data: bytes | None
+    owned_partitions: tuple[TopicPartition, ...] = ()
+    generation_id: int = -1
+    rack_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ConsumerAssignment:
+    version: int
+    partitions: tuple[TopicPartition, ...]
+    user_data: bytes | None
+
+
+@dataclass(frozen=True)
+class MemberDescription:
+    member_id: str
+    group_instance_id: str | None
+    client_id: str
+    host: str
+    metadata: bytes = field(repr=False)
+    assignment_bytes: bytes = field(repr=False)
+    subscription: ConsumerSubscription | None = None
+    assignment: ConsumerAssignment | None = None
+
+
+@dataclass(frozen=True)
+class GroupDescription:
+    group_id: str
+    state: str
+    protocol_type: str
+    protocol: str
+    members: tuple[MemberDescription, ...]
+    coordinator: int
+    authorized_operations: frozenset[str] | None = None
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.members
+
+
+@dataclass(frozen=True)
+class GroupListing:
+    group_id: str
+    protocol_type: str
+    state: str | None = None
+    group_type: str | None = None
+    coordinator: int | None = None
+
+
+@dataclass(frozen=True)
+class ListGroupsResult:
+    """Groups from every broker that answered, and the brokers that did not (never silently skipped)."""
+
+    groups: tuple[GroupListing, ...]
+    errors: dict[int, KafkaError]
+
+    @property
+    def complete(self) -> bool:
+        return not self.errors
+
+    def group_ids(self) -> list[str]:
+        return sorted(g.group_id for g in self.groups)
+
+
+@dataclass(frozen=True)
+class OffsetAndMetadata:
+    offset: int
+    metadata: str | None = None
+    leader_epoch: int | None = None
+
+
+@dataclass(frozen=True)
+class PartitionLag:
+    committed: int
+    log_end: int
+
+    @property
+    def lag(self) -> int:
+        return max(0, self.log_end - self.committed)
+
+
+@dataclass(frozen=True)
+class ApiVersionRange:
+    api_key: int
+    name: str
+    node_min: int
+    node_max: int
+    ours: tuple[int, int] | None
+    negotiated: int | None  # None: no common version (the API cannot be used with this node)
+
+
+@dataclass(frozen=True)
+class NodeApiVersions:
+    node: Node
+    apis: dict[int, ApiVersionRange]
+    release_guess: str | None = None
+
+
+@dataclass(frozen=True)
+class ClusterDescription:
+    cluster_id: str | None
+    controller_id: int | None
+    nodes: tuple[Node, ...]
+    authorized_operations: frozenset[str] | None = None
+
+
+# Kafka's AclOperation codes, for authorized_operations bit sets (KIP-430).
+ACL_OPERATIONS = {
+    2: "ALL", 3: "READ", 4: "WRITE", 5: "CREATE", 6: "DELETE", 7: "ALTER", 8: "DESCRIBE", 9: "CLUSTER_ACTION",
+    10: "DESCRIBE_CONFIGS", 11: "ALTER_CONFIGS", 12: "IDEMPOTENT_WRITE", 13: "CREATE_TOKENS", 14: "DESCRIBE_TOKENS",
+    15: "TWO_PHASE_COMMIT",
+}
+
+
+def decode_authorized_operations(bits: int) -> frozenset[str] | None:
+    """-2**31 means "not requested/not provided" on the wire."""
+    if bits == -(2**31):
+        return None
+    return frozenset(name for code, name in ACL_OPERATIONS.items() if bits & (1 << code))
+
+
+Result = Any  # a value or a KafkaError, per key
