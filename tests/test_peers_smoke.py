@@ -1,0 +1,153 @@
+"""The peer fixtures start, answer ApiVersions, and really go away when stopped.
+
+Also pins the peer quirks recorded in tests/data/peer_versions.json that
+kadmin's version negotiation is built around, so an upgraded peer that changes
+them shows up here rather than as a puzzling failure elsewhere.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import peers
+import pytest
+from kafka.protocol.metadata.api_versions import ApiVersionsRequest
+from peers import RunningBroker
+
+API_VERSIONS = 18
+
+
+def _recorded() -> dict[str, Any]:
+    return json.loads(peers.PEER_VERSIONS_PATH.read_text())
+
+
+def _can_bind(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind((peers.HOST, port))
+        except OSError:
+            return False
+    return True
+
+
+def _framed(request: object, correlation_id: int) -> bytes:
+    request.with_header(correlation_id=correlation_id, client_id="kadmin-tests")  # type: ignore[attr-defined]
+    return request.encode(header=True, framed=True)  # type: ignore[attr-defined,no-any-return]
+
+
+def test_tansu_answers_api_versions(tansu: RunningBroker) -> None:
+    assert list(tansu.nodes) == [111]
+    assert tansu.bootstrap == "{}:{}".format(*tansu.nodes[111])
+    table = peers.api_versions(tansu.addresses[0])
+    assert table[API_VERSIONS] == (0, 4)
+    assert peers.pid_alive(tansu.pid)
+
+
+def test_rdkafka_mock_answers_api_versions_on_every_node(rdkafka_mock: RunningBroker) -> None:
+    assert sorted(rdkafka_mock.nodes) == [1, 2, 3]
+    assert rdkafka_mock.bootstrap.split(",") == [f"{h}:{p}" for h, p in rdkafka_mock.addresses]
+    for address in rdkafka_mock.addresses:
+        assert peers.api_versions(address)[API_VERSIONS] == (0, 2)
+
+
+def test_stopping_tansu_by_pid_frees_process_and_port(fresh_tansu: RunningBroker) -> None:
+    host, port = fresh_tansu.addresses[0]
+    assert peers.port_open(host, port)
+    peers.stop_pid(fresh_tansu.pid)
+    assert not peers.pid_alive(fresh_tansu.pid)
+    assert not peers.port_open(host, port)
+    assert _can_bind(port)
+    peers.stop_pid(fresh_tansu.pid)  # a second stop (the fixture's) is harmless
+
+
+def test_stopping_the_mock_by_pid_frees_every_node(peer_log_dir: Path) -> None:
+    mock = peers.start_rdkafka_mock(num_brokers=2, log_dir=peer_log_dir)
+    try:
+        assert len(mock.nodes) == 2
+        mock.stop()
+        assert not peers.pid_alive(mock.pid)
+        for host, port in mock.addresses:
+            assert not peers.port_open(host, port)
+    finally:
+        mock.stop()
+
+
+def test_mock_child_exits_by_itself_when_its_parent_goes_away(peer_log_dir: Path) -> None:
+    # The parent's end of the child's stdin closes when the parent dies; the
+    # child must take that as its cue so no mock outlives a crashed test run.
+    mock = peers.start_rdkafka_mock(num_brokers=1, log_dir=peer_log_dir)
+    try:
+        child = peers._CHILDREN[mock.pid]
+        assert child.stdin is not None
+        child.stdin.close()
+        child.wait(timeout=15)
+        assert not peers.pid_alive(mock.pid)
+    finally:
+        mock.stop()
+
+
+def test_stop_pid_escalates_to_sigkill_for_a_process_ignoring_sigterm() -> None:
+    code = ("import signal, sys, time\n"
+            "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+            "print('ready', flush=True)\n"
+            "time.sleep(60)\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, start_new_session=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == b"ready\n"
+        started = time.monotonic()
+        peers.stop_pid(proc.pid, grace=0.5)
+        assert time.monotonic() - started < 5
+        assert proc.wait(timeout=5) == -signal.SIGKILL
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+def test_mock_answers_api_versions_v3_with_unsupported_version_and_keeps_the_connection(
+    rdkafka_mock: RunningBroker,
+) -> None:
+    request = ApiVersionsRequest[3](client_software_name="kadmin-tests", client_software_version="0")
+    with socket.create_connection(rdkafka_mock.addresses[0], timeout=5) as sock:
+        payload = peers.raw_exchange(sock, _framed(request, correlation_id=41))
+        # correlation id | int16 error 35 | ONE byte raw count 1 | key 18 min 0 max 2 | int32 throttle
+        assert payload == struct.pack(">ihbhhhi", 41, 35, 1, API_VERSIONS, 0, 2, 0)
+        answer = peers.exchange(sock, ApiVersionsRequest[0](), correlation_id=42)
+        assert answer.error_code == 0
+        assert len(answer.api_keys) == len(_recorded()["rdkafka_mock"])
+
+
+def test_tansu_answers_api_versions_v4_in_full(tansu: RunningBroker) -> None:
+    request = ApiVersionsRequest[4](client_software_name="kadmin-tests", client_software_version="0")
+    answer = peers.exchange(tansu.addresses[0], request)
+    assert answer.error_code == 0
+    table = {k.api_key: (k.min_version, k.max_version) for k in answer.api_keys}
+    assert table == peers.api_versions(tansu.addresses[0])
+
+
+def test_recorded_tables_match_the_installed_peers(tansu: RunningBroker, rdkafka_mock: RunningBroker) -> None:
+    recorded = _recorded()
+    if recorded["versions"] != peers.peer_software_versions():
+        pytest.skip(f"recorded for {recorded['versions']}, installed {peers.peer_software_versions()}: "
+                    "run `python tests/peers.py --record` and review the notes")
+    for name, broker in (("tansu", tansu), ("rdkafka_mock", rdkafka_mock)):
+        live = {str(k): list(v) for k, v in peers.api_versions(broker.addresses[0]).items()}
+        assert live == recorded[name], name
+
+
+def test_spark_fixture_runs_a_small_shuffle(spark: Any) -> None:
+    # Guards the Java install in .ci/run and the session settings, which the
+    # quota-provisioning tests rely on without checking them.
+    assert spark.conf.get("spark.sql.shuffle.partitions") == "4"
+    rows = spark.range(100).selectExpr("id % 3 AS k").groupBy("k").count().orderBy("k").collect()
+    assert [(r["k"], r["count"]) for r in rows] == [(0, 34), (1, 33), (2, 33)]
