@@ -1,0 +1,369 @@
+"""Client configuration: one immutable object, validated once, safe to print.
+
+A frozen dataclass rather than a dict so that a typo is an error at construction, not a silently ignored key,
+and so that a client and the connections it opens can share one config without defensive copies.  Passwords
+are kept out of ``repr`` (and so out of logs, tracebacks and test reports) because configs get printed.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import ssl
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from types import MappingProxyType
+from typing import Any
+
+logger = logging.getLogger("kadmin.config")
+
+SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+
+_MIB = 1024 * 1024
+
+
+def _api_key_by_name() -> dict[str, int]:
+    # Imported lazily: the protocol registry reads the schema folder, which a config need not pay for
+    # unless someone pins a version by name.
+    from kadmin.protocol import api_name
+
+    out: dict[str, int] = {}
+    for key in range(0, 200):
+        name = api_name(key)
+        if not name.startswith("api key"):
+            out[name.lower()] = key
+            out[name.lower() + "request"] = key
+    return out
+
+
+def _normalize_pins(pins: Mapping[int | str, int] | None, what: str) -> Mapping[int, int]:
+    if pins is None:
+        return MappingProxyType({})
+    if not isinstance(pins, Mapping):
+        raise ValueError(f"{what} must be a mapping of API key or API name to a version, not {type(pins).__name__}")
+    out: dict[int, int] = {}
+    names: dict[str, int] | None = None
+    for k, v in pins.items():
+        if isinstance(k, bool):
+            raise ValueError(f"{what}: {k!r} is not an API key or name")
+        if isinstance(k, int):
+            key = k
+            if not 0 <= key <= 32767:
+                raise ValueError(f"{what}: API key {key} is outside 0..32767")
+        elif isinstance(k, str):
+            if k.strip().isdigit():
+                key = int(k.strip())
+            else:
+                if names is None:
+                    names = _api_key_by_name()
+                found = names.get(k.strip().lower())
+                if found is None:
+                    raise ValueError(f"{what}: unknown API name {k!r} (use a name like 'Metadata' or an API key)")
+                key = found
+        else:
+            raise ValueError(f"{what}: {k!r} is not an API key or name")
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 32767:
+            raise ValueError(f"{what}[{k!r}] must be a version number 0..32767, not {v!r}")
+        if key in out and out[key] != v:
+            raise ValueError(f"{what}: API key {key} is pinned twice with different versions")
+        out[key] = v
+    return MappingProxyType(out)
+
+
+def _split_servers(value: str | Sequence[str]) -> tuple[str, ...]:
+    if isinstance(value, str):
+        parts = [p.strip() for p in value.split(",")]
+    elif isinstance(value, Sequence):
+        parts = []
+        for p in value:
+            if not isinstance(p, str):
+                raise ValueError(f"bootstrap_servers entries must be strings, got {type(p).__name__}")
+            parts.extend(x.strip() for x in p.split(","))
+    else:
+        raise ValueError("bootstrap_servers must be a list of 'host:port' strings or one comma-separated string")
+    servers = tuple(p for p in parts if p)
+    if not servers:
+        raise ValueError("bootstrap_servers is empty: give at least one 'host:port'")
+    for s in servers:
+        parse_host_port(s)
+    return servers
+
+
+def parse_host_port(address: str) -> tuple[str, int]:
+    """Split 'host:port', '[v6]:port' or a bare IPv6 literal with a trailing port ('::1:9092' is ambiguous, so
+    IPv6 needs brackets unless it has no port at all, which is an error)."""
+    a = address.strip()
+    m = re.fullmatch(r"\[([0-9A-Fa-f:.%a-zA-Z0-9]+)\]:(\d+)", a)
+    if m:
+        host, port_s = m.group(1), m.group(2)
+    else:
+        # Kafka-style listener prefixes ("PLAINTEXT://host:port") are accepted because users paste them.
+        a = re.sub(r"^[A-Za-z_]+://", "", a)
+        m = re.fullmatch(r"\[([0-9A-Fa-f:.%a-zA-Z0-9]+)\]:(\d+)", a)
+        if m:
+            host, port_s = m.group(1), m.group(2)
+        else:
+            if a.count(":") != 1:
+                raise ValueError(f"bootstrap address {address!r} is not 'host:port' (IPv6 needs '[addr]:port')")
+            host, port_s = a.rsplit(":", 1)
+    if not host or not port_s.isdigit():
+        raise ValueError(f"bootstrap address {address!r} is not 'host:port'")
+    port = int(port_s)
+    if not 0 < port < 65536:
+        raise ValueError(f"bootstrap address {address!r} has port {port} outside 1..65535")
+    return host, port
+
+
+def _positive(name: str, value: Any, *, allow_zero: bool = False) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{name} must be a number, not {value!r}")
+    if value < 0 or (value == 0 and not allow_zero) or value != value:
+        raise ValueError(f"{name} must be {'>= 0' if allow_zero else '> 0'}, not {value!r}")
+
+
+@dataclass(frozen=True, repr=False)
+class ClientConfig:
+    """Everything a kadmin client needs to reach and talk to a cluster.
+
+    Timeouts are in seconds.  ``default_timeout_s`` bounds a whole admin call (all retries included);
+    ``request_timeout_s`` bounds one request on one connection, after which that connection is considered
+    stuck and closed (its in-flight requests become retriable connection errors).
+
+    ``max_versions``/``min_versions`` pin API versions by key or name (``{"Metadata": 9}``).  Pins only narrow
+    the range negotiated with each broker; they never make kadmin send a version a broker did not advertise.
+    """
+
+    bootstrap_servers: str | Sequence[str] = ("localhost:9092",)
+    client_id: str = "kadmin"
+    security_protocol: str = "PLAINTEXT"
+    ssl_cafile: str | None = None
+    ssl_certfile: str | None = None
+    ssl_keyfile: str | None = None
+    ssl_password: str | None = field(default=None, repr=False)
+    ssl_check_hostname: bool = True
+    ssl_context: ssl.SSLContext | None = field(default=None, compare=False)
+    sasl_mechanism: str | None = None
+    sasl_username: str | None = None
+    sasl_password: str | None = field(default=None, repr=False)
+    connect_timeout_s: float = 10.0
+    request_timeout_s: float = 30.0
+    default_timeout_s: float = 60.0
+    retry_backoff_s: float = 0.1
+    retry_backoff_max_s: float = 2.0
+    max_frame_bytes: int = 100 * _MIB
+    max_versions: Mapping[int | str, int] = field(default_factory=dict, hash=False)
+    min_versions: Mapping[int | str, int] = field(default_factory=dict, hash=False)
+    metadata_max_age_s: float = 300.0
+    max_in_flight: int = 100
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "bootstrap_servers", _split_servers(self.bootstrap_servers))
+        if not isinstance(self.client_id, str):
+            raise ValueError("client_id must be a string")
+        if len(self.client_id.encode("utf-8")) > 32767:
+            raise ValueError("client_id is longer than 32767 bytes")
+        proto = str(self.security_protocol).upper()
+        if proto not in SECURITY_PROTOCOLS:
+            raise ValueError(f"security_protocol {self.security_protocol!r} is not one of {', '.join(SECURITY_PROTOCOLS)}")
+        set_(self, "security_protocol", proto)
+        uses_ssl = proto in ("SSL", "SASL_SSL")
+        uses_sasl = proto.startswith("SASL_")
+        if not uses_ssl:
+            given = [n for n in ("ssl_cafile", "ssl_certfile", "ssl_keyfile", "ssl_context") if getattr(self, n)]
+            if given:
+                raise ValueError(f"{', '.join(given)} given but security_protocol is {proto}; use SSL or SASL_SSL")
+        if self.ssl_context is not None and not isinstance(self.ssl_context, ssl.SSLContext):
+            raise ValueError("ssl_context must be an ssl.SSLContext")
+        if self.ssl_context is not None and (self.ssl_cafile or self.ssl_certfile or self.ssl_keyfile):
+            raise ValueError("give either ssl_context or ssl_cafile/ssl_certfile/ssl_keyfile, not both")
+        if self.ssl_keyfile and not self.ssl_certfile:
+            raise ValueError("ssl_keyfile needs ssl_certfile (the client certificate it belongs to)")
+        if not isinstance(self.ssl_check_hostname, bool):
+            raise ValueError("ssl_check_hostname must be True or False")
+        if uses_sasl:
+            if self.sasl_mechanism is None:
+                raise ValueError(f"security_protocol {proto} needs sasl_mechanism ({', '.join(SASL_MECHANISMS)})")
+            mech = str(self.sasl_mechanism).upper()
+            if mech not in SASL_MECHANISMS:
+                raise ValueError(f"sasl_mechanism {self.sasl_mechanism!r} is not supported; kadmin speaks "
+                                 f"{', '.join(SASL_MECHANISMS)}")
+            set_(self, "sasl_mechanism", mech)
+            if not self.sasl_username:
+                raise ValueError(f"sasl_mechanism {mech} needs sasl_username")
+            if self.sasl_password is None:
+                raise ValueError(f"sasl_mechanism {mech} needs sasl_password")
+        elif self.sasl_mechanism is not None:
+            raise ValueError(f"sasl_mechanism given but security_protocol is {proto}; use SASL_PLAINTEXT or SASL_SSL")
+        for name in ("connect_timeout_s", "request_timeout_s", "default_timeout_s", "retry_backoff_max_s",
+                     "metadata_max_age_s"):
+            _positive(name, getattr(self, name))
+        _positive("retry_backoff_s", self.retry_backoff_s, allow_zero=True)
+        if self.retry_backoff_max_s < self.retry_backoff_s:
+            raise ValueError("retry_backoff_max_s must be >= retry_backoff_s")
+        for name in ("max_frame_bytes", "max_in_flight"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+                raise ValueError(f"{name} must be a positive integer, not {v!r}")
+        if self.max_frame_bytes < 64:
+            raise ValueError("max_frame_bytes must be at least 64")
+        set_(self, "max_versions", _normalize_pins(self.max_versions, "max_versions"))
+        set_(self, "min_versions", _normalize_pins(self.min_versions, "min_versions"))
+        for key, lo in self.min_versions.items():
+            hi = self.max_versions.get(key)  # type: ignore[call-overload]
+            if hi is not None and lo > hi:
+                raise ValueError(f"API key {key}: min_versions {lo} is above max_versions {hi}")
+
+    @property
+    def bootstrap_addresses(self) -> list[tuple[str, int]]:
+        """``bootstrap_servers`` as (host, port) pairs, in the order given."""
+        return [parse_host_port(s) for s in self.bootstrap_servers]
+
+    @property
+    def uses_ssl(self) -> bool:
+        return self.security_protocol in ("SSL", "SASL_SSL")
+
+    @property
+    def uses_sasl(self) -> bool:
+        return self.security_protocol.startswith("SASL_")
+
+    def pinned_range(self, api_key: int) -> tuple[int, int]:
+        """The user's (min, max) pin for an API; (0, 32767) when unpinned."""
+        lo = self.min_versions.get(api_key, 0)  # type: ignore[call-overload]
+        hi = self.max_versions.get(api_key, 32767)  # type: ignore[call-overload]
+        return int(lo), int(hi)
+
+    def __repr__(self) -> str:
+        parts = []
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.name in ("ssl_password", "sasl_password"):
+                parts.append(f"{f.name}={'***' if v is not None else None}")
+            elif f.name in ("max_versions", "min_versions"):
+                parts.append(f"{f.name}={dict(v)!r}")
+            elif f.name == "ssl_context":
+                parts.append(f"{f.name}={'<SSLContext>' if v is not None else None}")
+            else:
+                parts.append(f"{f.name}={v!r}")
+        return f"ClientConfig({', '.join(parts)})"
+
+    __str__ = __repr__
+
+    def with_changes(self, **changes: Any) -> ClientConfig:
+        """A copy with some fields changed (validated again)."""
+        return replace(self, **changes)
+
+    @classmethod
+    def from_properties(cls, props: Mapping[str, str], **overrides: Any) -> ClientConfig:
+        """Build a config from Kafka-style client properties (the CLI's ``--command-config`` file).
+
+        Java and librdkafka spell the same setting differently; both spellings are read so that a properties
+        file written for ``kafka-consumer-groups.sh`` or for a librdkafka tool works unchanged.  Unknown keys
+        are logged (by name only, values may be secrets) and ignored, as Kafka's own tools do.
+        """
+        kw: dict[str, Any] = {}
+        p = {str(k).strip(): str(v).strip() for k, v in props.items()}
+        used: set[str] = set()
+
+        def take(*names: str) -> str | None:
+            for n in names:
+                if n in p:
+                    used.add(n)
+                    return p[n]
+            return None
+
+        def seconds(name: str, *keys: str) -> None:
+            raw = take(*keys)
+            if raw is None:
+                return
+            try:
+                kw[name] = int(raw) / 1000.0
+            except ValueError:
+                raise ValueError(f"property {keys[0]} must be a whole number of milliseconds, not {raw!r}") from None
+
+        if (v := take("bootstrap.servers", "metadata.broker.list")) is not None:
+            kw["bootstrap_servers"] = v
+        if (v := take("client.id")) is not None:
+            kw["client_id"] = v
+        if (v := take("security.protocol")) is not None:
+            kw["security_protocol"] = v.upper()
+        if (v := take("sasl.mechanism", "sasl.mechanisms")) is not None:
+            kw["sasl_mechanism"] = v.upper()
+        jaas = take("sasl.jaas.config")
+        if jaas is not None:
+            user, password = _parse_jaas(jaas)
+            if user is not None:
+                kw["sasl_username"] = user
+            if password is not None:
+                kw["sasl_password"] = password
+        if (v := take("sasl.username")) is not None:
+            kw["sasl_username"] = v
+        if (v := take("sasl.password")) is not None:
+            kw["sasl_password"] = v
+        ca = take("ssl.cafile", "ssl.ca.location")
+        trust = take("ssl.truststore.location")
+        if trust is not None:
+            ttype = (take("ssl.truststore.type") or "JKS").upper()
+            if ttype != "PEM":
+                raise ValueError(f"ssl.truststore.type {ttype} cannot be read by Python's ssl module; convert the "
+                                 "truststore to PEM and set ssl.truststore.type=PEM or ssl.cafile")
+            ca = ca or trust
+        else:
+            take("ssl.truststore.type")
+        if ca is not None:
+            kw["ssl_cafile"] = ca
+        if (v := take("ssl.certfile", "ssl.certificate.location")) is not None:
+            kw["ssl_certfile"] = v
+        if (v := take("ssl.keyfile", "ssl.key.location")) is not None:
+            kw["ssl_keyfile"] = v
+        if (v := take("ssl.password", "ssl.key.password")) is not None:
+            kw["ssl_password"] = v
+        if take("ssl.keystore.location") is not None:
+            raise ValueError("ssl.keystore.location (a JKS/PKCS12 keystore) cannot be read by Python's ssl module; "
+                             "give ssl.certificate.location and ssl.key.location as PEM files")
+        algo = take("ssl.endpoint.identification.algorithm")
+        if algo is not None:
+            if algo.lower() in ("", "none"):
+                kw["ssl_check_hostname"] = False
+            elif algo.lower() == "https":
+                kw["ssl_check_hostname"] = True
+            else:
+                raise ValueError(f"ssl.endpoint.identification.algorithm must be 'https' or empty, not {algo!r}")
+        seconds("request_timeout_s", "request.timeout.ms")
+        seconds("default_timeout_s", "default.api.timeout.ms")
+        seconds("connect_timeout_s", "socket.connection.setup.timeout.ms")
+        seconds("retry_backoff_s", "retry.backoff.ms")
+        seconds("retry_backoff_max_s", "retry.backoff.max.ms")
+        seconds("metadata_max_age_s", "metadata.max.age.ms")
+        if (v := take("max.in.flight.requests.per.connection")) is not None:
+            try:
+                kw["max_in_flight"] = int(v)
+            except ValueError:
+                raise ValueError(f"max.in.flight.requests.per.connection must be an integer, not {v!r}") from None
+        if "retry_backoff_s" in kw and "retry_backoff_max_s" not in kw:
+            kw["retry_backoff_max_s"] = max(kw["retry_backoff_s"], cls.retry_backoff_max_s)
+        unknown = sorted(set(p) - used)
+        if unknown:
+            logger.warning("ignoring client properties kadmin does not use: %s", ", ".join(unknown))
+        kw.update(overrides)
+        return cls(**kw)
+
+
+def _parse_jaas(text: str) -> tuple[str | None, str | None]:
+    """username/password from a JAAS line such as
+    ``org.apache.kafka.common.security.scram.ScramLoginModule required username="a" password="b";``.
+
+    Errors never quote the text: it holds a password."""
+    if "GSSAPI" in text or "Krb5LoginModule" in text or "OAuthBearerLoginModule" in text:
+        raise ValueError("sasl.jaas.config names a login module kadmin does not support (PLAIN and SCRAM only)")
+    values: dict[str, str] = {}
+    for m in re.finditer(r"""(\w+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([^\s;"']+))""", text):
+        raw = m.group(2) if m.group(2) is not None else m.group(3) if m.group(3) is not None else m.group(4)
+        values[m.group(1)] = re.sub(r"\\(.)", r"\1", raw)
+    if not values and text.strip():
+        raise ValueError("sasl.jaas.config has no key=value options (expected username=\"...\" password=\"...\")")
+    return values.get("username"), values.get("password")
+
+
+__all__ = ["ClientConfig", "SASL_MECHANISMS", "SECURITY_PROTOCOLS", "parse_host_port"]

@@ -1,0 +1,494 @@
+"""NetworkClient: connections to every node of one cluster, negotiated and authenticated, behind one API.
+
+The admin layer thinks in node ids and request objects; this class turns those into connections, versions,
+deadlines and throttling.  Design points:
+
+* Bootstrap addresses are only used to learn the cluster.  They are not nodes (their ids are unknown), so
+  every request after that goes to a node by id.  A bootstrap connection whose address turns out to be a
+  node's advertised address is kept as that node's connection instead of being thrown away.
+* Each node gets at most one connection; concurrent first requests to a node share one connect+negotiate
+  (+SASL) task.  A closed connection is replaced on the next request, and the replacement negotiates afresh:
+  the node may have been upgraded in between.
+* Versions are validated against the connection's table before anything is written, so an unsupported
+  version is an UnsupportedVersionError for the caller, never a broker closing the connection.
+* Throttling (KIP-219): a response's ``throttle_time_ms`` holds back the next request to that node.
+* Metadata is refreshed when it is older than ``metadata_max_age_s``, when a node cannot be reached, and when
+  a caller names a node id that is not known.
+
+No state is global and nothing binds to an event loop before the first await, so a client can live in a
+private loop thread (the sync facade does that).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import random
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from kadmin.config import ClientConfig
+from kadmin.errors import (
+    AuthenticationError,
+    ClientClosedError,
+    ForkedProcessError,
+    KafkaConnectionError,
+    KafkaError,
+    KafkaTimeoutError,
+    NoBrokersAvailableError,
+    UnsupportedVersionError,
+)
+from kadmin.network.connection import Connection, format_address
+from kadmin.network.metadata import ClusterMetadata, Node, fetch_cluster
+from kadmin.network.negotiation import (
+    Negotiated,
+    check_version,
+    choose_version,
+    negotiate,
+    usable_table,
+)
+from kadmin.network.retry import Deadline, backoff_delay, sleep_within
+from kadmin.network.sasl import authenticate
+from kadmin.network.tls import build_ssl_context
+from kadmin.protocol import Message, api_name
+
+logger = logging.getLogger("kadmin.network.client")
+
+
+class _NodeState:
+    __slots__ = ("node_id", "conn", "negotiated", "connecting", "throttle_until", "failures", "backoff_until")
+
+    def __init__(self, node_id: int) -> None:
+        self.node_id = node_id
+        self.conn: Connection | None = None
+        self.negotiated: Negotiated | None = None
+        self.connecting: asyncio.Task[tuple[Connection, Negotiated]] | None = None
+        self.throttle_until = 0.0
+        self.failures = 0
+        self.backoff_until = 0.0
+
+    def usable(self) -> bool:
+        c = self.conn
+        if c is None or c.closed or self.negotiated is None:
+            return False
+        return c.reauth_at is None or time.monotonic() < c.reauth_at
+
+
+class NetworkClient:
+    """Asyncio network layer of one admin client.  See the module docstring for the model."""
+
+    def __init__(self, config: ClientConfig) -> None:
+        self._config = config
+        self._ssl = build_ssl_context(config)  # file errors surface at construction, not on first connect
+        self._pid = os.getpid()
+        self._metadata: ClusterMetadata | None = None
+        self._states: dict[int, _NodeState] = {}
+        self._refresh_task: asyncio.Task[ClusterMetadata] | None = None
+        self._last_refresh_attempt = 0.0
+        self._stale = False
+        self._closed = False
+        #: Every (host, port, node_id) connection opened, oldest first: for diagnostics and tests.
+        self.connections_opened: list[tuple[str, int, int | None]] = []
+
+    @property
+    def config(self) -> ClientConfig:
+        return self._config
+
+    # ----------------------------------------------------------------------------------------------- lifecycle
+
+    async def start(self, *, deadline: Deadline | None = None) -> None:
+        """Learn the cluster from the bootstrap servers (trying each, with backoff, until the deadline)."""
+        self._check_usable()
+        await self.refresh_metadata(deadline=deadline)
+
+    async def close(self) -> None:
+        """Close every connection; requests in flight fail, later calls raise ClientClosedError."""
+        if self._closed:
+            return
+        self._closed = True
+        tasks: list[asyncio.Task[Any]] = []
+        if self._refresh_task is not None and not self._refresh_task.done():
+            self._refresh_task.cancel()
+            tasks.append(self._refresh_task)
+        conns = []
+        for st in self._states.values():
+            if st.connecting is not None and not st.connecting.done():
+                st.connecting.cancel()
+                tasks.append(st.connecting)
+            if st.conn is not None:
+                conns.append(st.conn)
+            st.conn = None
+        for t in tasks:
+            with contextlib.suppress(BaseException):
+                await t
+        reason = ClientClosedError("the client was closed")
+        await asyncio.gather(*(c.close(reason) for c in conns), return_exceptions=True)
+
+    async def __aenter__(self) -> NetworkClient:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def _check_usable(self) -> None:
+        if os.getpid() != self._pid:
+            raise ForkedProcessError(f"this client was created in process {self._pid}; "
+                                     "create a new one after fork()")
+        if self._closed:
+            raise ClientClosedError("the client is closed")
+
+    def _deadline(self, deadline: Deadline | None) -> Deadline:
+        return deadline if deadline is not None else Deadline(self._config.default_timeout_s)
+
+    # ----------------------------------------------------------------------------------------------- metadata
+
+    @property
+    def nodes(self) -> dict[int, Node]:
+        """Known nodes by id (empty before ``start``)."""
+        return dict(self._metadata.nodes) if self._metadata else {}
+
+    @property
+    def controller_id(self) -> int | None:
+        return self._metadata.controller_id if self._metadata else None
+
+    @property
+    def cluster_id(self) -> str | None:
+        return self._metadata.cluster_id if self._metadata else None
+
+    @property
+    def metadata(self) -> ClusterMetadata | None:
+        return self._metadata
+
+    async def refresh_metadata(self, *, deadline: Deadline | None = None) -> ClusterMetadata:
+        """Fetch nodes/controller/cluster id now.  Concurrent callers share one fetch."""
+        self._check_usable()
+        deadline = self._deadline(deadline)
+        task = self._refresh_task
+        if task is None or task.done():
+            # The shared fetch gets its own budget so one impatient caller cannot cut it short for others.
+            own = Deadline(max(self._config.default_timeout_s, deadline.remaining()))
+            task = asyncio.get_running_loop().create_task(self._refresh(own), name="kadmin-metadata")
+            task.add_done_callback(_retrieve)
+            self._refresh_task = task
+        try:
+            return await asyncio.wait_for(asyncio.shield(task), deadline.remaining())
+        except asyncio.TimeoutError:
+            raise KafkaTimeoutError("the deadline passed while fetching cluster metadata") from None
+
+    async def _refresh(self, deadline: Deadline) -> ClusterMetadata:
+        attempt = 0
+        errors: list[str] = []
+        while True:
+            attempt += 1
+            self._last_refresh_attempt = time.monotonic()
+            retriable_seen = False
+            fatal: KafkaError | None = None
+            for kind, target in self._refresh_targets():
+                if deadline.expired:
+                    break
+                try:
+                    if kind == "node":
+                        assert isinstance(target, int)
+                        conn, neg = await self._connection(target, deadline)
+                        md = await fetch_cluster(conn, neg.versions, config=self._config, deadline=deadline)
+                    else:
+                        assert isinstance(target, tuple)
+                        md = await self._fetch_via_bootstrap(target, deadline)
+                except (AuthenticationError, ClientClosedError, ForkedProcessError):
+                    raise
+                except KafkaError as exc:
+                    # Another address may still work (a bootstrap entry may not even be Kafka), so go on.
+                    if exc.retriable:
+                        retriable_seen = True
+                    else:
+                        fatal = exc
+                    where = f"node {target}" if kind == "node" else format_address(*target)  # type: ignore[misc]
+                    logger.debug("metadata from %s failed: %s", where, exc)
+                    errors.append(f"{where}: {exc}")
+                    continue
+                await self._apply(md)
+                return md
+            if fatal is not None and not retriable_seen:
+                raise fatal  # every address gave a definite answer; waiting will not change it
+            delay = backoff_delay(attempt, self._config.retry_backoff_s, self._config.retry_backoff_max_s)
+            if deadline.expired or not await sleep_within(delay, deadline):
+                tried = "; ".join(errors[-6:]) or "no address was tried"
+                raise NoBrokersAvailableError(f"could not fetch cluster metadata from any node or bootstrap "
+                                              f"server ({attempt} round(s)): {tried}")
+
+    def _refresh_targets(self) -> list[tuple[str, int | tuple[str, int]]]:
+        out: list[tuple[str, int | tuple[str, int]]] = []
+        if self._metadata:
+            out.extend(("node", n) for n in self._nodes_by_preference())
+        out.extend(("bootstrap", a) for a in self._config.bootstrap_addresses)
+        return out
+
+    async def _fetch_via_bootstrap(self, address: tuple[str, int], deadline: Deadline) -> ClusterMetadata:
+        conn, neg = await self._open(address[0], address[1], None, deadline)
+        try:
+            md = await fetch_cluster(conn, neg.versions, config=self._config, deadline=deadline)
+        except BaseException:
+            await conn.close()
+            raise
+        # Keep the connection if it is really one of the nodes (same advertised address).
+        for node in md.nodes.values():
+            if (node.host, node.port) == (conn.host, conn.port):
+                st = self._states.setdefault(node.node_id, _NodeState(node.node_id))
+                if not st.usable() and (st.connecting is None or st.connecting.done()):
+                    conn.node_id = node.node_id
+                    st.conn, st.negotiated = conn, neg
+                    return md
+        await conn.close()
+        return md
+
+    async def _apply(self, md: ClusterMetadata) -> None:
+        old = self._metadata
+        self._metadata = md
+        self._stale = False
+        stale: list[Connection] = []
+        for node_id, st in list(self._states.items()):
+            node = md.nodes.get(node_id)
+            conn = st.conn
+            if node is None or (conn is not None and (conn.host, conn.port) != (node.host, node.port)):
+                # The node left, or moved: its connection points at the wrong place now.
+                if conn is not None:
+                    stale.append(conn)
+                st.conn, st.negotiated = None, None
+                if node is None:
+                    del self._states[node_id]
+        for node_id in md.nodes:
+            self._states.setdefault(node_id, _NodeState(node_id))
+        if old is None or dict(old.nodes) != dict(md.nodes) or old.controller_id != md.controller_id:
+            logger.debug("cluster %s: nodes %s, controller %s (%s)", md.cluster_id,
+                         {n.node_id: n.address for n in md.nodes.values()}, md.controller_id, md.source)
+        for conn in stale:
+            await conn.close(KafkaConnectionError(f"{conn.label} is no longer at that address in the metadata"))
+
+    async def _maybe_refresh(self, deadline: Deadline) -> None:
+        if self._metadata is None:
+            await self.refresh_metadata(deadline=deadline)
+            return
+        too_old = self._metadata.age_s > self._config.metadata_max_age_s
+        recently = time.monotonic() - self._last_refresh_attempt < self._config.retry_backoff_s
+        if (too_old or self._stale) and not recently:
+            try:
+                await self.refresh_metadata(deadline=Deadline(deadline.cap(self._config.request_timeout_s)))
+            except (KafkaConnectionError, KafkaTimeoutError) as exc:
+                # Old metadata is still the best guess; the request itself will tell if it is wrong.
+                logger.debug("metadata refresh failed, going on with metadata from %.0fs ago: %s",
+                             self._metadata.age_s, exc)
+
+    # ----------------------------------------------------------------------------------------------- connections
+
+    async def _open(self, host: str, port: int, node_id: int | None,
+                    deadline: Deadline) -> tuple[Connection, Negotiated]:
+        """Connect, negotiate, authenticate: a connection ready for requests."""
+        cfg = self._config
+        current: list[Connection] = []
+
+        async def connect() -> Connection:
+            conn = await Connection.open(host, port, config=cfg, ssl_context=self._ssl, node_id=node_id,
+                                         timeout_s=deadline.cap(cfg.connect_timeout_s))
+            self.connections_opened.append((host, port, node_id))
+            current.append(conn)
+            return conn
+
+        conn = await connect()
+        try:
+            conn, neg = await negotiate(conn, config=cfg, deadline=deadline, reconnect=connect)
+            if cfg.uses_sasl:
+                await authenticate(conn, config=cfg, versions=neg.versions, deadline=deadline)
+        except BaseException:
+            for c in current:
+                await c.close()
+            raise
+        return conn, neg
+
+    async def _connection(self, node_id: int, deadline: Deadline) -> tuple[Connection, Negotiated]:
+        st = self._states.get(node_id)
+        if st is None:
+            raise KafkaConnectionError(f"node {node_id} is not in the cluster metadata")
+        if st.usable():
+            assert st.conn is not None and st.negotiated is not None
+            return st.conn, st.negotiated
+        task = st.connecting
+        if task is None or task.done():
+            if st.conn is not None:
+                old, st.conn, st.negotiated = st.conn, None, None
+                await old.close(KafkaConnectionError(f"replacing the connection to {old.label}"))
+            task = asyncio.get_running_loop().create_task(self._connect_node(st), name=f"kadmin-connect-{node_id}")
+            task.add_done_callback(_retrieve)
+            st.connecting = task
+        try:
+            return await asyncio.wait_for(asyncio.shield(task), deadline.remaining())
+        except asyncio.TimeoutError:
+            raise KafkaTimeoutError(f"the deadline passed while connecting to node {node_id}") from None
+
+    async def _connect_node(self, st: _NodeState) -> tuple[Connection, Negotiated]:
+        node = self._metadata.nodes.get(st.node_id) if self._metadata else None
+        if node is None:
+            raise KafkaConnectionError(f"node {st.node_id} is not in the cluster metadata")
+        cfg = self._config
+        # Shared by every waiter, so bounded by the config rather than by any one caller's deadline.
+        own = Deadline(cfg.connect_timeout_s + 2 * cfg.request_timeout_s)
+        try:
+            conn, neg = await self._open(node.host, node.port, node.node_id, own)
+        except KafkaError as exc:
+            st.failures += 1
+            st.backoff_until = time.monotonic() + backoff_delay(st.failures, cfg.retry_backoff_s,
+                                                                cfg.retry_backoff_max_s)
+            if isinstance(exc, KafkaConnectionError):
+                self._stale = True  # the node may be gone: let the next call look again
+            raise
+        if self._closed:
+            await conn.close()
+            raise ClientClosedError("the client was closed while connecting")
+        st.failures = 0
+        st.backoff_until = 0.0
+        st.conn, st.negotiated = conn, neg
+        return conn, neg
+
+    def connection(self, node_id: int) -> Connection | None:
+        """The node's current connection, if any (for diagnostics and tests; do not send on it directly)."""
+        st = self._states.get(node_id)
+        return st.conn if st is not None else None
+
+    def negotiation(self, node_id: int) -> Negotiated | None:
+        """What the node's current connection negotiated (advertised table, ApiVersions attempts)."""
+        st = self._states.get(node_id)
+        return st.negotiated if st is not None and st.usable() else None
+
+    async def _node_connection(self, node_id: int, deadline: Deadline) -> tuple[Connection, Negotiated]:
+        self._check_usable()
+        await self._maybe_refresh(deadline)
+        if self._metadata is None or node_id not in self._metadata.nodes:
+            await self.refresh_metadata(deadline=deadline)
+        if self._metadata is None or node_id not in self._metadata.nodes:
+            known = sorted(self._metadata.nodes) if self._metadata else []
+            raise KafkaConnectionError(f"node {node_id} is not in the cluster metadata (known nodes: {known})")
+        return await self._connection(node_id, deadline)
+
+    # ----------------------------------------------------------------------------------------------- versions
+
+    async def api_versions(self, node_id: int, *, deadline: Deadline | None = None) -> dict[int, tuple[int, int]]:
+        """The {api_key: (min, max)} table the node advertised on its current connection."""
+        _conn, neg = await self._node_connection(node_id, self._deadline(deadline))
+        return dict(neg.versions)
+
+    async def usable_versions(self, node_id: int, *,
+                              deadline: Deadline | None = None) -> dict[int, tuple[int, int]]:
+        """The node's table intersected with kadmin's schemas and the user's pins (what will really be used)."""
+        _conn, neg = await self._node_connection(node_id, self._deadline(deadline))
+        return usable_table(neg.versions, self._config)
+
+    async def negotiated_version(self, node_id: int, api_key: int, *, deadline: Deadline | None = None) -> int:
+        """Highest version of ``api_key`` usable with the node; UnsupportedVersionError if none (nothing sent)."""
+        conn, neg = await self._node_connection(node_id, self._deadline(deadline))
+        return choose_version(api_key, neg.versions, self._config, node=conn.label)
+
+    # ----------------------------------------------------------------------------------------------- requests
+
+    async def send(self, node_id: int, request: Message, version: int, *, deadline: Deadline) -> Any:
+        """Send ``request`` at ``version`` to a node and return the decoded response.
+
+        Raises UnsupportedVersionError, before writing anything, if the version is outside what the node's
+        current connection advertised (intersected with kadmin's range and the pins).  Connection failures are
+        retriable KafkaConnectionErrors; the next call reconnects.
+        """
+        api_key = type(request).API_KEY
+        if api_key is None:
+            raise TypeError(f"{type(request).__name__} is not a request message")
+        conn, neg = await self._node_connection(node_id, deadline)
+        check_version(api_key, version, neg.versions, self._config, node=conn.label)
+        st = self._states[node_id]
+        wait = st.throttle_until - time.monotonic()
+        if wait > 0:
+            logger.debug("node %d throttled us; holding %s for %.3fs", node_id, api_name(api_key), wait)
+            if not await sleep_within(wait, deadline):
+                raise KafkaTimeoutError(f"the deadline passed while node {node_id} was throttling requests")
+        response = await conn.request(request, version, deadline=deadline)
+        throttle_ms = getattr(response, "throttle_time_ms", 0) or 0
+        if throttle_ms > 0:
+            st.throttle_until = max(st.throttle_until, time.monotonic() + throttle_ms / 1000.0)
+        return response
+
+    async def send_any(self, build: Callable[[int], Message], api_key: int, *,
+                       deadline: Deadline) -> tuple[int, Any]:
+        """Send to the least loaded node that supports ``api_key``; returns (node_id, response).
+
+        ``build(version)`` makes the request for the version chosen for that node.  Nodes that cannot be
+        reached or do not support the API are skipped; errors after the request was sent are raised (the
+        caller decides whether resending is safe).
+        """
+        self._check_usable()
+        await self._maybe_refresh(deadline)
+        unsupported: list[KafkaError] = []
+        last: KafkaError | None = None
+        for node_id in self._nodes_by_preference():
+            if deadline.expired:
+                break
+            try:
+                conn, neg = await self._connection(node_id, deadline)
+                version = choose_version(api_key, neg.versions, self._config, node=conn.label)
+            except UnsupportedVersionError as exc:
+                unsupported.append(exc)
+                continue
+            except AuthenticationError:
+                raise
+            except (KafkaConnectionError, KafkaTimeoutError) as exc:
+                last = exc
+                continue
+            return node_id, await self.send(node_id, build(version), version, deadline=deadline)
+        if unsupported and last is None:
+            first = unsupported[0]
+            more = f" (and {len(unsupported) - 1} other node(s) likewise)" if len(unsupported) > 1 else ""
+            raise UnsupportedVersionError(f"{first.message}{more}")
+        if deadline.expired:
+            raise KafkaTimeoutError(f"the deadline passed before any node could take {api_name(api_key)}"
+                                    + (f"; last error: {last}" if last else "")) from last
+        raise NoBrokersAvailableError(f"no node could be reached for {api_name(api_key)}"
+                                      + (f"; last error: {last}" if last else "")) from last
+
+    def least_loaded_node(self) -> int:
+        """A node to send an any-node request to: connected and least busy first, recently failed last."""
+        order = self._nodes_by_preference()
+        if not order:
+            raise NoBrokersAvailableError("no nodes are known yet (call start() first)")
+        return order[0]
+
+    def _nodes_by_preference(self) -> list[int]:
+        if self._metadata is None:
+            return []
+        now = time.monotonic()
+
+        def score(node_id: int) -> tuple[int, int, float]:
+            st = self._states.get(node_id)
+            if st is None:
+                return (1, 0, random.random())
+            if st.usable():
+                assert st.conn is not None
+                return (0, st.conn.in_flight, random.random())
+            return (2 if st.backoff_until > now else 1, st.failures, random.random())
+
+        return sorted(self._metadata.nodes, key=score)
+
+    def __repr__(self) -> str:
+        n = len(self._metadata.nodes) if self._metadata else 0
+        state = "closed" if self._closed else f"{n} node(s) known"
+        return f"<NetworkClient {self._config.client_id!r} {state}>"
+
+
+def _retrieve(task: asyncio.Task[Any]) -> None:
+    # Shared tasks may end with nobody awaiting them (every caller timed out); read the exception so asyncio
+    # does not log "exception was never retrieved" for an error that callers already got.
+    if not task.cancelled():
+        task.exception()
+
+
+NodeTable = Mapping[int, tuple[int, int]]
+
+__all__ = ["NetworkClient", "Node"]

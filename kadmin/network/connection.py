@@ -1,0 +1,330 @@
+"""One TCP (optionally TLS) connection to a Kafka-protocol peer: framing, correlation ids, pipelining.
+
+Requests are written as soon as they are asked for and answered in any order the peer chooses; each answer is
+matched to its request by correlation id.  Kafka brokers answer in order, but matching by id costs nothing and
+also serves peers that do not.  An answer whose id is not in flight means the byte stream can no longer be
+trusted, so the connection is closed and every request in flight fails with a retriable KafkaConnectionError:
+the caller resends on a fresh connection rather than guessing which answer belonged to whom.
+
+The frame size is checked from the 4-byte prefix before the body is read, so a corrupt or hostile length can
+not make the client allocate gigabytes.
+
+Nothing here knows about versions, SASL or metadata: those are layered on top (negotiation, sasl, client).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import logging
+import ssl
+import time
+from typing import Any
+
+from kadmin.config import ClientConfig
+from kadmin.errors import (
+    AuthenticationError,
+    KafkaConnectionError,
+    KafkaError,
+    KafkaTimeoutError,
+    ProtocolError,
+)
+from kadmin.network.retry import Deadline
+from kadmin.protocol import Message, api_name, message_type
+from kadmin.protocol.headers import (
+    encode_request,
+    read_correlation_id,
+    response_body_offset,
+    response_header_version,
+)
+
+logger = logging.getLogger("kadmin.network.connection")
+
+_MAX_CORRELATION_ID = 2**31 - 1
+
+
+class _Pending:
+    __slots__ = ("api_key", "version", "future", "sent_at")
+
+    def __init__(self, api_key: int, version: int, future: asyncio.Future[bytes]) -> None:
+        self.api_key = api_key
+        self.version = version
+        self.future = future
+        self.sent_at = time.monotonic()
+
+
+def format_address(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+class Connection:
+    """A pipelined request/response channel to one peer.
+
+    Create with :meth:`open`.  Usable from whichever event loop opened it (and only that one).  ``node_id`` is
+    None for bootstrap connections, whose peer's id is not known yet.
+    """
+
+    def __init__(self, host: str, port: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *,
+                 config: ClientConfig, node_id: int | None = None) -> None:
+        self.host = host
+        self.port = port
+        self.node_id = node_id
+        self._config = config
+        self._reader = reader
+        self._writer = writer
+        self._pending: dict[int, _Pending] = {}
+        self._next_corr = 0
+        self._closed = False
+        self._close_reason: BaseException | None = None
+        self._slots = asyncio.Semaphore(config.max_in_flight)
+        self._drain_lock = asyncio.Lock()
+        #: Bytes written to the socket so far: lets callers (and tests) prove that nothing was sent.
+        self.bytes_sent = 0
+        #: (api_key, version) -> number of requests written, for diagnostics and tests.
+        self.requests_sent: collections.Counter[tuple[int, int]] = collections.Counter()
+        #: Largest number of requests that were in flight at once.
+        self.max_in_flight_seen = 0
+        self.opened_at = time.monotonic()
+        #: Monotonic time after which a SASL session must be renewed (KIP-368); None: no limit.
+        self.reauth_at: float | None = None
+        self._reader_task: asyncio.Task[None] = asyncio.get_running_loop().create_task(
+            self._read_loop(), name=f"kadmin-read-{self.label}")
+
+    # ----------------------------------------------------------------------------------------------- opening
+
+    @classmethod
+    async def open(cls, host: str, port: int, *, config: ClientConfig, ssl_context: ssl.SSLContext | None = None,
+                   node_id: int | None = None, timeout_s: float | None = None) -> Connection:
+        """Connect (and do the TLS handshake) within ``timeout_s`` (default: ``config.connect_timeout_s``).
+
+        Failures to reach the peer are retriable KafkaConnectionErrors; a TLS certificate or handshake
+        rejection is an AuthenticationError, because retrying cannot fix a wrong CA or host name.
+        """
+        timeout = config.connect_timeout_s if timeout_s is None else timeout_s
+        where = _describe(host, port, node_id)
+        if timeout <= 0:
+            raise KafkaTimeoutError(f"no time left to connect to {where}")
+        kwargs: dict[str, Any] = {}
+        if ssl_context is not None:
+            kwargs = {"ssl": ssl_context, "server_hostname": host, "ssl_handshake_timeout": timeout}
+        try:
+            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port, **kwargs), timeout)
+        except asyncio.TimeoutError:
+            raise KafkaConnectionError(f"connecting to {where} timed out after {timeout:.1f}s") from None
+        except ssl.SSLCertVerificationError as exc:
+            raise AuthenticationError(
+                f"TLS: the certificate of {where} was rejected: {exc.verify_message or exc.reason}") from None
+        except ssl.SSLError as exc:
+            raise AuthenticationError(f"TLS handshake with {where} failed: {exc.reason or exc}") from None
+        except OSError as exc:
+            raise KafkaConnectionError(f"cannot connect to {where}: {exc.strerror or exc}") from None
+        conn = cls(host, port, reader, writer, config=config, node_id=node_id)
+        logger.debug("connected to %s%s", where, " over TLS" if ssl_context is not None else "")
+        return conn
+
+    # ----------------------------------------------------------------------------------------------- state
+
+    @property
+    def label(self) -> str:
+        return _describe(self.host, self.port, self.node_id)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def close_reason(self) -> BaseException | None:
+        """Why the connection closed (a ProtocolError, a KafkaConnectionError, ...); None while open."""
+        return self._close_reason
+
+    @property
+    def in_flight(self) -> int:
+        return sum(1 for p in self._pending.values() if not p.future.done())
+
+    # ----------------------------------------------------------------------------------------------- requests
+
+    async def request(self, request: Message, version: int, *, deadline: Deadline) -> Any:
+        """Send ``request`` at ``version`` and return the decoded response message.
+
+        The caller is responsible for choosing a version the peer speaks; a body that does not decode at that
+        version is a ProtocolError for this request only (framing is intact, so the connection stays up).
+        """
+        api_key = type(request).API_KEY
+        if api_key is None:
+            raise ProtocolError(f"{type(request).__name__} is not a request message (it has no API key)")
+        body = request.encode(version)
+        frame = await self.request_raw(api_key, version, body, deadline=deadline)
+        return decode_response(frame, api_key, version)
+
+    async def request_raw(self, api_key: int, version: int, body: bytes, *, deadline: Deadline) -> bytes:
+        """Send an encoded request body; return the response frame (header included, size prefix not).
+
+        Waits at most ``request_timeout_s`` (or what is left of ``deadline``, if less).  If the request
+        timeout itself passes, the peer is considered stuck and the connection is closed, as Kafka's clients
+        do; if only the caller's deadline passes, the connection stays up and the late answer is discarded.
+        """
+        if self._closed:
+            raise self._closed_error()
+        request_timeout = self._config.request_timeout_s
+        budget = deadline.remaining()
+        if budget <= 0:
+            raise KafkaTimeoutError(f"deadline passed before {api_name(api_key)} could be sent to {self.label}")
+        timeout = min(request_timeout, budget)
+        started = time.monotonic()
+        try:
+            if self._slots.locked():
+                await asyncio.wait_for(self._slots.acquire(), timeout)
+            else:
+                await self._slots.acquire()  # free slot: returns at once, no wait_for cancellation race
+        except asyncio.TimeoutError:
+            raise self._timeout_error(api_key, version, budget, request_timeout, "waiting for a free slot") from None
+        try:
+            if self._closed:
+                raise self._closed_error()
+            corr = self._next_corr
+            self._next_corr = 0 if corr >= _MAX_CORRELATION_ID else corr + 1
+            frame = encode_request(api_key, version, corr, self._config.client_id, body)
+            if len(frame) - 4 > self._config.max_frame_bytes:
+                raise ProtocolError(f"{api_name(api_key)} request of {len(frame) - 4} bytes is larger than "
+                                    f"max_frame_bytes={self._config.max_frame_bytes}")
+            fut: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+            self._pending[corr] = _Pending(api_key, version, fut)
+            self.max_in_flight_seen = max(self.max_in_flight_seen, len(self._pending))
+            try:
+                await self._write(frame)
+            except BaseException:
+                if fut.done() and not fut.cancelled():
+                    fut.exception()  # retrieved: this caller gets its own error
+                fut.cancel()
+                raise
+            self.requests_sent[(api_key, version)] += 1
+            left = timeout - (time.monotonic() - started)
+            try:
+                return await asyncio.wait_for(fut, max(left, 0.0))
+            except asyncio.TimeoutError:
+                fut.cancel()  # a late answer is read and dropped by the reader
+                err = self._timeout_error(api_key, version, budget, request_timeout, "waiting for the response")
+                if isinstance(err, KafkaConnectionError):
+                    await self.close(err)
+                raise err from None
+            except asyncio.CancelledError:
+                fut.cancel()
+                raise
+        finally:
+            self._slots.release()
+
+    def _timeout_error(self, api_key: int, version: int, budget: float, request_timeout: float,
+                       doing: str) -> KafkaError:
+        what = f"{api_name(api_key)} v{version} to {self.label}"
+        if request_timeout <= budget:
+            return KafkaConnectionError(f"{what}: no response within request_timeout_s={request_timeout:g} "
+                                        f"({doing}); closing the connection")
+        return KafkaTimeoutError(f"{what}: the call's deadline passed ({doing})")
+
+    async def _write(self, frame: bytes) -> None:
+        try:
+            self._writer.write(frame)
+            self.bytes_sent += len(frame)
+            async with self._drain_lock:
+                await self._writer.drain()
+        except (OSError, RuntimeError) as exc:
+            err = KafkaConnectionError(f"writing to {self.label} failed: {exc}")
+            await self.close(err)
+            raise self._closed_error() from None
+
+    # ----------------------------------------------------------------------------------------------- reading
+
+    async def _read_loop(self) -> None:
+        reason: BaseException | None = None
+        limit = self._config.max_frame_bytes
+        try:
+            while True:
+                head = await self._reader.readexactly(4)
+                size = int.from_bytes(head, "big", signed=True)
+                if size < 4 or size > limit:
+                    raise ProtocolError(f"{self.label} sent a frame of {size} bytes; accepted sizes are "
+                                        f"4..{limit} (max_frame_bytes)")
+                frame = await self._reader.readexactly(size)
+                corr = read_correlation_id(frame)
+                pending = self._pending.pop(corr, None)
+                if pending is None:
+                    raise ProtocolError(f"{self.label} sent a response with correlation id {corr}, which matches "
+                                        f"no request in flight ({len(self._pending)} in flight)")
+                if not pending.future.done():
+                    pending.future.set_result(frame)
+        except asyncio.IncompleteReadError as exc:
+            reason = KafkaConnectionError(
+                f"{self.label} closed the connection" + (" mid-frame" if exc.partial else ""))
+        except ProtocolError as exc:
+            logger.warning("closing connection to %s: %s", self.label, exc)
+            reason = exc
+        except (OSError, ssl.SSLError) as exc:
+            reason = KafkaConnectionError(f"connection to {self.label} failed: {exc}")
+        except asyncio.CancelledError:
+            reason = None
+            raise
+        finally:
+            if not self._closed:
+                self._shutdown(reason or KafkaConnectionError(f"connection to {self.label} closed"))
+
+    # ----------------------------------------------------------------------------------------------- closing
+
+    def _closed_error(self) -> KafkaConnectionError:
+        reason = self._close_reason
+        if isinstance(reason, KafkaConnectionError):
+            err = KafkaConnectionError(reason.message)
+        else:
+            err = KafkaConnectionError(f"connection to {self.label} is closed"
+                                       + (f": {reason}" if reason is not None else ""))
+        err.__cause__ = reason
+        return err
+
+    def _shutdown(self, reason: BaseException) -> None:
+        """Mark closed, fail everything in flight, drop the socket.  Synchronous so no request slips in."""
+        if self._closed:
+            return
+        self._closed = True
+        self._close_reason = reason
+        pending, self._pending = self._pending, {}
+        failed = 0
+        for p in pending.values():
+            if not p.future.done():
+                p.future.set_exception(self._closed_error())
+                failed += 1
+        if failed:
+            logger.debug("connection to %s closed with %d request(s) in flight: %s", self.label, failed, reason)
+        with contextlib.suppress(Exception):
+            self._writer.close()
+
+    async def close(self, reason: BaseException | None = None) -> None:
+        """Close the connection; requests in flight fail with KafkaConnectionError (``reason`` as cause)."""
+        self._shutdown(reason or KafkaConnectionError(f"connection to {self.label} closed by the client"))
+        task = self._reader_task
+        if not task.done() and task is not asyncio.current_task():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._writer.wait_closed(), 1.0)
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else f"open, {self.in_flight} in flight"
+        return f"<Connection {self.label} {state}>"
+
+
+def decode_response(frame: bytes, api_key: int, version: int) -> Any:
+    """Decode a response frame (header included) for a request sent at ``version``."""
+    hv = response_header_version(api_key, version)
+    offset = response_body_offset(frame, hv)
+    cls = message_type(api_key, "response")
+    obj, _end = cls.decode_from(frame, offset, version)
+    return obj
+
+
+def _describe(host: str, port: int, node_id: int | None) -> str:
+    addr = format_address(host, port)
+    return f"node {node_id} ({addr})" if node_id is not None else f"bootstrap {addr}"
+
+
+__all__ = ["Connection", "decode_response", "format_address"]
