@@ -259,7 +259,11 @@ class Connection:
         except ProtocolError as exc:
             logger.warning("closing connection to %s: %s", self.label, exc)
             reason = exc
-        except (OSError, ssl.SSLError) as exc:
+        except ssl.SSLError as exc:
+            # A TLS alert after the handshake (TLS 1.3 sends "certificate required" only then) is a
+            # credentials problem that no retry can fix.
+            reason = AuthenticationError(f"TLS: {self.label} ended the session: {exc.reason or exc}")
+        except OSError as exc:
             reason = KafkaConnectionError(f"connection to {self.label} failed: {exc}")
         except asyncio.CancelledError:
             reason = None
@@ -270,8 +274,12 @@ class Connection:
 
     # ----------------------------------------------------------------------------------------------- closing
 
-    def _closed_error(self) -> KafkaConnectionError:
+    def _closed_error(self) -> KafkaError:
         reason = self._close_reason
+        if isinstance(reason, AuthenticationError):
+            auth = AuthenticationError(reason.message)
+            auth.__cause__ = reason
+            return auth
         if isinstance(reason, KafkaConnectionError):
             err = KafkaConnectionError(reason.message)
         else:
