@@ -1,0 +1,17 @@
+"""kadmin.testing: a fake multi-broker Kafka cluster that speaks the real wire protocol on 127.0.0.1.
+
+    from kadmin.testing import FakeCluster
+
+    with FakeCluster(brokers=3, versions={1: "2.8", 2: "3.9", 3: "3.9"}) as cluster:
+        cluster.add_group("g1", members=[Member("m-1", client_id="c")])
+        cluster.inject(2, "DescribeGroups", error_code=16, count=1)
+        ...  # point any Kafka client at cluster.bootstrap
+
+A pytest fixture, ``fake_cluster``, lives in :mod:`kadmin.testing.pytest_plugin`.
+"""
+
+from kadmin.testing.cluster import FakeCluster, SaslConfig
+from kadmin.testing.requestlog import RequestLogEntry
+from kadmin.testing.state import CommittedOffset, GroupSnapshot, Member
+
+__all__ = ["CommittedOffset", "FakeCluster", "GroupSnapshot", "Member", "RequestLogEntry", "SaslConfig"]

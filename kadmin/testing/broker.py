@@ -1,0 +1,219 @@
+"""One fake broker: an asyncio server on 127.0.0.1 speaking Kafka's framing and headers.
+
+Like a real broker it reads one size-prefixed request at a time per connection and answers before reading
+the next (Kafka mutes a channel while a request is in flight), so a delayed request also delays the ones
+queued behind it on the same connection.  Version handling mirrors Kafka's SocketServer/KafkaApis:
+
+* ApiVersions at a version the broker lacks -> KIP-511 fallback (v0 body, header v0, UNSUPPORTED_VERSION,
+  only key 18's range);
+* any other API or version outside the broker's table -> the connection is closed, because a real broker
+  cannot parse such a request (InvalidRequestException closes the channel).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import ssl
+import struct
+import time
+from typing import TYPE_CHECKING, Any
+
+from kadmin.errors import KafkaError
+from kadmin.protocol import message_type
+from kadmin.protocol.headers import decode_request_header, response_header_version
+from kadmin.testing.handlers import HANDLERS, RequestContext, SaslState
+from kadmin.testing.handlers.api_versions import fallback_response
+from kadmin.testing.handlers.base import has_field
+from kadmin.testing.requestlog import RequestLogEntry
+from kadmin.versions import VersionTable
+
+if TYPE_CHECKING:
+    from kadmin.testing.cluster import FakeCluster
+
+log = logging.getLogger(__name__)
+
+API_VERSIONS = 18
+SASL_HANDSHAKE = 17
+SASL_AUTHENTICATE = 36
+# Kafka's socket.request.max.bytes default.
+MAX_REQUEST_BYTES = 100 * 1024 * 1024
+_SIZE = struct.Struct(">i")
+_HEAD = struct.Struct(">hhi")
+
+
+class Connection:
+    """Per-connection state: the peer, and SASL progress."""
+
+    def __init__(self, peer: str) -> None:
+        self.peer = peer
+        self.sasl = SaslState()
+
+
+class Broker:
+    def __init__(self, cluster: FakeCluster, node_id: int, table: VersionTable, host: str = "127.0.0.1") -> None:
+        self.cluster = cluster
+        self.node_id = node_id
+        self.table = table
+        self.host = host
+        self.port = 0
+        self.alive = False
+        self._server: asyncio.Server | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # --- lifecycle (run on the cluster's loop)
+    async def start(self) -> None:
+        tls: ssl.SSLContext | None = self.cluster.tls
+        self._server = await asyncio.start_server(self._serve, self.host, self.port, ssl=tls,
+                                                  reuse_address=True)
+        self.port = self._server.sockets[0].getsockname()[1]
+        self.alive = True
+        log.debug("fake broker %d listening on %s:%d", self.node_id, self.host, self.port)
+
+    async def stop(self) -> None:
+        self.alive = False
+        if self._server is not None:
+            self._server.close()
+        for w in list(self._writers):
+            w.close()
+        for t in list(self._tasks):
+            t.cancel()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._server is not None:
+            await self._server.wait_closed()
+            self._server = None
+        log.debug("fake broker %d stopped", self.node_id)
+
+    # --- connection loop
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)  # type: ignore[arg-type]
+        self._writers.add(writer)
+        peer = writer.get_extra_info("peername")
+        conn = Connection(f"/{peer[0]}" if peer else "/127.0.0.1")
+        try:
+            while self.alive:
+                size = _SIZE.unpack(await reader.readexactly(4))[0]
+                if size < 0 or size > MAX_REQUEST_BYTES:
+                    log.warning("broker %d: closing connection after a frame of %d bytes", self.node_id, size)
+                    break
+                frame = await reader.readexactly(size)
+                if not await self._process(conn, frame, writer):
+                    break
+        except (asyncio.IncompleteReadError, ConnectionError, ssl.SSLError, asyncio.CancelledError):
+            pass
+        finally:
+            self._writers.discard(writer)
+            if task is not None:
+                self._tasks.discard(task)  # type: ignore[arg-type]
+            writer.close()
+
+    async def _send(self, writer: asyncio.StreamWriter, payload: bytes) -> None:
+        writer.write(_SIZE.pack(len(payload)) + payload)
+        await writer.drain()
+
+    def _log(self, api_key: int, version: int, corr: int, keys: tuple[str, ...], client_id: str | None) -> None:
+        self.cluster._record(RequestLogEntry(self.node_id, api_key, version, corr, keys, client_id, time.time()))
+
+    async def _process(self, conn: Connection, frame: bytes, writer: asyncio.StreamWriter) -> bool:
+        """Answer one frame; False means close the connection."""
+        if self.cluster.latency_s > 0:
+            await asyncio.sleep(self.cluster.latency_s)
+        sasl = conn.sasl
+        if sasl.handshake_version == 0 and sasl.exchange is not None and not sasl.authenticated:
+            return await self._raw_sasl(conn, frame, writer)
+        if len(frame) < 8:
+            log.warning("broker %d: closing connection after a %d-byte request", self.node_id, len(frame))
+            return False
+        api_key, version, corr = _HEAD.unpack_from(frame, 0)
+        lo_hi = self.table.get(api_key)
+        supported = lo_hi is not None and lo_hi[0] <= version <= lo_hi[1]
+        client_id: str | None = None
+        body_offset = -1
+        try:
+            _, _, _, client_id, body_offset = decode_request_header(frame)
+        except KafkaError:
+            pass
+
+        if api_key == API_VERSIONS and not supported:
+            # KIP-511: answer in a form every client can read, so it can retry with a version we have.
+            self._log(api_key, version, corr, (), client_id)
+            body = fallback_response(self.table).encode(0)
+            await self._send(writer, _SIZE.pack(corr) + body)
+            return True
+        if not supported:
+            self._log(api_key, version, corr, (), client_id)
+            log.info("broker %d: closing connection: API %d v%d is not in this broker's table", self.node_id,
+                     api_key, version)
+            return False
+        handler = HANDLERS.get(api_key)
+        if handler is None or version > message_type(api_key, "request").MAX_VERSION or body_offset < 0:
+            self._log(api_key, version, corr, (), client_id)
+            log.warning("broker %d: closing connection: the fake cluster does not implement API %d v%d",
+                        self.node_id, api_key, version)
+            return False
+        if (self.cluster.sasl is not None and not sasl.authenticated
+                and api_key not in (API_VERSIONS, SASL_HANDSHAKE, SASL_AUTHENTICATE)):
+            # SaslServerAuthenticator: any other request before authentication is an illegal SASL state.
+            self._log(api_key, version, corr, (), client_id)
+            log.info("broker %d: closing unauthenticated connection that sent API %d", self.node_id, api_key)
+            return False
+        try:
+            req, _end = message_type(api_key, "request").decode_from(frame, body_offset, version)
+        except KafkaError as exc:
+            self._log(api_key, version, corr, (), client_id)
+            log.warning("broker %d: closing connection: undecodable API %d v%d request: %s", self.node_id,
+                        api_key, version, exc)
+            return False
+        try:
+            keys = tuple(handler.keys(req, version))
+        except Exception:  # noqa: BLE001 - a key extractor bug must not take the broker down
+            log.exception("broker %d: could not extract request keys", self.node_id)
+            keys = ()
+        self._log(api_key, version, corr, keys, client_id)
+
+        faults = self.cluster._take_faults(self.node_id, api_key)
+        if faults.delay_s > 0:
+            await asyncio.sleep(faults.delay_s)
+        if faults.drop_before:
+            log.info("broker %d: dropping connection before handling API %d (injected)", self.node_id, api_key)
+            return False
+        if not self.alive:
+            return False
+        ctx = RequestContext(self.cluster, self.cluster._state, self.node_id, self.table, conn.peer, sasl)
+        with self.cluster._lock:
+            resp: Any
+            try:
+                if faults.error_code is not None:
+                    resp = handler.error_response(ctx, req, version, faults.error_code)
+                else:
+                    resp = handler.handle(ctx, req, version)
+            except Exception:  # noqa: BLE001 - like a broker, answer UNKNOWN_SERVER_ERROR and keep serving
+                log.exception("broker %d: handler for API %d v%d failed", self.node_id, api_key, version)
+                resp = handler.error_response(ctx, req, version, -1)
+        if faults.throttle_ms is not None and has_field(type(resp), "throttle_time_ms", version):
+            resp.throttle_time_ms = faults.throttle_ms
+        if faults.drop_after:
+            log.info("broker %d: dropping connection after handling API %d (injected)", self.node_id, api_key)
+            return False
+        header = _SIZE.pack(corr) + (b"\x00" if response_header_version(api_key, version) >= 1 else b"")
+        await self._send(writer, header + resp.encode(version))
+        return not sasl.close_after_response
+
+    async def _raw_sasl(self, conn: Connection, frame: bytes, writer: asyncio.StreamWriter) -> bool:
+        """SaslHandshake v0 mode: bare SASL tokens, each in a size-prefixed frame with no Kafka header."""
+        from kadmin.testing.sasl import SaslFailure
+
+        try:
+            token, done = conn.sasl.exchange.step(frame)
+        except SaslFailure as exc:
+            log.info("broker %d: SASL authentication failed: %s", self.node_id, exc)
+            return False
+        if done:
+            conn.sasl.authenticated = True
+            conn.sasl.principal = conn.sasl.exchange.principal
+        await self._send(writer, token)
+        return True

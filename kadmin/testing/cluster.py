@@ -1,0 +1,428 @@
+"""FakeCluster: a multi-broker Kafka look-alike on 127.0.0.1 for testing admin clients over real sockets.
+
+Why a fake and not a real broker: tests need to make brokers old, slow, wrong or dead on demand, per node
+and per API, and to see exactly what a client sent.  The fake runs its own asyncio loop in a background
+thread and shares nothing with the client under test except sockets, so the client is exercised exactly as
+against Kafka.  Everything a test calls here is thread-safe (one lock guards all state).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import ssl
+import threading
+import uuid
+from collections.abc import Coroutine, Mapping, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, TypeVar
+
+from kadmin.protocol import message_type, shipped_names
+from kadmin.testing.broker import Broker
+from kadmin.testing.faults import FaultRule, Faults, take
+from kadmin.testing.handlers.base import hash_partition
+from kadmin.testing.requestlog import RequestLogEntry
+from kadmin.testing.sasl import MECHANISMS
+from kadmin.testing.state import (
+    ClusterState,
+    CommittedOffset,
+    Group,
+    GroupSnapshot,
+    Member,
+    QuotaEntity,
+    quota_entity,
+)
+from kadmin.versions import DEFAULT_RELEASE, VersionTable, resolve_table
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+VersionSpec = str | Mapping[int, tuple[int, int]]
+
+
+@dataclass(frozen=True)
+class SaslConfig:
+    mechanisms: tuple[str, ...]
+    users: Mapping[str, str]
+
+
+def _sasl_config(sasl: Mapping[str, Any] | None) -> SaslConfig | None:
+    if sasl is None:
+        return None
+    mechs = sasl.get("mechanisms") or [sasl.get("mechanism", "PLAIN")]
+    mechs = [str(m).upper() for m in mechs]
+    for m in mechs:
+        if m not in MECHANISMS:
+            raise ValueError(f"unsupported SASL mechanism {m!r}; one of {MECHANISMS}")
+    return SaslConfig(tuple(mechs), dict(sasl.get("users", {})))
+
+
+def _api_key(api: int | str | None) -> int | None:
+    """An API key from a number or a name ("DescribeGroups")."""
+    if api is None or isinstance(api, int):
+        return api
+    name = api if api.endswith("Request") else api + "Request"
+    if name not in shipped_names():
+        raise ValueError(f"unknown API {api!r}")
+    key = message_type(name).API_KEY
+    assert key is not None
+    return key
+
+
+class FakeCluster:
+    """A fake Kafka cluster of ``brokers`` nodes (ids 1..N), each on its own port.
+
+    ``versions`` is one release name ("3.9") or table for every broker, or a dict {node_id: release or table}
+    for a mixed cluster (nodes it leaves out get the default release).  ``sasl`` enables SASL, e.g.
+    ``{"mechanism": "SCRAM-SHA-256", "users": {"alice": "pw"}}`` (or ``"mechanisms": [...]``); ``tls`` is a
+    server-side SSLContext.  ``latency_s`` is added to every request.
+    """
+
+    def __init__(self, brokers: int = 3, versions: VersionSpec | Mapping[int, VersionSpec] = DEFAULT_RELEASE,
+                 latency_s: float = 0.0, sasl: Mapping[str, Any] | None = None, tls: ssl.SSLContext | None = None,
+                 cluster_id: str | None = None, start: bool = True, host: str = "127.0.0.1") -> None:
+        if brokers < 1:
+            raise ValueError("a cluster needs at least one broker")
+        self.cluster_id = cluster_id or "kadmin-fake-" + uuid.uuid4().hex[:10]
+        self.latency_s = float(latency_s)
+        self.sasl = _sasl_config(sasl)
+        self.tls = tls
+        self._lock = threading.RLock()
+        self._state = ClusterState()
+        self._faults: list[FaultRule] = []
+        self._log: list[RequestLogEntry] = []
+        self._log_cond = threading.Condition(self._lock)
+        tables = self._tables(range(1, brokers + 1), versions)
+        self._brokers: dict[int, Broker] = {n: Broker(self, n, tables[n], host) for n in sorted(tables)}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        if start:
+            self.start()
+
+    @staticmethod
+    def _tables(nodes: range, versions: VersionSpec | Mapping[int, VersionSpec]) -> dict[int, VersionTable]:
+        if isinstance(versions, str):
+            return {n: resolve_table(versions) for n in nodes}
+        if versions and all(isinstance(v, (tuple, list)) for v in versions.values()):
+            return {n: resolve_table(versions) for n in nodes}  # type: ignore[arg-type]
+        per_node: Mapping[int, VersionSpec] = versions  # type: ignore[assignment]
+        unknown = set(per_node) - set(nodes)
+        if unknown:
+            raise ValueError(f"versions given for unknown node id(s) {sorted(unknown)}; nodes are {list(nodes)}")
+        return {n: resolve_table(per_node.get(n, DEFAULT_RELEASE)) for n in nodes}
+
+    # ------------------------------------------------------------------------------------------ lifecycle
+
+    def start(self) -> FakeCluster:
+        """Start the loop thread and every broker; returns self so ``FakeCluster(start=False).start()`` chains."""
+        if self._closed:
+            raise RuntimeError("this FakeCluster was closed; make a new one")
+        if self._thread is not None:
+            return self
+        loop = asyncio.new_event_loop()
+        ready = threading.Event()
+
+        def run() -> None:
+            asyncio.set_event_loop(loop)
+            loop.call_soon(ready.set)
+            loop.run_forever()
+
+        self._loop = loop
+        self._thread = threading.Thread(target=run, name=f"kadmin-fake-cluster-{self.cluster_id}", daemon=True)
+        self._thread.start()
+        ready.wait()
+        for b in self._brokers.values():
+            self._call(b.start())
+        log.info("fake cluster %s up: %s", self.cluster_id, self.bootstrap)
+        return self
+
+    def close(self) -> None:
+        """Stop every broker and the loop thread.  Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._loop is None or self._thread is None:
+            return
+        for b in self._brokers.values():
+            if b.alive:
+                self._call(b.stop())
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+        self._loop.close()
+        self._thread = None
+
+    stop = close
+
+    def __enter__(self) -> FakeCluster:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def _call(self, coro: Coroutine[Any, Any, T], timeout: float = 30.0) -> T:
+        if self._loop is None:
+            coro.close()
+            raise RuntimeError("the cluster is not started")
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
+
+    # ------------------------------------------------------------------------------------------ addresses
+
+    @property
+    def node_ids(self) -> list[int]:
+        return sorted(self._brokers)
+
+    @property
+    def bootstrap(self) -> str:
+        """"127.0.0.1:port,..." of every broker (alive or not), for a client's bootstrap servers setting."""
+        return ",".join(f"{b.host}:{b.port}" for b in self._brokers.values())
+
+    @property
+    def addresses(self) -> dict[int, tuple[str, int]]:
+        return {n: (b.host, b.port) for n, b in self._brokers.items()}
+
+    def versions_of(self, node_id: int) -> VersionTable:
+        return dict(self._broker(node_id).table)
+
+    def set_versions(self, node_id: int, versions: VersionSpec) -> None:
+        """Change a broker's version table (an "upgrade"); new requests see it at once."""
+        table = resolve_table(versions)
+        with self._lock:
+            self._broker(node_id).table = table
+
+    def _broker(self, node_id: int) -> Broker:
+        try:
+            return self._brokers[node_id]
+        except KeyError:
+            raise ValueError(f"no broker with node id {node_id}; nodes are {self.node_ids}") from None
+
+    # ------------------------------------------------------------------------------------------ broker life
+
+    def stop_broker(self, node_id: int) -> None:
+        """Close the broker's listener and every connection to it; it leaves Metadata and coordination."""
+        b = self._broker(node_id)
+        if b.alive:
+            self._call(b.stop())
+
+    def start_broker(self, node_id: int) -> None:
+        """Listen again on the same port."""
+        b = self._broker(node_id)
+        if not b.alive:
+            self._call(b.start())
+
+    def is_alive(self, node_id: int) -> bool:
+        return self._broker(node_id).alive
+
+    # Called by handlers with the lock held.
+    def _live_brokers(self) -> list[tuple[int, str, int]]:
+        return [(n, b.host, b.port) for n, b in sorted(self._brokers.items()) if b.alive]
+
+    def _controller_id(self) -> int:
+        live = [n for n, b in sorted(self._brokers.items()) if b.alive]
+        return live[0] if live else -1
+
+    def _coordinator_locked(self, key: str, key_type: int = 0) -> int | None:
+        moved = self._state.coordinator_overrides.get(key) if key_type != 1 else None
+        if moved is not None and self._brokers[moved].alive:
+            return moved
+        nodes = sorted(self._brokers)
+        # The coordinator is the leader of the key's __consumer_offsets (or __transaction_state) partition;
+        # partition p is placed on nodes[p % n] and fails over to the next live node in that order.
+        p = hash_partition(key, key_type)
+        for i in range(len(nodes)):
+            n = nodes[(p + i) % len(nodes)]
+            if self._brokers[n].alive:
+                return n
+        return None
+
+    # ------------------------------------------------------------------------------------------ state API
+
+    def add_topic(self, name: str, partitions: int = 3,
+                  offsets: Mapping[int, int | tuple[int, int]] | Sequence[int] | int | None = None,
+                  replication_factor: int | None = None) -> None:
+        """Create a topic.  ``offsets``: {partition: log_end or (log_start, log_end)}, a list of log ends,
+        or one log end for all partitions."""
+        with self._lock:
+            self._state.add_topic(name, partitions, self.node_ids, replication_factor, offsets)
+
+    def add_group(self, group_id: str, state: str | None = None, protocol_type: str = "consumer",
+                  protocol: str = "range", members: Sequence[Member | Mapping[str, Any]] = (),
+                  group_type: str = "classic", generation_id: int | None = None) -> None:
+        """Create or replace a group (keeping its committed offsets).  ``state`` defaults to Stable with
+        members, Empty without.  Members are :class:`Member` or dicts of its fields."""
+        with self._lock:
+            st = state if state is not None else ("Stable" if members else "Empty")
+            self._state.add_group(group_id, st, protocol_type, protocol, members, group_type, generation_id)
+
+    def delete_group(self, group_id: str) -> None:
+        with self._lock:
+            self._state.groups.pop(group_id, None)
+
+    def commit(self, group: str, topic: str, partition: int, offset: int, metadata: str = "",
+               leader_epoch: int = -1) -> None:
+        """Store a committed offset, creating the group (Empty, as an admin commit would) if needed."""
+        with self._lock:
+            g = self._state.groups.get(group)
+            if g is None:
+                g = self._state.groups[group] = Group(group, state="Empty", protocol_type="consumer")
+            g.offsets[(topic, partition)] = CommittedOffset(offset, leader_epoch, metadata)
+
+    def set_log_end(self, topic: str, partition: int, offset: int) -> None:
+        with self._lock:
+            p = self._partition(topic, partition)
+            if offset < p.log_start:
+                raise ValueError(f"log end {offset} is below log start {p.log_start}")
+            p.log_end = offset
+
+    def set_log_start(self, topic: str, partition: int, offset: int) -> None:
+        with self._lock:
+            p = self._partition(topic, partition)
+            if offset > p.log_end:
+                raise ValueError(f"log start {offset} is above log end {p.log_end}")
+            p.log_start = offset
+
+    def _partition(self, topic: str, partition: int) -> Any:
+        t = self._state.topics.get(topic)
+        if t is None or partition not in t.partitions:
+            raise ValueError(f"no partition {topic}-{partition}")
+        return t.partitions[partition]
+
+    def leader_of(self, topic: str, partition: int) -> int:
+        """The partition's current leader (first live replica), -1 if none."""
+        with self._lock:
+            p = self._partition(topic, partition)
+            return next((r for r in p.replicas if self._brokers[r].alive), -1)
+
+    @property
+    def topics(self) -> dict[str, dict[int, tuple[int, int]]]:
+        """{topic: {partition: (log_start, log_end)}}."""
+        with self._lock:
+            return {name: {i: (p.log_start, p.log_end) for i, p in t.partitions.items()}
+                    for name, t in self._state.topics.items()}
+
+    @property
+    def groups(self) -> dict[str, GroupSnapshot]:
+        """Immutable snapshots of every group, by id."""
+        with self._lock:
+            return {gid: g.snapshot() for gid, g in self._state.groups.items()}
+
+    @property
+    def quotas(self) -> dict[QuotaEntity, dict[str, float]]:
+        """{((entity_type, name or None), ...): {quota key: value}}, entity parts sorted by type."""
+        with self._lock:
+            return {e: dict(v) for e, v in self._state.quotas.items() if v}
+
+    @quotas.setter
+    def quotas(self, value: Mapping[Any, Mapping[str, float]]) -> None:
+        with self._lock:
+            self._state.quotas = {quota_entity(e): {k: float(x) for k, x in v.items()}
+                                  for e, v in value.items() if v}
+
+    def set_quota(self, entity: Mapping[str, str | None], key: str, value: float | None) -> None:
+        """Set (or with None remove) one quota, bypassing the broker's validation."""
+        with self._lock:
+            e = quota_entity(entity)
+            cur = self._state.quotas.setdefault(e, {})
+            if value is None:
+                cur.pop(key, None)
+            else:
+                cur[key] = float(value)
+            if not cur:
+                del self._state.quotas[e]
+
+    def coordinator_of(self, group: str, key_type: int = 0) -> int | None:
+        """The node FindCoordinator names for ``group`` (or a transactional id with key_type=1)."""
+        with self._lock:
+            return self._coordinator_locked(group, key_type)
+
+    def move_coordinator(self, group: str, node_id: int | None) -> None:
+        """Make ``node_id`` the group's coordinator (None: back to hashing).  Requests for the group to the
+        old coordinator now get NOT_COORDINATOR, as after a __consumer_offsets leader change."""
+        with self._lock:
+            if node_id is None:
+                self._state.coordinator_overrides.pop(group, None)
+            else:
+                self._broker(node_id)
+                self._state.coordinator_overrides[group] = node_id
+
+    # ------------------------------------------------------------------------------------------ faults
+
+    def _add_fault(self, rule: FaultRule) -> None:
+        if rule.node_id is not None:
+            self._broker(rule.node_id)
+        if rule.remaining < 1:
+            raise ValueError("count must be at least 1")
+        with self._lock:
+            self._faults.append(rule)
+
+    def inject(self, node_id: int | None, api_key: int | str | None, error_code: int, count: int = 1) -> None:
+        """Answer the next ``count`` matching requests with ``error_code`` wherever that API carries errors
+        (top level, or every group/key/partition/entry).  The request is not applied.  None = any."""
+        self._add_fault(FaultRule("error", node_id, _api_key(api_key), count, error_code=int(error_code)))
+
+    def delay(self, node_id: int | None, api_key: int | str | None, seconds: float, count: int = 1) -> None:
+        """Hold the next ``count`` matching requests for ``seconds`` before handling them."""
+        self._add_fault(FaultRule("delay", node_id, _api_key(api_key), count, seconds=float(seconds)))
+
+    def drop_connection(self, node_id: int | None, api_key: int | str | None, when: str = "before",
+                        count: int = 1) -> None:
+        """Close the connection of the next ``count`` matching requests: ``before`` handling them (nothing
+        happens) or ``after`` (the change is made, the answer never sent)."""
+        if when not in ("before", "after"):
+            raise ValueError("when must be 'before' or 'after'")
+        self._add_fault(FaultRule("drop_" + when, node_id, _api_key(api_key), count))
+
+    def throttle(self, node_id: int | None, api_key: int | str | None, ms: int, count: int = 1) -> None:
+        """Report ThrottleTimeMs=``ms`` in the next ``count`` matching responses that have the field."""
+        self._add_fault(FaultRule("throttle", node_id, _api_key(api_key), count, throttle_ms=int(ms)))
+
+    def coordinator_loading(self, group: str, count: int = 1) -> None:
+        """The group's coordinator answers COORDINATOR_LOAD_IN_PROGRESS to its next ``count`` group requests."""
+        if count < 1:
+            raise ValueError("count must be at least 1")
+        with self._lock:
+            self._state.loading[group] = self._state.loading.get(group, 0) + count
+
+    def clear_faults(self) -> None:
+        with self._lock:
+            self._faults.clear()
+            self._state.loading.clear()
+
+    def _take_faults(self, node_id: int, api_key: int) -> Faults:
+        with self._lock:
+            return take(self._faults, node_id, api_key)
+
+    # ------------------------------------------------------------------------------------------ request log
+
+    def _record(self, entry: RequestLogEntry) -> None:
+        with self._lock:
+            self._log.append(entry)
+            self._log_cond.notify_all()
+
+    @property
+    def request_log(self) -> list[RequestLogEntry]:
+        """Every request received so far (including refused ones), oldest first."""
+        with self._lock:
+            return list(self._log)
+
+    def count(self, api_key: int | str | None = None, node: int | None = None, version: int | None = None) -> int:
+        key = _api_key(api_key)
+        with self._lock:
+            return sum(1 for e in self._log if (key is None or e.api_key == key)
+                       and (node is None or e.node_id == node) and (version is None or e.version == version))
+
+    def clear_log(self) -> None:
+        with self._lock:
+            self._log.clear()
+
+    def wait_for_requests(self, n: int, api_key: int | str | None = None, node: int | None = None,
+                          timeout: float = 5.0) -> bool:
+        """Block until at least ``n`` matching requests are in the log; False on timeout."""
+        with self._log_cond:
+            return self._log_cond.wait_for(lambda: self.count(api_key, node) >= n, timeout)
+
+    def __repr__(self) -> str:
+        return f"FakeCluster({self.cluster_id!r}, nodes={self.node_ids}, bootstrap={self.bootstrap!r})"
+

@@ -1,0 +1,143 @@
+"""What a handler gets (a RequestContext) and what it provides (an ApiHandler), plus small shared helpers.
+
+Handlers are synchronous and run with the cluster lock held: they read and change shared state, build a
+response object, and return.  Waiting (latency, injected delays) happens in the broker, outside the lock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from kadmin.protocol import Message, message_type
+from kadmin.testing.state import ClusterState, Group, partition_for
+
+if TYPE_CHECKING:
+    from kadmin.testing.cluster import FakeCluster
+
+NONE = 0
+UNKNOWN_SERVER_ERROR = -1
+UNKNOWN_TOPIC_OR_PARTITION = 3
+LEADER_NOT_AVAILABLE = 5
+NOT_LEADER_OR_FOLLOWER = 6
+OFFSET_METADATA_TOO_LARGE = 12
+COORDINATOR_LOAD_IN_PROGRESS = 14
+COORDINATOR_NOT_AVAILABLE = 15
+NOT_COORDINATOR = 16
+ILLEGAL_GENERATION = 22
+UNKNOWN_MEMBER_ID = 25
+REBALANCE_IN_PROGRESS = 27
+UNSUPPORTED_SASL_MECHANISM = 33
+ILLEGAL_SASL_STATE = 34
+UNSUPPORTED_VERSION = 35
+INVALID_REQUEST = 42
+SASL_AUTHENTICATION_FAILED = 58
+NON_EMPTY_GROUP = 68
+GROUP_ID_NOT_FOUND = 69
+MISMATCHED_ENDPOINT_TYPE = 114
+UNSUPPORTED_ENDPOINT_TYPE = 115
+
+#: Kafka's default for offset.metadata.max.bytes.
+OFFSET_METADATA_MAX_BYTES = 4096
+#: Kafka's defaults for offsets.topic.num.partitions and transaction.state.log.num.partitions.
+GROUP_METADATA_PARTITIONS = 50
+TXN_STATE_PARTITIONS = 50
+#: Value Kafka sends for "authorized operations not requested".
+AUTH_OPS_NOT_REQUESTED = -2147483648
+
+
+@dataclass
+class SaslState:
+    """Per-connection SASL progress (Kafka's SaslServerAuthenticator states, simplified)."""
+
+    mechanism: str | None = None
+    handshake_version: int | None = None
+    authenticated: bool = False
+    principal: str | None = None
+    exchange: Any = None  # mechanism-specific server state (e.g. a SCRAM exchange)
+    close_after_response: bool = False
+
+
+@dataclass
+class RequestContext:
+    cluster: FakeCluster
+    state: ClusterState
+    node_id: int
+    table: dict[int, tuple[int, int]]
+    client_host: str
+    sasl: SaslState = field(default_factory=SaslState)
+
+    # --- cluster views used by several handlers
+    def live_brokers(self) -> list[tuple[int, str, int]]:
+        return self.cluster._live_brokers()
+
+    def coordinator_for(self, key: str, key_type: int = 0) -> int | None:
+        """Node coordinating ``key``: a moved group's node if alive, else the hash over live brokers."""
+        return self.cluster._coordinator_locked(key, key_type)
+
+    def is_coordinator(self, group_id: str) -> bool:
+        return self.coordinator_for(group_id, 0) == self.node_id
+
+    def take_loading(self, group_id: str) -> bool:
+        """True (and one count used up) if the group's coordinator is still 'loading' it."""
+        left = self.state.loading.get(group_id, 0)
+        if left <= 0:
+            return False
+        if left == 1:
+            del self.state.loading[group_id]
+        else:
+            self.state.loading[group_id] = left - 1
+        return True
+
+    def group_error(self, group_id: str) -> int:
+        """The coordinator checks every group-scoped API makes first: right node, done loading."""
+        if not self.is_coordinator(group_id):
+            return NOT_COORDINATOR
+        if self.take_loading(group_id):
+            return COORDINATOR_LOAD_IN_PROGRESS
+        return NONE
+
+    def group(self, group_id: str) -> Group | None:
+        return self.state.groups.get(group_id)
+
+
+#: A response message instance.  Typed Any: message classes and their struct classes are built at run time
+#: from the schemas, so a static checker cannot see their fields.
+Response = Any
+Handle = Callable[[RequestContext, Any, int], Response]
+ErrorResponse = Callable[[RequestContext, Any, int, int], Response]
+Keys = Callable[[Any, int], tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class ApiHandler:
+    api_key: int
+    handle: Handle
+    error_response: ErrorResponse
+    keys: Keys
+
+
+HANDLERS: dict[int, ApiHandler] = {}
+
+
+def register(api_key: int, *, handle: Handle, error_response: ErrorResponse,
+             keys: Keys | None = None) -> None:
+    HANDLERS[api_key] = ApiHandler(api_key, handle, error_response, keys or (lambda _req, _v: ()))
+
+
+def response_class(api_key: int) -> Any:
+    """The response class; typed Any because its struct classes are attributes made at run time."""
+    return message_type(api_key, "response")
+
+
+def has_field(cls: type[Message], attr: str, version: int) -> bool:
+    """Whether top-level field ``attr`` exists in ``version`` (to fill ThrottleTimeMs only where it is)."""
+    for f in cls._kfields:
+        if f.attr == attr:
+            return version in f.spec.versions
+    return False
+
+
+def hash_partition(key: str, key_type: int) -> int:
+    return partition_for(key, TXN_STATE_PARTITIONS if key_type == 1 else GROUP_METADATA_PARTITIONS)

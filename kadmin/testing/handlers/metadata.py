@@ -1,0 +1,114 @@
+"""Metadata (key 3) and DescribeCluster (key 60): who the brokers are, who leads what.
+
+Only live brokers are listed, and a partition whose preferred leader is down is led by its next live
+replica (or has no leader), as after a real broker failure and leader election.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kadmin.testing.handlers.base import (
+    AUTH_OPS_NOT_REQUESTED,
+    LEADER_NOT_AVAILABLE,
+    MISMATCHED_ENDPOINT_TYPE,
+    NONE,
+    UNKNOWN_TOPIC_OR_PARTITION,
+    UNSUPPORTED_ENDPOINT_TYPE,
+    RequestContext,
+    Response,
+    register,
+    response_class,
+)
+from kadmin.testing.state import Topic
+
+METADATA = 3
+DESCRIBE_CLUSTER = 60
+# Bits of AclOperation that a superuser has on topics / the cluster (ALTER..IDEMPOTENT_WRITE as Kafka numbers them).
+_TOPIC_OPS = sum(1 << b for b in (3, 4, 5, 6, 7, 8, 10, 11))
+_CLUSTER_OPS = sum(1 << b for b in (4, 7, 8, 9, 10, 11, 12))
+
+
+def _requested_names(ctx: RequestContext, req: Any, version: int) -> list[str] | None:
+    """None means "all topics": a null list (v1+), or an empty list at v0 (which had no null)."""
+    if req.topics is None or (version == 0 and not req.topics):
+        return None
+    return [t.name for t in req.topics]
+
+
+def _topic(ctx: RequestContext, R: Any, topic: Topic, live: set[int], include_ops: bool) -> Any:
+    parts = []
+    for index, p in sorted(topic.partitions.items()):
+        alive = [r for r in p.replicas if r in live]
+        leader = alive[0] if alive else -1
+        parts.append(R.MetadataResponsePartition(
+            error_code=NONE if alive else LEADER_NOT_AVAILABLE, partition_index=index, leader_id=leader,
+            leader_epoch=p.leader_epoch, replica_nodes=list(p.replicas), isr_nodes=alive,
+            offline_replicas=[r for r in p.replicas if r not in live]))
+    return R.MetadataResponseTopic(
+        error_code=NONE, name=topic.name, topic_id=topic.topic_id, is_internal=topic.internal, partitions=parts,
+        topic_authorized_operations=_TOPIC_OPS if include_ops else AUTH_OPS_NOT_REQUESTED)
+
+
+def handle_metadata(ctx: RequestContext, req: Any, version: int) -> Response:
+    R = response_class(METADATA)
+    brokers = ctx.live_brokers()
+    live = {b[0] for b in brokers}
+    names = _requested_names(ctx, req, version)
+    include_ops = version >= 8 and req.include_topic_authorized_operations
+    topics = []
+    if names is None:
+        for known in sorted(ctx.state.topics.values(), key=lambda t: t.name):
+            topics.append(_topic(ctx, R, known, live, include_ops))
+    else:
+        for name in names:
+            t = ctx.state.topics.get(name)
+            if t is None:
+                # The fake never auto-creates topics (as with auto.create.topics.enable=false).
+                topics.append(R.MetadataResponseTopic(error_code=UNKNOWN_TOPIC_OR_PARTITION, name=name))
+            else:
+                topics.append(_topic(ctx, R, t, live, include_ops))
+    cluster_ops = AUTH_OPS_NOT_REQUESTED
+    if 8 <= version <= 10 and req.include_cluster_authorized_operations:
+        cluster_ops = _CLUSTER_OPS
+    return R(brokers=[R.MetadataResponseBroker(node_id=n, host=h, port=p, rack=None) for n, h, p in brokers],
+             cluster_id=ctx.cluster.cluster_id, controller_id=ctx.cluster._controller_id(), topics=topics,
+             cluster_authorized_operations=cluster_ops)
+
+
+def error_metadata(ctx: RequestContext, req: Any, version: int, code: int) -> Response:
+    """Metadata has no top-level error: an injected error goes on every requested topic."""
+    R = response_class(METADATA)
+    names = _requested_names(ctx, req, version)
+    if names is None:
+        names = sorted(ctx.state.topics)
+    brokers = ctx.live_brokers()
+    return R(brokers=[R.MetadataResponseBroker(node_id=n, host=h, port=p) for n, h, p in brokers],
+             cluster_id=ctx.cluster.cluster_id, controller_id=ctx.cluster._controller_id(),
+             topics=[R.MetadataResponseTopic(error_code=code, name=n) for n in names])
+
+
+def keys_metadata(req: Any, version: int) -> tuple[str, ...]:
+    return tuple(t.name or "" for t in req.topics) if req.topics else ()
+
+
+def handle_describe_cluster(ctx: RequestContext, req: Any, version: int) -> Response:
+    R = response_class(DESCRIBE_CLUSTER)
+    if version >= 1 and req.endpoint_type != 1:
+        # KafkaApis: a broker listener only answers for EndpointType BROKER (1); 2 is the controller's.
+        code = MISMATCHED_ENDPOINT_TYPE if req.endpoint_type == 2 else UNSUPPORTED_ENDPOINT_TYPE
+        return R(error_code=code, error_message=f"endpoint type {req.endpoint_type} is not served here",
+                 endpoint_type=req.endpoint_type, cluster_id=ctx.cluster.cluster_id)
+    return R(error_code=NONE, cluster_id=ctx.cluster.cluster_id, controller_id=ctx.cluster._controller_id(),
+             brokers=[R.DescribeClusterBroker(broker_id=n, host=h, port=p, rack=None)
+                      for n, h, p in ctx.live_brokers()],
+             cluster_authorized_operations=(_CLUSTER_OPS if req.include_cluster_authorized_operations
+                                            else AUTH_OPS_NOT_REQUESTED))
+
+
+def error_describe_cluster(ctx: RequestContext, req: Any, version: int, code: int) -> Response:
+    return response_class(DESCRIBE_CLUSTER)(error_code=code, cluster_id=ctx.cluster.cluster_id)
+
+
+register(METADATA, handle=handle_metadata, error_response=error_metadata, keys=keys_metadata)
+register(DESCRIBE_CLUSTER, handle=handle_describe_cluster, error_response=error_describe_cluster)

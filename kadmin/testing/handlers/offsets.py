@@ -1,0 +1,218 @@
+"""OffsetCommit (8), OffsetFetch (9) and ListOffsets (2).
+
+Commits follow GroupCoordinator.handleCommitOffsets for classic groups: an admin-style commit
+(generation -1, no member) is accepted only while the group has no members, and creates the group (Empty)
+if it does not exist; a member's commit must carry the current generation.  OffsetFetch is single-group up
+to v7 and batched (``Groups``) from v8 (KIP-709, Kafka 3.0).  ListOffsets must reach the partition leader.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kadmin.testing.handlers.base import (
+    ILLEGAL_GENERATION,
+    NONE,
+    NOT_LEADER_OR_FOLLOWER,
+    OFFSET_METADATA_MAX_BYTES,
+    OFFSET_METADATA_TOO_LARGE,
+    REBALANCE_IN_PROGRESS,
+    UNKNOWN_MEMBER_ID,
+    UNKNOWN_TOPIC_OR_PARTITION,
+    RequestContext,
+    Response,
+    register,
+    response_class,
+)
+from kadmin.testing.state import CommittedOffset, Group
+
+COMMIT = 8
+FETCH = 9
+LIST_OFFSETS = 2
+
+
+# --- OffsetCommit -------------------------------------------------------------------------------------
+
+
+def _commit_group_error(ctx: RequestContext, req: Any, version: int) -> int:
+    err = ctx.group_error(req.group_id)
+    if err != NONE:
+        return err
+    generation = req.generation_id_or_member_epoch if version >= 1 else -1
+    member = req.member_id if version >= 1 else ""
+    g = ctx.group(req.group_id)
+    if g is None or g.state == "Dead":
+        if generation < 0:
+            ctx.state.groups[req.group_id] = Group(req.group_id, state="Empty", protocol_type="")
+            return NONE
+        return ILLEGAL_GENERATION
+    if not g.members:
+        return NONE if generation < 0 else ILLEGAL_GENERATION
+    if g.state == "CompletingRebalance":
+        return REBALANCE_IN_PROGRESS
+    if generation < 0 or not any(m.member_id == member for m in g.members):
+        return UNKNOWN_MEMBER_ID
+    if generation != g.generation_id:
+        return ILLEGAL_GENERATION
+    return NONE
+
+
+def handle_commit(ctx: RequestContext, req: Any, version: int) -> Response:
+    R = response_class(COMMIT)
+    group_err = _commit_group_error(ctx, req, version)
+    topics = []
+    for t in req.topics:
+        parts = []
+        topic = ctx.state.topics.get(t.name)
+        for p in t.partitions:
+            err = group_err
+            if err == NONE:
+                if topic is None or p.partition_index not in topic.partitions:
+                    err = UNKNOWN_TOPIC_OR_PARTITION
+                elif p.committed_metadata is not None and len(p.committed_metadata.encode()) > \
+                        OFFSET_METADATA_MAX_BYTES:
+                    err = OFFSET_METADATA_TOO_LARGE
+                else:
+                    g = ctx.state.groups[req.group_id]
+                    g.offsets[(t.name, p.partition_index)] = CommittedOffset(
+                        p.committed_offset, p.committed_leader_epoch if version >= 6 else -1,
+                        p.committed_metadata or "")
+            parts.append(R.OffsetCommitResponsePartition(partition_index=p.partition_index, error_code=err))
+        topics.append(R.OffsetCommitResponseTopic(name=t.name, partitions=parts))
+    return R(topics=topics)
+
+
+def error_commit(ctx: RequestContext, req: Any, version: int, code: int) -> Response:
+    R = response_class(COMMIT)
+    return R(topics=[R.OffsetCommitResponseTopic(name=t.name, partitions=[
+        R.OffsetCommitResponsePartition(partition_index=p.partition_index, error_code=code)
+        for p in t.partitions]) for t in req.topics])
+
+
+def keys_commit(req: Any, version: int) -> tuple[str, ...]:
+    return (req.group_id,)
+
+
+# --- OffsetFetch --------------------------------------------------------------------------------------
+
+
+def _fetch_partitions(ctx: RequestContext, group_id: str,
+                      wanted: list[tuple[str, list[int]]] | None) -> list[tuple[str, list[tuple[int, CommittedOffset | None]]]]:
+    """[(topic, [(partition, committed or None)])]; ``wanted`` None means every committed partition."""
+    g = ctx.group(group_id)
+    offsets = g.offsets if g is not None else {}
+    if wanted is None:
+        by_topic: dict[str, list[tuple[int, CommittedOffset | None]]] = {}
+        for (topic, part), c in sorted(offsets.items()):
+            by_topic.setdefault(topic, []).append((part, c))
+        return list(by_topic.items())
+    return [(topic, [(p, offsets.get((topic, p))) for p in parts]) for topic, parts in wanted]
+
+
+def handle_fetch(ctx: RequestContext, req: Any, version: int) -> Response:
+    R = response_class(FETCH)
+    if version >= 8:
+        groups = []
+        for rg in req.groups:
+            err = ctx.group_error(rg.group_id)
+            topics = []
+            if err == NONE:
+                wanted = None if rg.topics is None else [(t.name, list(t.partition_indexes)) for t in rg.topics]
+                for topic, parts in _fetch_partitions(ctx, rg.group_id, wanted):
+                    topics.append(R.OffsetFetchResponseTopics(name=topic, partitions=[
+                        R.OffsetFetchResponsePartitions(
+                            partition_index=p, committed_offset=c.offset if c else -1,
+                            committed_leader_epoch=c.leader_epoch if c else -1,
+                            metadata=c.metadata if c else "", error_code=NONE) for p, c in parts]))
+            groups.append(R.OffsetFetchResponseGroup(group_id=rg.group_id, topics=topics, error_code=err))
+        return R(groups=groups)
+    err = ctx.group_error(req.group_id)
+    wanted = None if req.topics is None else [(t.name, list(t.partition_indexes)) for t in req.topics]
+    topics = []
+    if err == NONE or version < 2:
+        source: list[tuple[str, list[tuple[int, CommittedOffset | None]]]]
+        if err == NONE:
+            source = _fetch_partitions(ctx, req.group_id, wanted)
+        else:
+            source = [(t, [(p, None) for p in ps]) for t, ps in (wanted or [])]
+        for topic, parts in source:
+            topics.append(R.OffsetFetchResponseTopic(name=topic, partitions=[
+                R.OffsetFetchResponsePartition(
+                    partition_index=p, committed_offset=c.offset if c else -1,
+                    committed_leader_epoch=c.leader_epoch if c else -1, metadata=c.metadata if c else "",
+                    # v0-v1 have no top-level error: a group-level error goes on every partition.
+                    error_code=err if version < 2 else NONE) for p, c in parts]))
+    return R(topics=topics, error_code=err if version >= 2 else NONE)
+
+
+def error_fetch(ctx: RequestContext, req: Any, version: int, code: int) -> Response:
+    R = response_class(FETCH)
+    if version >= 8:
+        return R(groups=[R.OffsetFetchResponseGroup(group_id=g.group_id, error_code=code) for g in req.groups])
+    if version >= 2:
+        return R(error_code=code)
+    return R(topics=[R.OffsetFetchResponseTopic(name=t.name, partitions=[
+        R.OffsetFetchResponsePartition(partition_index=p, committed_offset=-1, metadata="", error_code=code)
+        for p in t.partition_indexes]) for t in (req.topics or [])])
+
+
+def keys_fetch(req: Any, version: int) -> tuple[str, ...]:
+    return tuple(g.group_id for g in req.groups) if version >= 8 else (req.group_id,)
+
+
+# --- ListOffsets --------------------------------------------------------------------------------------
+
+EARLIEST, LATEST, MAX_TIMESTAMP, EARLIEST_LOCAL, EARLIEST_TIERED = -2, -1, -3, -4, -5
+
+
+def handle_list_offsets(ctx: RequestContext, req: Any, version: int) -> Response:
+    R = response_class(LIST_OFFSETS)
+    live = {n for n, _h, _p in ctx.live_brokers()}
+    topics = []
+    for t in req.topics:
+        topic = ctx.state.topics.get(t.name)
+        parts = []
+        for p in t.partitions:
+            ps = topic.partitions.get(p.partition_index) if topic else None
+            if ps is None:
+                parts.append(R.ListOffsetsPartitionResponse(partition_index=p.partition_index,
+                                                            error_code=UNKNOWN_TOPIC_OR_PARTITION))
+                continue
+            alive = [r for r in ps.replicas if r in live]
+            if not alive or alive[0] != ctx.node_id:
+                parts.append(R.ListOffsetsPartitionResponse(partition_index=p.partition_index,
+                                                            error_code=NOT_LEADER_OR_FOLLOWER))
+                continue
+            ts = p.timestamp
+            if ts in (EARLIEST, EARLIEST_LOCAL, EARLIEST_TIERED):
+                offset, stamp = ps.log_start, -1
+            elif ts == LATEST:
+                offset, stamp = ps.log_end, -1
+            elif ts == MAX_TIMESTAMP:
+                # No record timestamps are kept: the newest record is the one with the max timestamp.
+                offset, stamp = (ps.log_end - 1, 0) if ps.log_end > ps.log_start else (-1, -1)
+            else:
+                # No record has a timestamp >= ts in a log without timestamps: Kafka answers -1/-1.
+                offset, stamp = -1, -1
+            parts.append(R.ListOffsetsPartitionResponse(
+                partition_index=p.partition_index, error_code=NONE,
+                old_style_offsets=[offset] if version == 0 and offset >= 0 else [], timestamp=stamp,
+                offset=offset, leader_epoch=ps.leader_epoch))
+        topics.append(R.ListOffsetsTopicResponse(name=t.name, partitions=parts))
+    return R(topics=topics)
+
+
+def error_list_offsets(ctx: RequestContext, req: Any, version: int, code: int) -> Response:
+    R = response_class(LIST_OFFSETS)
+    return R(topics=[R.ListOffsetsTopicResponse(name=t.name, partitions=[
+        R.ListOffsetsPartitionResponse(partition_index=p.partition_index, error_code=code)
+        for p in t.partitions]) for t in req.topics])
+
+
+def keys_list_offsets(req: Any, version: int) -> tuple[str, ...]:
+    return tuple(f"{t.name}-{p.partition_index}" for t in req.topics for p in t.partitions)
+
+
+register(COMMIT, handle=handle_commit, error_response=error_commit, keys=keys_commit)
+register(FETCH, handle=handle_fetch, error_response=error_fetch, keys=keys_fetch)
+register(LIST_OFFSETS, handle=handle_list_offsets, error_response=error_list_offsets, keys=keys_list_offsets)

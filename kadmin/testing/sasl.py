@@ -1,0 +1,146 @@
+"""Server side of SASL PLAIN (RFC 4616) and SCRAM-SHA-256/512 (RFC 5802, RFC 7677) for the fake brokers.
+
+Each exchange is a small state machine fed one client token at a time; it returns the server's token and
+whether authentication is complete, or raises :class:`SaslFailure` with the message Kafka would send.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import os
+from collections.abc import Mapping
+
+MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+# Kafka refuses SCRAM credentials with fewer iterations than 4096 (ScramMechanism.minIterations).
+SCRAM_ITERATIONS = 4096
+
+
+class SaslFailure(Exception):
+    """Authentication failed; ``str(exc)`` is the error message for the SaslAuthenticate response."""
+
+
+class Exchange:
+    mechanism: str
+    principal: str | None = None
+
+    def step(self, token: bytes) -> tuple[bytes, bool]:
+        raise NotImplementedError
+
+
+class PlainExchange(Exchange):
+    mechanism = "PLAIN"
+
+    def __init__(self, users: Mapping[str, str]) -> None:
+        self.users = users
+
+    def step(self, token: bytes) -> tuple[bytes, bool]:
+        parts = token.split(b"\x00")
+        if len(parts) != 3:
+            raise SaslFailure("Invalid SASL/PLAIN response: expected 3 tokens")
+        authzid, user, password = (p.decode("utf-8", "replace") for p in parts)
+        if not user or not password:
+            raise SaslFailure("Authentication failed: username or password not specified")
+        if authzid and authzid != user:
+            raise SaslFailure("Authentication failed: Client requested an authorization id that is different "
+                              "from username")
+        expected = self.users.get(user)
+        if expected is None or not hmac.compare_digest(expected.encode(), password.encode()):
+            raise SaslFailure("Authentication failed: Invalid username or password")
+        self.principal = user
+        return b"", True
+
+
+def _attrs(msg: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for part in msg.split(","):
+        if len(part) < 2 or part[1] != "=":
+            raise SaslFailure(f"Invalid SCRAM message attribute {part!r}")
+        out.setdefault(part[0], part[2:])
+    return out
+
+
+class ScramExchange(Exchange):
+    """RFC 5802 server: client-first -> server-first, client-final -> server-final."""
+
+    def __init__(self, mechanism: str, users: Mapping[str, str]) -> None:
+        self.mechanism = mechanism
+        self.hash = "sha256" if mechanism == "SCRAM-SHA-256" else "sha512"
+        self.users = users
+        self.stage = 0
+        self.client_first_bare = ""
+        self.server_first = ""
+        self.gs2_header = ""
+        self.nonce = ""
+        self.salted = b""
+
+    def _hmac(self, key: bytes, msg: bytes) -> bytes:
+        return hmac.new(key, msg, self.hash).digest()
+
+    def _failed(self) -> SaslFailure:
+        return SaslFailure("Authentication failed during authentication due to invalid credentials with SASL "
+                           f"mechanism {self.mechanism}")
+
+    def step(self, token: bytes) -> tuple[bytes, bool]:
+        msg = token.decode("utf-8", "replace")
+        if self.stage == 0:
+            return self._first(msg), False
+        if self.stage == 1:
+            return self._final(msg), True
+        raise SaslFailure("Unexpected SCRAM message after authentication completed")
+
+    def _first(self, msg: str) -> bytes:
+        parts = msg.split(",", 2)
+        if len(parts) != 3 or parts[0] not in ("n", "y"):
+            # 'p' would ask for channel binding, which Kafka does not support either.
+            raise SaslFailure("Invalid SCRAM client first message")
+        self.gs2_header = parts[0] + "," + parts[1] + ","
+        self.client_first_bare = parts[2]
+        attrs = _attrs(self.client_first_bare)
+        if "n" not in attrs or "r" not in attrs:
+            raise SaslFailure("Invalid SCRAM client first message: missing user name or nonce")
+        user = attrs["n"].replace("=2C", ",").replace("=3D", "=")
+        password = self.users.get(user)
+        if password is None:
+            raise self._failed()
+        salt = os.urandom(16)
+        self.salted = hashlib.pbkdf2_hmac(self.hash, password.encode(), salt, SCRAM_ITERATIONS)
+        self.nonce = attrs["r"] + base64.b64encode(os.urandom(18)).decode()
+        self.server_first = f"r={self.nonce},s={base64.b64encode(salt).decode()},i={SCRAM_ITERATIONS}"
+        self.principal = user
+        self.stage = 1
+        return self.server_first.encode()
+
+    def _final(self, msg: str) -> bytes:
+        if ",p=" not in msg:
+            raise SaslFailure("Invalid SCRAM client final message: no proof")
+        without_proof, proof_b64 = msg.rsplit(",p=", 1)
+        attrs = _attrs(without_proof)
+        try:
+            channel = base64.b64decode(attrs.get("c", ""), validate=True).decode()
+            proof = base64.b64decode(proof_b64, validate=True)
+        except (ValueError, UnicodeDecodeError):
+            raise SaslFailure("Invalid SCRAM client final message encoding") from None
+        if channel != self.gs2_header or attrs.get("r") != self.nonce:
+            raise SaslFailure("Invalid SCRAM client final message: channel binding or nonce mismatch")
+        auth_message = f"{self.client_first_bare},{self.server_first},{without_proof}".encode()
+        client_key = self._hmac(self.salted, b"Client Key")
+        stored_key = hashlib.new(self.hash, client_key).digest()
+        signature = self._hmac(stored_key, auth_message)
+        if len(proof) != len(signature):
+            raise self._failed()
+        recovered = bytes(a ^ b for a, b in zip(proof, signature, strict=True))
+        if not hmac.compare_digest(hashlib.new(self.hash, recovered).digest(), stored_key):
+            raise self._failed()
+        server_key = self._hmac(self.salted, b"Server Key")
+        self.stage = 2
+        return b"v=" + base64.b64encode(self._hmac(server_key, auth_message))
+
+
+def new_exchange(mechanism: str, users: Mapping[str, str]) -> Exchange:
+    if mechanism == "PLAIN":
+        return PlainExchange(users)
+    if mechanism in ("SCRAM-SHA-256", "SCRAM-SHA-512"):
+        return ScramExchange(mechanism, users)
+    raise ValueError(f"unsupported SASL mechanism {mechanism!r}; one of {MECHANISMS}")

@@ -1,0 +1,174 @@
+"""The fake cluster's state: topics, groups, committed offsets, client quotas.
+
+Plain data guarded by the cluster's lock.  Handlers and the test thread both go through
+:class:`ClusterState`; nothing here knows about sockets or the wire format.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Kafka's group states as DescribeGroups/ListGroups report them (classic protocol).
+GROUP_STATES = ("PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Empty")
+#: Entity types the broker understands (ClientQuotaEntity.USER / CLIENT_ID / IP).
+QUOTA_ENTITY_TYPES = ("user", "client-id", "ip")
+
+#: A quota entity as a sorted tuple of (entity type, name or None for the default entity).
+QuotaEntity = tuple[tuple[str, "str | None"], ...]
+
+
+def java_string_hash(s: str) -> int:
+    """Java's String.hashCode, which Kafka uses to map a group id to a __consumer_offsets partition.
+
+    Kafka iterates UTF-16 code units; characters outside the BMP count as two (a surrogate pair).
+    """
+    h = 0
+    data = s.encode("utf-16-be")
+    for i in range(0, len(data), 2):
+        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
+    return h - (1 << 32) if h >= (1 << 31) else h
+
+
+def partition_for(key: str, partitions: int = 50) -> int:
+    """``Utils.abs(key.hashCode) % partitions`` as Kafka's GroupMetadataManager and TransactionStateManager do.
+
+    Kafka's Utils.abs maps Integer.MIN_VALUE to 0 rather than overflowing.
+    """
+    h = java_string_hash(key)
+    return (0 if h == -(1 << 31) else abs(h)) % partitions
+
+
+@dataclass(frozen=True)
+class Member:
+    """One member of a classic consumer group, as DescribeGroups shows it."""
+
+    member_id: str
+    client_id: str = ""
+    host: str = "/127.0.0.1"
+    group_instance_id: str | None = None
+    metadata: bytes = b""
+    assignment: bytes = b""
+
+    @classmethod
+    def of(cls, value: Member | Mapping[str, Any]) -> Member:
+        if isinstance(value, Member):
+            return value
+        return cls(**dict(value))
+
+
+@dataclass(frozen=True)
+class CommittedOffset:
+    offset: int
+    leader_epoch: int = -1
+    metadata: str = ""
+
+
+@dataclass(frozen=True)
+class GroupSnapshot:
+    """An immutable copy of a group, handed to tests (``cluster.groups``)."""
+
+    group_id: str
+    state: str
+    protocol_type: str
+    protocol: str
+    group_type: str
+    generation_id: int
+    members: tuple[Member, ...]
+    offsets: Mapping[tuple[str, int], CommittedOffset]
+
+
+@dataclass
+class Group:
+    group_id: str
+    state: str = "Empty"
+    protocol_type: str = "consumer"
+    protocol: str = ""
+    group_type: str = "classic"
+    generation_id: int = 0
+    members: list[Member] = field(default_factory=list)
+    offsets: dict[tuple[str, int], CommittedOffset] = field(default_factory=dict)
+
+    def snapshot(self) -> GroupSnapshot:
+        return GroupSnapshot(self.group_id, self.state, self.protocol_type, self.protocol, self.group_type,
+                             self.generation_id, tuple(self.members), dict(self.offsets))
+
+
+@dataclass
+class PartitionState:
+    log_start: int = 0
+    log_end: int = 0
+    leader_epoch: int = 0
+    replicas: list[int] = field(default_factory=list)
+
+
+@dataclass
+class Topic:
+    name: str
+    topic_id: uuid.UUID
+    partitions: dict[int, PartitionState]
+    internal: bool = False
+
+
+def quota_entity(entity: Mapping[str, str | None] | Iterable[tuple[str, str | None]]) -> QuotaEntity:
+    """Normalise ``{"user": "alice"}`` or ``[("user", "alice")]`` to the sorted tuple used as a key."""
+    items = list(entity.items()) if isinstance(entity, Mapping) else list(entity)
+    return tuple(sorted(((str(t), n) for t, n in items), key=lambda p: p[0]))
+
+
+class ClusterState:
+    """Everything the brokers share.  Not thread-safe by itself: the cluster holds its lock around every use."""
+
+    def __init__(self) -> None:
+        self.topics: dict[str, Topic] = {}
+        self.groups: dict[str, Group] = {}
+        self.quotas: dict[QuotaEntity, dict[str, float]] = {}
+        self.coordinator_overrides: dict[str, int] = {}
+        self.loading: dict[str, int] = {}
+
+    # --- topics
+    def add_topic(self, name: str, partitions: int, node_ids: Sequence[int], replication_factor: int | None,
+                  offsets: Mapping[int, int | tuple[int, int]] | Sequence[int] | int | None) -> None:
+        if partitions < 1:
+            raise ValueError("a topic needs at least one partition")
+        nodes = sorted(node_ids)
+        rf = min(3, len(nodes)) if replication_factor is None else replication_factor
+        if not 1 <= rf <= len(nodes):
+            raise ValueError(f"replication factor {rf} does not fit {len(nodes)} broker(s)")
+        parts: dict[int, PartitionState] = {}
+        # Round-robin replica placement, like Kafka's rack-unaware assignment with a fixed start index.
+        start = len(self.topics)
+        for p in range(partitions):
+            replicas = [nodes[(start + p + i) % len(nodes)] for i in range(rf)]
+            parts[p] = PartitionState(replicas=replicas)
+        if isinstance(offsets, int):
+            offsets = {p: offsets for p in parts}
+        elif isinstance(offsets, Sequence):
+            offsets = dict(enumerate(offsets))
+        for p, value in (offsets or {}).items():
+            if p not in parts:
+                raise ValueError(f"topic {name} has no partition {p}")
+            lo, hi = (0, value) if isinstance(value, int) else (int(value[0]), int(value[1]))
+            if not 0 <= lo <= hi:
+                raise ValueError(f"bad offsets for {name}-{p}: start {lo}, end {hi}")
+            parts[p].log_start, parts[p].log_end = lo, hi
+        self.topics[name] = Topic(name, uuid.uuid4(), parts, internal=name.startswith("__"))
+
+    # --- groups
+    def add_group(self, group_id: str, state: str, protocol_type: str, protocol: str,
+                  members: Sequence[Member | Mapping[str, Any]], group_type: str,
+                  generation_id: int | None) -> None:
+        if state not in GROUP_STATES:
+            raise ValueError(f"unknown group state {state!r}; one of {GROUP_STATES}")
+        mems = [Member.of(m) for m in members]
+        if state in ("Empty", "Dead") and mems:
+            raise ValueError(f"a group in state {state} has no members")
+        gen = generation_id if generation_id is not None else (1 if mems else 0)
+        old = self.groups.get(group_id)
+        self.groups[group_id] = Group(group_id, state, protocol_type, protocol, group_type, gen, mems,
+                                      dict(old.offsets) if old else {})
+
+    def is_group_empty(self, group: Group) -> bool:
+        return not group.members

@@ -1,0 +1,150 @@
+"""What each Apache Kafka release's brokers advertise in ApiVersions: {api_key: (min_version, max_version)}.
+
+Why this exists: version negotiation bugs only show against brokers of different ages, and the fake cluster
+(``kadmin.testing``) needs to impersonate those ages exactly, mixed within one cluster.  A client can also use
+:func:`guess_release` to say "this node looks like Kafka 2.8" in diagnostics.
+
+Source of the numbers: the ApiVersions responses of real Apache Kafka brokers of each release (ZooKeeper-mode
+brokers for 2.2 through 3.9, a KRaft broker for 4.0, which has no ZooKeeper mode), as recorded by kafka-python
+(``kafka/protocol/broker_version_data.py``), cross-checked release by release against the per-KIP change notes
+of franz-go's ``pkg/kversion``.  ZooKeeper-mode tables include the broker-to-broker keys (4-7 LeaderAndIsr,
+StopReplica, UpdateMetadata, ControlledShutdown; 56 AlterPartition, 58 Envelope, 67 AllocateProducerIds...)
+because such brokers advertise them; KRaft brokers do not.  4.0 raised several minimums (KIP-896 removed
+old protocol versions), which is why its table is the only one with non-zero minimums.
+
+Tables are stored as short text ("key:min-max ...") so that a release is one greppable line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+VersionTable = dict[int, tuple[int, int]]
+
+# fmt: off
+_RAW: dict[str, str] = {
+    "2.2": "0:0-7 1:0-10 2:0-5 3:0-7 4:0-2 5:0-1 6:0-5 7:0-2 8:0-6 9:0-5 10:0-2 11:0-4 12:0-2 13:0-2 14:0-2 "
+           "15:0-2 16:0-2 17:0-1 18:0-2 19:0-3 20:0-3 21:0-1 22:0-1 23:0-2 24:0-1 25:0-1 26:0-1 27:0-0 28:0-2 "
+           "29:0-1 30:0-1 31:0-1 32:0-2 33:0-1 34:0-1 35:0-1 36:0-1 37:0-1 38:0-1 39:0-1 40:0-1 41:0-1 42:0-1 "
+           "43:0-0",
+    "2.6": "0:0-8 1:0-11 2:0-5 3:0-9 4:0-4 5:0-3 6:0-6 7:0-3 8:0-8 9:0-7 10:0-3 11:0-7 12:0-4 13:0-4 14:0-5 "
+           "15:0-5 16:0-4 17:0-1 18:0-3 19:0-5 20:0-4 21:0-2 22:0-3 23:0-3 24:0-1 25:0-1 26:0-1 27:0-0 28:0-3 "
+           "29:0-2 30:0-2 31:0-2 32:0-3 33:0-1 34:0-1 35:0-2 36:0-2 37:0-2 38:0-2 39:0-2 40:0-2 41:0-2 42:0-2 "
+           "43:0-2 44:0-1 45:0-0 46:0-0 47:0-0 48:0-0 49:0-0",
+    "2.8": "0:0-9 1:0-12 2:0-6 3:0-11 4:0-5 5:0-3 6:0-7 7:0-3 8:0-8 9:0-7 10:0-3 11:0-7 12:0-4 13:0-4 14:0-5 "
+           "15:0-5 16:0-4 17:0-1 18:0-3 19:0-7 20:0-6 21:0-2 22:0-4 23:0-4 24:0-3 25:0-3 26:0-3 27:0-1 28:0-3 "
+           "29:0-2 30:0-2 31:0-2 32:0-4 33:0-2 34:0-2 35:0-2 36:0-2 37:0-3 38:0-2 39:0-2 40:0-2 41:0-2 42:0-2 "
+           "43:0-2 44:0-1 45:0-0 46:0-0 47:0-0 48:0-1 49:0-1 50:0-0 51:0-0 56:0-0 57:0-0 60:0-0 61:0-0",
+    "3.0": "0:0-9 1:0-12 2:0-7 3:0-11 4:0-5 5:0-3 6:0-7 7:0-3 8:0-8 9:0-8 10:0-4 11:0-7 12:0-4 13:0-4 14:0-5 "
+           "15:0-5 16:0-4 17:0-1 18:0-3 19:0-7 20:0-6 21:0-2 22:0-4 23:0-4 24:0-3 25:0-3 26:0-3 27:0-1 28:0-3 "
+           "29:0-2 30:0-2 31:0-2 32:0-4 33:0-2 34:0-2 35:0-2 36:0-2 37:0-3 38:0-2 39:0-2 40:0-2 41:0-2 42:0-2 "
+           "43:0-2 44:0-1 45:0-0 46:0-0 47:0-0 48:0-1 49:0-1 50:0-0 51:0-0 56:0-0 57:0-0 60:0-0 61:0-0 65:0-0 "
+           "66:0-0 67:0-0",
+    "3.5": "0:0-9 1:0-15 2:0-8 3:0-12 4:0-7 5:0-4 6:0-8 7:0-3 8:0-8 9:0-8 10:0-4 11:0-9 12:0-4 13:0-5 14:0-5 "
+           "15:0-5 16:0-4 17:0-1 18:0-3 19:0-7 20:0-6 21:0-2 22:0-4 23:0-4 24:0-3 25:0-3 26:0-3 27:0-1 28:0-3 "
+           "29:0-3 30:0-3 31:0-3 32:0-4 33:0-2 34:0-2 35:0-4 36:0-2 37:0-3 38:0-3 39:0-2 40:0-2 41:0-3 42:0-2 "
+           "43:0-2 44:0-1 45:0-0 46:0-0 47:0-0 48:0-1 49:0-1 50:0-0 51:0-0 56:0-3 57:0-1 58:0-0 60:0-0 61:0-0 "
+           "65:0-0 66:0-0 67:0-0",
+    "3.9": "0:0-11 1:0-17 2:0-9 3:0-12 4:0-7 5:0-4 6:0-8 7:0-3 8:0-9 9:0-9 10:0-6 11:0-9 12:0-4 13:0-5 14:0-5 "
+           "15:0-5 16:0-5 17:0-1 18:0-4 19:0-7 20:0-6 21:0-2 22:0-5 23:0-4 24:0-5 25:0-4 26:0-4 27:0-1 28:0-4 "
+           "29:0-3 30:0-3 31:0-3 32:0-4 33:0-2 34:0-2 35:0-4 36:0-2 37:0-3 38:0-3 39:0-2 40:0-2 41:0-3 42:0-2 "
+           "43:0-2 44:0-1 45:0-0 46:0-0 47:0-0 48:0-1 49:0-1 50:0-0 51:0-0 56:0-3 57:0-1 58:0-0 60:0-1 61:0-0 "
+           "65:0-0 66:0-1 67:0-0 68:0-0 69:0-0",
+    "4.0": "0:0-12 1:4-17 2:1-10 3:0-13 8:2-9 9:1-9 10:0-6 11:2-9 12:0-4 13:0-5 14:0-5 15:0-6 16:0-5 17:0-1 "
+           "18:0-4 19:2-7 20:1-6 21:0-2 22:0-5 23:2-4 24:0-5 25:0-4 26:0-5 27:1-1 28:0-5 29:1-3 30:1-3 31:1-3 "
+           "32:1-4 33:0-2 34:1-2 35:1-4 36:0-2 37:0-3 38:1-3 39:1-2 40:1-2 41:1-3 42:0-2 43:0-2 44:0-1 45:0-0 "
+           "46:0-0 47:0-0 48:0-1 49:0-1 50:0-0 51:0-0 55:0-2 57:0-2 60:0-2 61:0-0 64:0-0 65:0-0 66:0-1 68:0-1 "
+           "69:0-1 74:0-0 75:0-0 80:0-0 81:0-0",
+}
+# fmt: on
+
+#: Kafka's name for every API key 0-92 (ApiKeys.java; key 74 is ListClientMetricsResources before 4.1), so
+#: that a table can be shown for keys kadmin has no schema for.
+API_NAMES: dict[int, str] = dict(enumerate((
+    "Produce Fetch ListOffsets Metadata LeaderAndIsr StopReplica UpdateMetadata ControlledShutdown OffsetCommit "
+    "OffsetFetch FindCoordinator JoinGroup Heartbeat LeaveGroup SyncGroup DescribeGroups ListGroups "
+    "SaslHandshake ApiVersions CreateTopics DeleteTopics DeleteRecords InitProducerId OffsetForLeaderEpoch "
+    "AddPartitionsToTxn AddOffsetsToTxn EndTxn WriteTxnMarkers TxnOffsetCommit DescribeAcls CreateAcls "
+    "DeleteAcls DescribeConfigs AlterConfigs AlterReplicaLogDirs DescribeLogDirs SaslAuthenticate "
+    "CreatePartitions CreateDelegationToken RenewDelegationToken ExpireDelegationToken DescribeDelegationToken "
+    "DeleteGroups ElectLeaders IncrementalAlterConfigs AlterPartitionReassignments ListPartitionReassignments "
+    "OffsetDelete DescribeClientQuotas AlterClientQuotas DescribeUserScramCredentials AlterUserScramCredentials "
+    "Vote BeginQuorumEpoch EndQuorumEpoch DescribeQuorum AlterPartition UpdateFeatures Envelope FetchSnapshot "
+    "DescribeCluster DescribeProducers BrokerRegistration BrokerHeartbeat UnregisterBroker DescribeTransactions "
+    "ListTransactions AllocateProducerIds ConsumerGroupHeartbeat ConsumerGroupDescribe ControllerRegistration "
+    "GetTelemetrySubscriptions PushTelemetry AssignReplicasToDirs ListConfigResources DescribeTopicPartitions "
+    "ShareGroupHeartbeat ShareGroupDescribe ShareFetch ShareAcknowledge AddRaftVoter RemoveRaftVoter "
+    "UpdateRaftVoter InitializeShareGroupState ReadShareGroupState WriteShareGroupState DeleteShareGroupState "
+    "ReadShareGroupStateSummary StreamsGroupHeartbeat StreamsGroupDescribe DescribeShareGroupOffsets "
+    "AlterShareGroupOffsets DeleteShareGroupOffsets"
+).split()))
+
+#: Broker-to-broker (and deployment-dependent) keys: whether a broker advertises them says more about
+#: ZooKeeper vs KRaft mode or its configuration (telemetry) than about its release, so guessing skips them.
+DEPLOYMENT_KEYS: frozenset[int] = frozenset({4, 5, 6, 7, 27, 56, 57, 58, 67, 71, 72})
+
+
+def _parse(text: str) -> VersionTable:
+    table: VersionTable = {}
+    for item in text.split():
+        key, rng = item.split(":")
+        lo, hi = rng.split("-")
+        table[int(key)] = (int(lo), int(hi))
+    return table
+
+
+RELEASES: dict[str, VersionTable] = {name: _parse(text) for name, text in _RAW.items()}
+#: Release names, oldest first.
+RELEASE_NAMES: tuple[str, ...] = tuple(sorted(RELEASES, key=lambda n: tuple(int(p) for p in n.split("."))))
+DEFAULT_RELEASE = "3.9"
+
+
+def release_table(release: str) -> VersionTable:
+    """A fresh copy of ``release``'s table (callers may edit it to build custom brokers)."""
+    try:
+        return dict(RELEASES[release])
+    except KeyError:
+        raise ValueError(f"unknown Kafka release {release!r}; known: {', '.join(RELEASE_NAMES)}") from None
+
+
+def resolve_table(spec: str | Mapping[int, tuple[int, int]]) -> VersionTable:
+    """A release name or an explicit table, checked, as a new table."""
+    if isinstance(spec, str):
+        return release_table(spec)
+    table: VersionTable = {}
+    for key, rng in spec.items():
+        lo, hi = int(rng[0]), int(rng[1])
+        if not isinstance(key, int) or lo < 0 or hi < lo:
+            raise ValueError(f"bad version range for API key {key!r}: {rng!r}")
+        table[key] = (lo, hi)
+    return table
+
+
+def guess_release(table: Mapping[int, tuple[int, int]]) -> str | None:
+    """The closest known release whose table this one matches, or None if it matches none.
+
+    A table matches a release when, ignoring :data:`DEPLOYMENT_KEYS`, it has every API key of that release at
+    a max version at least as high.  The newest such release is the answer: an exact table gives its own
+    release, a broker between two known releases (say 3.7) gives the older one (3.5), and a broker older
+    than 2.2 (or something that is not Kafka, missing keys) gives None.  Minimum versions are ignored because
+    4.0 raised them without removing abilities a client negotiates for.
+    """
+    ours = {k: (int(v[0]), int(v[1])) for k, v in table.items() if k not in DEPLOYMENT_KEYS}
+    for name in reversed(RELEASE_NAMES):
+        rel = RELEASES[name]
+        if all(k in ours and ours[k][1] >= hi for k, (_lo, hi) in rel.items() if k not in DEPLOYMENT_KEYS):
+            return name
+    return None
+
+
+__all__ = [
+    "API_NAMES",
+    "DEFAULT_RELEASE",
+    "DEPLOYMENT_KEYS",
+    "RELEASES",
+    "RELEASE_NAMES",
+    "VersionTable",
+    "guess_release",
+    "release_table",
+    "resolve_table",
+]
