@@ -29,6 +29,22 @@ from kadmin.protocol.compiler import (
 from kadmin.protocol.schema import FieldSpec, MessageSpec, Versions
 
 
+def _float_key(v: Any) -> Any:
+    """How a float64 value takes part in ``==``: by the bits it will have on the wire.
+
+    An int is accepted by encode (it is packed as a double), so ``value=1`` and ``value=1.0`` encode to the
+    same bytes and must compare equal; NaN payloads and -0.0 stay distinct, as they do on the wire.
+    """
+    if isinstance(v, float):
+        return ("f", P.float_bits(v))
+    if isinstance(v, int) and not isinstance(v, bool):
+        try:
+            return ("f", P.float_bits(float(v)))
+        except OverflowError:  # too big for a double: encode refuses it, so compare it as the int it is
+            return v
+    return v
+
+
 class Struct:
     """Base of every generated struct class (and of messages)."""
 
@@ -49,10 +65,10 @@ class Struct:
         vals = []
         for f in self._kfields:
             v = getattr(self, f.attr)
-            if f.spec.type.name == "float64" and not f.spec.type.is_array and isinstance(v, float):
-                v = ("f", P.float_bits(v))
+            if f.spec.type.name == "float64" and not f.spec.type.is_array:
+                v = _float_key(v)
             elif f.spec.type.name == "float64" and f.spec.type.is_array and v is not None:
-                v = tuple(("f", P.float_bits(x)) if isinstance(x, float) else x for x in v)
+                v = tuple(_float_key(x) for x in v)
             elif isinstance(v, list):
                 v = tuple(v)
             elif isinstance(v, (bytearray, memoryview)):
@@ -145,10 +161,11 @@ class Message(Struct):
             enc(self, bytearray())
         except Exception as exc:  # noqa: BLE001
             path = _path(ns_trace)
-            return ProtocolError(f"cannot encode {self.NAME} v{version}: field {path or '<top>'}: {_describe(exc)}")
+            return ProtocolError(
+                f"cannot encode {self.NAME} v{version}: field {path or '<top>'}: {_describe(exc, encoding=True)}")
         finally:
             ns_trace.clear()
-        return ProtocolError(f"cannot encode {self.NAME} v{version}: {_describe(first)}")
+        return ProtocolError(f"cannot encode {self.NAME} v{version}: {_describe(first, encoding=True)}")
 
     @classmethod
     def decode(cls, data: bytes | bytearray | memoryview, version: int, *, exact: bool = False) -> Any:
@@ -208,7 +225,10 @@ def _path(trace: list[tuple[Any, int]]) -> str:
     return out
 
 
-def _describe(exc: BaseException) -> str:
+def _describe(exc: BaseException, encoding: bool = False) -> str:
+    if encoding and isinstance(exc, (struct.error, OverflowError)):
+        # On the way out a struct.error is a value the field's type cannot hold, not short input.
+        return f"value does not fit the field's type ({exc})"
     if isinstance(exc, (P.Truncated, struct.error, IndexError)):
         return f"input ends too early ({exc})" if str(exc) else "input ends too early"
     if isinstance(exc, UnicodeDecodeError):
