@@ -200,7 +200,13 @@ class Broker:
             log.info("broker %d: dropping connection after handling API %d (injected)", self.node_id, api_key)
             return False
         header = _SIZE.pack(corr) + (b"\x00" if response_header_version(api_key, version) >= 1 else b"")
-        await self._send(writer, header + resp.encode(version))
+        try:
+            body = resp.encode(version)
+        except KafkaError:
+            log.exception("broker %d: cannot encode the API %d v%d response; closing", self.node_id, api_key,
+                          version)
+            return False
+        await self._send(writer, header + body)
         return not sasl.close_after_response
 
     async def _raw_sasl(self, conn: Connection, frame: bytes, writer: asyncio.StreamWriter) -> bool:

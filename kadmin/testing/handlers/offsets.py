@@ -196,8 +196,10 @@ def handle_list_offsets(ctx: RequestContext, req: Any, version: int) -> Response
                 offset, stamp = -1, -1
             parts.append(R.ListOffsetsPartitionResponse(
                 partition_index=p.partition_index, error_code=NONE,
-                old_style_offsets=[offset] if version == 0 and offset >= 0 else [], timestamp=stamp,
-                offset=offset, leader_epoch=ps.leader_epoch))
+                # v0 answers in OldStyleOffsets only; Timestamp and Offset exist from v1.
+                old_style_offsets=[offset] if version == 0 and offset >= 0 else [],
+                timestamp=stamp if version >= 1 else -1, offset=offset if version >= 1 else -1,
+                leader_epoch=ps.leader_epoch if version >= 4 else -1))
         topics.append(R.ListOffsetsTopicResponse(name=t.name, partitions=parts))
     return R(topics=topics)
 

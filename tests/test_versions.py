@@ -1,0 +1,112 @@
+"""kadmin.versions: the release tables, API names and guess_release."""
+
+from __future__ import annotations
+
+import pytest
+
+from kadmin.protocol import message_type, shipped_names
+from kadmin.versions import (
+    API_NAMES,
+    DEPLOYMENT_KEYS,
+    RELEASE_NAMES,
+    RELEASES,
+    guess_release,
+    release_table,
+    resolve_table,
+)
+
+
+def test_release_names_are_the_presets_oldest_first() -> None:
+    assert RELEASE_NAMES == ("2.2", "2.6", "2.8", "3.0", "3.5", "3.9", "4.0")
+
+
+@pytest.mark.parametrize("release", RELEASE_NAMES)
+def test_tables_are_well_formed(release: str) -> None:
+    table = RELEASES[release]
+    assert table, release
+    for key, (lo, hi) in table.items():
+        assert 0 <= lo <= hi, (release, key)
+        assert key in API_NAMES, (release, key)
+
+
+def test_releases_never_lose_client_api_versions() -> None:
+    """From one release to the next, a client-facing API's max version never goes down."""
+    for older, newer in zip(RELEASE_NAMES, RELEASE_NAMES[1:], strict=False):
+        for key, (_lo, hi) in RELEASES[older].items():
+            if key in DEPLOYMENT_KEYS:
+                continue
+            assert key in RELEASES[newer], (older, newer, API_NAMES[key])
+            assert RELEASES[newer][key][1] >= hi, (older, newer, API_NAMES[key])
+
+
+@pytest.mark.parametrize(("release", "key", "expected"), [
+    # Facts the fake cluster's behaviour depends on.
+    ("2.2", 18, (0, 2)),  # ApiVersions before KIP-511 (v3 came in 2.4)
+    ("2.2", 48, None),  # no quota APIs before 2.6 (KIP-546)
+    ("2.6", 48, (0, 0)),
+    ("2.6", 49, (0, 0)),
+    ("2.8", 48, (0, 1)),
+    ("2.8", 60, (0, 0)),  # DescribeCluster arrives in 2.8 (KIP-700)
+    ("2.6", 60, None),
+    ("2.8", 10, (0, 3)),  # FindCoordinator batching (v4, KIP-699) arrives in 3.0
+    ("3.0", 10, (0, 4)),
+    ("2.8", 9, (0, 7)),  # OffsetFetch batching (v8, KIP-709) arrives in 3.0
+    ("3.0", 9, (0, 8)),
+    ("3.9", 10, (0, 6)),
+    ("3.9", 18, (0, 4)),
+    ("3.9", 15, (0, 5)),
+    ("4.0", 15, (0, 6)),
+    ("4.0", 8, (2, 9)),  # KIP-896 raised minimums in 4.0
+    ("4.0", 4, None),  # KRaft brokers do not advertise LeaderAndIsr
+])
+def test_known_facts(release: str, key: int, expected: tuple[int, int] | None) -> None:
+    assert RELEASES[release].get(key) == expected
+
+
+def test_api_names_cover_all_keys_and_agree_with_shipped_schemas() -> None:
+    assert sorted(API_NAMES) == list(range(93))
+    for name in shipped_names():
+        cls = message_type(name)
+        if cls.KIND == "request" and cls.API_KEY is not None:
+            assert API_NAMES[cls.API_KEY] + "Request" == name
+
+
+def test_release_table_is_a_copy() -> None:
+    t = release_table("3.9")
+    t[18] = (0, 0)
+    assert RELEASES["3.9"][18] == (0, 4)
+
+
+def test_resolve_table() -> None:
+    assert resolve_table("2.8") == RELEASES["2.8"]
+    assert resolve_table({18: (0, 3), 3: [0, 9]}) == {18: (0, 3), 3: (0, 9)}  # type: ignore[dict-item]
+    with pytest.raises(ValueError, match="unknown Kafka release"):
+        resolve_table("9.9")
+    with pytest.raises(ValueError, match="bad version range"):
+        resolve_table({18: (3, 1)})
+
+
+@pytest.mark.parametrize("release", RELEASE_NAMES)
+def test_guess_release_recognises_each_preset(release: str) -> None:
+    assert guess_release(RELEASES[release]) == release
+
+
+def test_guess_release_ignores_deployment_keys() -> None:
+    # A KRaft 3.9 broker does not advertise the ZooKeeper-era broker-to-broker APIs.
+    kraft_like = {k: v for k, v in RELEASES["3.9"].items() if k not in DEPLOYMENT_KEYS}
+    assert guess_release(kraft_like) == "3.9"
+
+
+def test_guess_release_between_releases_gives_the_older() -> None:
+    between = dict(RELEASES["3.5"])
+    between[68] = (0, 0)  # ConsumerGroupHeartbeat (3.7): newer than 3.5 but not yet 3.9
+    between[1] = (0, 16)
+    assert guess_release(between) == "3.5"
+
+
+def test_guess_release_none_for_too_old_or_not_kafka() -> None:
+    old = dict(RELEASES["2.2"])
+    old[18] = (0, 1)
+    assert guess_release(old) is None
+    assert guess_release({18: (0, 3), 3: (0, 12)}) is None
+    assert guess_release({}) is None
