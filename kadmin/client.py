@@ -137,6 +137,32 @@ class AdminClient:
                            ) -> dict[str, dict[TopicPartition, PartitionLag | KafkaError] | KafkaError]:
         return self._call(self._aio.consumer_group_lag(group_ids, timeout=timeout), timeout)
 
+    # --- client quotas (see kadmin.aio.AdminClient) ---------------------------------------------------------
+    # Imported in the class so that the quota block stays self-contained at the end of this class.
+    from kadmin import quotas as _q
+    from kadmin.admin import quotas as _qa
+
+    def describe_client_quotas(self, filter: _q.ClientQuotaFilter, *, timeout: float | None = None,
+                               ) -> dict[_q.ClientQuotaEntity, dict[str, float]]:
+        return self._call(self._aio.describe_client_quotas(filter, timeout=timeout), timeout)
+
+    def alter_client_quotas(
+        self, alterations: Iterable[_q.ClientQuotaAlteration], *, validate_only: bool = False,
+        allow_unknown_keys: bool = False, batch_size: int = _qa.DEFAULT_BATCH_SIZE,
+        max_concurrency: int = _qa.DEFAULT_MAX_CONCURRENCY, timeout: float | None = None,
+    ) -> dict[_q.ClientQuotaEntity, None | KafkaError]:
+        from kadmin.quotas import ClientQuotaAlteration
+
+        # Materialized here, on the caller's thread: a caller's generator must not run on the loop thread.
+        items = alterations if isinstance(alterations, ClientQuotaAlteration) else list(alterations)
+        return self._call(self._aio.alter_client_quotas(
+            items, validate_only=validate_only, allow_unknown_keys=allow_unknown_keys, batch_size=batch_size,
+            max_concurrency=max_concurrency, timeout=timeout), timeout)
+
+    def resolve_client_quotas(self, user: str | None = None, client_id: str | None = None, ip: str | None = None,
+                              *, timeout: float | None = None) -> _q.ResolvedClientQuotas:
+        return self._call(self._aio.resolve_client_quotas(user, client_id, ip, timeout=timeout), timeout)
+
 
 async def _make_aio(cfg: ClientConfig) -> aio.AdminClient:
     # Created on the loop thread so that its asyncio primitives belong to that loop.

@@ -1,0 +1,303 @@
+"""Client quota operations: DescribeClientQuotas (48) and AlterClientQuotas (49) on the per-key driver.
+
+Both APIs are answered by any broker (KRaft brokers forward alterations to the controller), so requests go to
+one node that speaks the API.  That node is chosen among those that do, not just the least loaded one, so that a
+rolling upgrade from a pre-2.6 release does not fail calls that a newer node could serve; when no node speaks
+the API the call fails with an UnsupportedVersionError that says the release is too old.
+
+Alterations are keyed by entity: a long list is cut into requests of ``batch_size`` entities, sent
+concurrently (at most ``max_concurrency`` in flight), and every entity gets its own answer.  Retrying an
+entity is safe because an alteration states final values (set X to v, remove Y): applying it twice leaves
+the same state as applying it once.  Only the deadline limits retries; an entity whose request was sent but
+never answered, or answered REQUEST_TIMED_OUT (the controller may still have committed it), ends as a
+KafkaTimeoutError with ``possibly_applied=True``: describe the entity to see which state won.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from kadmin.admin import _driver
+from kadmin.admin._driver import Done, Failed, Outcome, Retry
+from kadmin.errors import (
+    KafkaError,
+    KafkaTimeoutError,
+    NoBrokersAvailableError,
+    ProtocolError,
+    RequestTimedOutError,
+    UnsupportedVersionError,
+    error_for_code,
+)
+from kadmin.network.retry import Deadline
+from kadmin.protocol import Message, message_type
+from kadmin.quotas import ClientQuotaAlteration, ClientQuotaEntity, ClientQuotaFilter, Set
+
+log = logging.getLogger("kadmin.admin")
+
+DESCRIBE_CLIENT_QUOTAS = 48
+ALTER_CLIENT_QUOTAS = 49
+DEFAULT_BATCH_SIZE = 1000
+DEFAULT_MAX_CONCURRENCY = 4
+
+_TOO_OLD = ("the broker's Kafka release is too old for the client quota APIs (DescribeClientQuotas and "
+            "AlterClientQuotas need Kafka 2.6+, KIP-546)")
+
+
+def check_batching(batch_size: object, max_concurrency: object) -> tuple[int, int]:
+    for name, v in (("batch_size", batch_size), ("max_concurrency", max_concurrency)):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise TypeError(f"{name} must be an int, not {v!r}")
+        if v < 1:
+            raise ValueError(f"{name} must be at least 1, not {v}")
+    return batch_size, max_concurrency  # type: ignore[return-value]
+
+
+# --- where requests go -------------------------------------------------------------------------------------
+
+
+class _BoundedNet:
+    """The client's NetworkClient with at most ``limit`` sends of this call in flight.
+
+    Why here and not in the driver: the driver sends every request a builder returns at once, which is right
+    for one request per coordinator but would put thousands of entities on the wire together."""
+
+    def __init__(self, net: Any, limit: int) -> None:
+        self._net = net
+        self._sem = asyncio.Semaphore(limit)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._net, name)
+
+    async def send(self, node_id: int, request: Message, version: int, *, deadline: Deadline) -> Any:
+        async with self._sem:
+            return await self._net.send(node_id, request, version, deadline=deadline)
+
+
+class QuotaNode:
+    """A lookup that sends every key to one node that speaks ``api_key`` (kept while it answers)."""
+
+    def __init__(self, net: Any, api_key: int) -> None:
+        self.net = net
+        self.api_key = api_key
+        self._node: int | None = None
+        self._avoid: set[int] = set()
+        # Set when no node speaks the API: the instance every key failed with (so callers can raise it once).
+        self.unsupported: KafkaError | None = None
+
+    def _candidates(self) -> list[int]:
+        nodes = list(self.net.nodes)
+        try:
+            first = [self.net.least_loaded_node()]
+        except NoBrokersAvailableError:
+            first = []
+        order = first + sorted(n for n in nodes if n not in first)
+        preferred = [n for n in order if n not in self._avoid]
+        return preferred + [n for n in order if n in self._avoid]
+
+    async def locate(self, keys: Sequence[Any], deadline: Deadline) -> dict[Any, int | Outcome]:
+        if self._node is not None:
+            return {k: self._node for k in keys}
+        unsupported: list[tuple[int, KafkaError]] = []
+        last: KafkaError | None = None
+        for node in self._candidates():
+            if deadline.expired:
+                break
+            try:
+                await self.net.negotiated_version(node, self.api_key, deadline=deadline)
+            except UnsupportedVersionError as exc:
+                unsupported.append((node, exc))
+                continue
+            except KafkaError as exc:
+                if not exc.retriable and not isinstance(exc, KafkaTimeoutError):
+                    return {k: Failed(exc) for k in keys}
+                last = exc
+                continue
+            self._node = node
+            return {k: node for k in keys}
+        if unsupported and last is None:
+            self.unsupported = await self._explain(unsupported, deadline)
+            return {k: Failed(self.unsupported) for k in keys}
+        err = last or NoBrokersAvailableError("no node could be reached for the client quota APIs")
+        return {k: Retry(err) for k in keys}
+
+    async def _explain(self, refusals: list[tuple[int, KafkaError]], deadline: Deadline) -> KafkaError:
+        """One error for "no node speaks the API", saying why when the brokers simply predate it."""
+        missing: list[int] = []
+        for node, _exc in refusals:
+            try:
+                table = await self.net.api_versions(node, deadline=deadline)
+            except KafkaError:
+                continue
+            if self.api_key not in table:
+                missing.append(node)
+        first = refusals[0][1]
+        nodes = ", ".join(str(n) for n, _ in refusals)
+        if missing:
+            return UnsupportedVersionError(f"no broker supports the client quota APIs (node(s) {nodes}): "
+                                           f"{_TOO_OLD}; {first.message}")
+        return UnsupportedVersionError(f"no broker can take this client quota request (node(s) {nodes}): "
+                                       f"{first.message}")
+
+    def forget(self, keys: Iterable[Any]) -> None:
+        pass
+
+    def forget_node(self, node_id: int) -> None:
+        if self._node == node_id:
+            self._node = None
+        self._avoid.add(node_id)
+        if len(self._avoid) >= max(1, len(self.net.nodes)):
+            self._avoid.clear()
+
+
+# --- wire <-> types ----------------------------------------------------------------------------------------
+
+
+def entity_from_wire(parts: Iterable[Any]) -> ClientQuotaEntity:
+    try:
+        return ClientQuotaEntity([(p.entity_type, p.entity_name) for p in parts])
+    except (TypeError, ValueError) as exc:
+        raise ProtocolError(f"the broker sent an invalid quota entity: {exc}") from None
+
+
+def _outcome(code: int, message: str | None) -> Outcome | None:
+    err = error_for_code(code, message)
+    if err is None:
+        return None
+    return Retry(err) if err.retriable else Failed(err)
+
+
+class _Build:
+    def __init__(self, make: Any) -> None:
+        self.make = make
+
+    def build(self, version: int) -> Message | list[Message]:
+        return self.make(version)  # type: ignore[no-any-return]
+
+
+# --- describe ----------------------------------------------------------------------------------------------
+
+
+class DescribeClientQuotasHandler:
+    """One key: the filter.  A top-level error code (or null entries) is the whole answer."""
+
+    api_key = DESCRIBE_CLIENT_QUOTAS
+    name = "DescribeClientQuotas"
+
+    def __init__(self, flt: ClientQuotaFilter) -> None:
+        self.filter = flt
+
+    def request(self) -> Message:
+        req = message_type(DESCRIBE_CLIENT_QUOTAS, "request")
+        C = req.ComponentData  # type: ignore[attr-defined]
+        return req(components=[C(entity_type=c.entity_type, match_type=int(c.match_type), match=c.name)
+                               for c in self.filter.components], strict=self.filter.strict)
+
+    def builder(self, keys: Sequence[ClientQuotaFilter]) -> _Build:
+        return _Build(lambda version: self.request())
+
+    def keys_of(self, request: Message, version: int) -> list[ClientQuotaFilter]:
+        return [self.filter]
+
+    def handle(self, request: Message, response: Message, version: int,
+               node_id: int) -> dict[ClientQuotaFilter, Outcome]:
+        r: Any = response
+        bad = _outcome(r.error_code, r.error_message)
+        if bad is not None:
+            return {self.filter: bad}
+        if r.entries is None:
+            return {self.filter: Failed(ProtocolError(
+                f"node {node_id} answered DescribeClientQuotas with null entries and no error code"))}
+        out: dict[ClientQuotaEntity, dict[str, float]] = {}
+        for entry in r.entries:
+            values = out.setdefault(entity_from_wire(entry.entity), {})
+            for v in entry.values:
+                values[v.key] = float(v.value)
+        return {self.filter: Done({e: out[e] for e in sorted(out)})}
+
+
+async def describe_client_quotas(net: Any, flt: ClientQuotaFilter, deadline: Deadline,
+                                 config: Any) -> dict[ClientQuotaEntity, dict[str, float]]:
+    """Raises the broker's top-level error (retriable ones after retrying until the deadline)."""
+    lookup = QuotaNode(net, DESCRIBE_CLIENT_QUOTAS)
+    res = (await _driver.run(net, DescribeClientQuotasHandler(flt), [flt], lookup, deadline, config))[flt]
+    if isinstance(res, KafkaError):
+        raise res
+    return res  # type: ignore[no-any-return]
+
+
+# --- alter -------------------------------------------------------------------------------------------------
+
+
+class AlterClientQuotasHandler:
+    """Keys are entities; each request carries up to ``batch_size`` of them."""
+
+    api_key = ALTER_CLIENT_QUOTAS
+    name = "AlterClientQuotas"
+
+    def __init__(self, alterations: Sequence[ClientQuotaAlteration], *, validate_only: bool, batch_size: int) -> None:
+        self.by_entity = {a.entity: a for a in alterations}
+        self.validate_only = validate_only
+        self.batch_size = batch_size
+        # Entities answered REQUEST_TIMED_OUT at least once: the controller may have applied them.
+        self.maybe_applied: set[ClientQuotaEntity] = set()
+
+    def _entry(self, req: Any, a: ClientQuotaAlteration) -> Any:
+        ops = [req.OpData(key=op.key, value=op.value, remove=False) if isinstance(op, Set)
+               else req.OpData(key=op.key, value=0.0, remove=True) for op in a.ops]
+        entity = [req.EntityData(entity_type=t, entity_name=n) for t, n in a.entity.components]
+        return req.EntryData(entity=entity, ops=ops)
+
+    def builder(self, keys: Sequence[ClientQuotaEntity]) -> _Build:
+        req: Any = message_type(ALTER_CLIENT_QUOTAS, "request")
+        n = self.batch_size
+
+        def make(version: int) -> list[Message]:
+            entries = [self._entry(req, self.by_entity[k]) for k in keys]
+            return [req(entries=entries[i:i + n], validate_only=self.validate_only) for i in range(0, len(entries), n)]
+
+        return _Build(make)
+
+    def keys_of(self, request: Message, version: int) -> list[ClientQuotaEntity]:
+        return [entity_from_wire(e.entity) for e in request.entries]  # type: ignore[attr-defined]
+
+    def handle(self, request: Message, response: Message, version: int,
+               node_id: int) -> dict[ClientQuotaEntity, Outcome]:
+        out: dict[ClientQuotaEntity, Outcome] = {}
+        for entry in response.entries:  # type: ignore[attr-defined]
+            entity = entity_from_wire(entry.entity)
+            if entity not in self.by_entity:
+                log.warning("AlterClientQuotas: node %d answered for entity %s, which was not asked about",
+                            node_id, entity)
+                continue
+            bad = _outcome(entry.error_code, entry.error_message)
+            if bad is None:
+                out[entity] = Done(None)
+                continue
+            if isinstance(bad, Retry) and isinstance(bad.error, RequestTimedOutError) and not self.validate_only:
+                self.maybe_applied.add(entity)
+            out[entity] = bad
+        return out
+
+
+async def alter_client_quotas(net: Any, alterations: Sequence[ClientQuotaAlteration], deadline: Deadline,
+                              config: Any, *, validate_only: bool, batch_size: int,
+                              max_concurrency: int) -> dict[ClientQuotaEntity, None | KafkaError]:
+    bounded = _BoundedNet(net, max_concurrency)
+    handler = AlterClientQuotasHandler(alterations, validate_only=validate_only, batch_size=batch_size)
+    lookup = QuotaNode(bounded, ALTER_CLIENT_QUOTAS)
+    keys = [a.entity for a in alterations]
+    res = await _driver.run(bounded, handler, keys, lookup, deadline, config, write=not validate_only)
+    if lookup.unsupported is not None and all(v is lookup.unsupported for v in res.values()):
+        raise lookup.unsupported
+    out: dict[ClientQuotaEntity, None | KafkaError] = {}
+    for entity in keys:
+        v = res[entity]
+        if (isinstance(v, KafkaTimeoutError) and not v.possibly_applied and entity in handler.maybe_applied):
+            v = KafkaTimeoutError(f"{v.message}; a broker timed out on it earlier, so it may have been applied",
+                                  possibly_applied=True)
+        out[entity] = v
+    return out
+
