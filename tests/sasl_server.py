@@ -145,7 +145,8 @@ class FakeBroker:
 
     ``users``: username -> password, served for every mechanism in ``mechanisms`` when ``sasl`` is True.
     ``api_versions_mode``: "normal", "close_v3" (hang up on ApiVersions v3+), "invalid_v3" (INVALID_REQUEST
-    at v3+), "unsupported_above:N" (UNSUPPORTED_VERSION in v0 layout above vN).
+    at v3+), "unsupported_above:N" (UNSUPPORTED_VERSION in v0 layout above vN), "always_unsupported:N"
+    (UNSUPPORTED_VERSION with "max N" at every version: a broken peer).
     """
 
     node_id: int = 7
@@ -163,6 +164,8 @@ class FakeBroker:
     #: (api_key, version, monotonic receive time) of every request, across connections.
     received: list[tuple[int, int, float]] = field(default_factory=list)
     connections: int = 0
+    #: (client_software_name, client_software_version) from every ApiVersions v3+ request.
+    client_software: list[tuple[str, str]] = field(default_factory=list)
     auth_failures: list[str] = field(default_factory=list)
     port: int = 0
     _server: asyncio.base_events.Server | None = None
@@ -234,6 +237,9 @@ class FakeBroker:
 
     def _handle(self, api_key: int, version: int, body: bytes, state: dict[str, Any]) -> Any:
         if api_key == 18:
+            if version >= 3 and version <= message_type(18, "request").MAX_VERSION:
+                req = message_type(18, "request").decode(body, version)
+                self.client_software.append((req.client_software_name, req.client_software_version))
             return self._api_versions(version)
         if api_key not in self.versions or not self.versions[api_key][0] <= version <= self.versions[api_key][1]:
             return None
@@ -275,6 +281,9 @@ class FakeBroker:
             return None
         if version >= 3 and mode == "invalid_v3":
             return cls(error_code=42, api_keys=[]).encode(0)  # raw bytes: error bodies use v0 layout
+        if mode.startswith("always_unsupported:"):  # a broken peer: refuses every version, even its own
+            return cls(error_code=35, api_keys=[cls.ApiVersion(api_key=18, min_version=0,
+                                                               max_version=int(mode.split(":")[1]))]).encode(0)
         if mode.startswith("unsupported_above:") and version > int(mode.split(":")[1]):
             top = int(mode.split(":")[1])
             return cls(error_code=35, api_keys=[cls.ApiVersion(api_key=18, min_version=0, max_version=top)]

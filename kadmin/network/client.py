@@ -11,7 +11,8 @@ deadlines and throttling.  Design points:
   the node may have been upgraded in between.
 * Versions are validated against the connection's table before anything is written, so an unsupported
   version is an UnsupportedVersionError for the caller, never a broker closing the connection.
-* Throttling (KIP-219): a response's ``throttle_time_ms`` holds back the next request to that node.
+* Throttling (KIP-219): a response's ``throttle_time_ms`` holds back the next request on that node's
+  connection (done in Connection, so metadata and SASL requests honour it too).
 * Metadata is refreshed when it is older than ``metadata_max_age_s``, when a node cannot be reached, and when
   a caller names a node id that is not known.
 
@@ -59,14 +60,13 @@ logger = logging.getLogger("kadmin.network.client")
 
 
 class _NodeState:
-    __slots__ = ("node_id", "conn", "negotiated", "connecting", "throttle_until", "failures", "backoff_until")
+    __slots__ = ("node_id", "conn", "negotiated", "connecting", "failures", "backoff_until")
 
     def __init__(self, node_id: int) -> None:
         self.node_id = node_id
         self.conn: Connection | None = None
         self.negotiated: Negotiated | None = None
         self.connecting: asyncio.Task[tuple[Connection, Negotiated]] | None = None
-        self.throttle_until = 0.0
         self.failures = 0
         self.backoff_until = 0.0
 
@@ -88,6 +88,7 @@ class NetworkClient:
         self._states: dict[int, _NodeState] = {}
         self._refresh_task: asyncio.Task[ClusterMetadata] | None = None
         self._last_refresh_attempt = 0.0
+        self._refresh_errors: list[str] = []
         self._stale = False
         self._closed = False
         #: Every (host, port, node_id) connection opened, oldest first: for diagnostics and tests.
@@ -177,11 +178,17 @@ class NetworkClient:
         try:
             return await asyncio.wait_for(asyncio.shield(task), deadline.remaining())
         except asyncio.TimeoutError:
+            if self._refresh_errors:
+                # Say why, not just "timed out": nothing answered, and these are the reasons.
+                tried = "; ".join(self._refresh_errors[-6:])
+                raise NoBrokersAvailableError(f"no node or bootstrap server answered a metadata request before "
+                                              f"the deadline: {tried}") from None
             raise KafkaTimeoutError("the deadline passed while fetching cluster metadata") from None
 
     async def _refresh(self, deadline: Deadline) -> ClusterMetadata:
         attempt = 0
         errors: list[str] = []
+        self._refresh_errors = errors
         while True:
             attempt += 1
             self._last_refresh_attempt = time.monotonic()
@@ -404,17 +411,7 @@ class NetworkClient:
             raise TypeError(f"{type(request).__name__} is not a request message")
         conn, neg = await self._node_connection(node_id, deadline)
         check_version(api_key, version, neg.versions, self._config, node=conn.label)
-        st = self._states[node_id]
-        wait = st.throttle_until - time.monotonic()
-        if wait > 0:
-            logger.debug("node %d throttled us; holding %s for %.3fs", node_id, api_name(api_key), wait)
-            if not await sleep_within(wait, deadline):
-                raise KafkaTimeoutError(f"the deadline passed while node {node_id} was throttling requests")
-        response = await conn.request(request, version, deadline=deadline)
-        throttle_ms = getattr(response, "throttle_time_ms", 0) or 0
-        if throttle_ms > 0:
-            st.throttle_until = max(st.throttle_until, time.monotonic() + throttle_ms / 1000.0)
-        return response
+        return await conn.request(request, version, deadline=deadline)
 
     async def send_any(self, build: Callable[[int], Message], api_key: int, *,
                        deadline: Deadline) -> tuple[int, Any]:

@@ -30,7 +30,7 @@ from kadmin.errors import (
     KafkaTimeoutError,
     ProtocolError,
 )
-from kadmin.network.retry import Deadline
+from kadmin.network.retry import Deadline, sleep_within
 from kadmin.protocol import Message, api_name, message_type
 from kadmin.protocol.headers import (
     encode_request,
@@ -88,6 +88,8 @@ class Connection:
         self.opened_at = time.monotonic()
         #: Monotonic time after which a SASL session must be renewed (KIP-368); None: no limit.
         self.reauth_at: float | None = None
+        #: Monotonic time before which no request is sent, set from responses' throttle_time_ms (KIP-219).
+        self.throttle_until = 0.0
         self._reader_task: asyncio.Task[None] = asyncio.get_running_loop().create_task(
             self._read_loop(), name=f"kadmin-read-{self.label}")
 
@@ -154,8 +156,19 @@ class Connection:
         if api_key is None:
             raise ProtocolError(f"{type(request).__name__} is not a request message (it has no API key)")
         body = request.encode(version)
+        wait = self.throttle_until - time.monotonic()
+        if wait > 0:
+            logger.debug("%s is throttling us; holding %s for %.3fs", self.label, api_name(api_key), wait)
+            if not await sleep_within(wait, deadline):
+                raise KafkaTimeoutError(f"the deadline passed while {self.label} was throttling requests "
+                                        f"({api_name(api_key)} not sent)")
         frame = await self.request_raw(api_key, version, body, deadline=deadline)
-        return decode_response(frame, api_key, version)
+        response = decode_response(frame, api_key, version)
+        throttle_ms = getattr(response, "throttle_time_ms", 0) or 0
+        if throttle_ms > 0:
+            # KIP-219: the broker answered at once and expects us to hold back for this long.
+            self.throttle_until = max(self.throttle_until, time.monotonic() + throttle_ms / 1000.0)
+        return response
 
     async def request_raw(self, api_key: int, version: int, body: bytes, *, deadline: Deadline) -> bytes:
         """Send an encoded request body; return the response frame (header included, size prefix not).
