@@ -10,8 +10,8 @@ the conversion is exact, so that ``2**53 + 1`` is refused instead of silently be
 Why validation happens here, before anything is sent: a broker answers a bad alteration with a per-entity
 INVALID_REQUEST whose text differs between ZooKeeper and KRaft brokers, and only after a round trip.  The
 rules below mirror what Kafka's brokers enforce (``ZkAdminManager.alterClientQuotas`` and KRaft's
-``ClientQuotaControlManager``), plus NaN/infinity/negative checks Kafka does not make but whose results
-(a NaN rate, a negative byte rate) never make sense:
+``ClientQuotaControlManager``), plus NaN/infinity checks Kafka does not make but whose results (a NaN rate)
+never make sense:
 
 * entity types are free strings; Kafka knows ``user``, ``client-id`` and ``ip``, and accepts exactly the
   combinations {user}, {client-id}, {user, client-id} and {ip} (``ip`` never combines with the others);
@@ -23,7 +23,13 @@ rules below mirror what Kafka's brokers enforce (``ZkAdminManager.alterClientQuo
 * a key the table does not know (a newer broker's, or any key on an entity type kadmin does not know) passes
   only with ``allow_unknown_keys=True``;
 * one key at most once per alteration, one entity at most once per call (Kafka fails such entries with
-  "Duplicate quota key" / "Ignoring duplicate entity"; failing the whole call early is clearer).
+  "Duplicate quota key" / "Ignoring duplicate entity"; failing the whole call early is clearer);
+* negative values (and -0.0, whose sign bit would reach the wire) are refused.  0.0 is let through: ZooKeeper
+  brokers and KRaft before 3.5 store it, while KRaft controllers since 3.5 (KAFKA-14943) answer "Quota K
+  must be greater than 0", which comes back as that entity's InvalidRequestError.  Which rule applies
+  depends on the cluster, not on anything the client can see in ApiVersions, so the broker decides.
+
+Not checked here: whether an ip name is an IP address or resolvable host name (the broker resolves it).
 """
 
 from __future__ import annotations

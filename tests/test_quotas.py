@@ -183,8 +183,8 @@ BAD = [
     ("int overflow", IP1, [Set("connection_creation_rate", 2.0**31)], ValueError, "Java int maximum"),
     ("long overflow", ALICE, [Set("producer_byte_rate", 2.0**63)], ValueError, "Java long maximum"),
     ("bool", ALICE, [Set("producer_byte_rate", True)], TypeError, "must be a float"),
-    ("string", ALICE, [Set("producer_byte_rate", "100")], TypeError, "must be a float"),
-    ("None is not remove", ALICE, [Set("producer_byte_rate", None)], TypeError, "must be a float"),
+    ("string", ALICE, [Set("producer_byte_rate", "100")], TypeError, "must be a float"),  # type: ignore[arg-type]
+    ("None is not remove", ALICE, [Set("producer_byte_rate", None)], TypeError, "must be a float"),  # type: ignore[arg-type]
     ("inexact int", ALICE, [Set("producer_byte_rate", 2**53 + 1)], ValueError, "no exact float64"),
     ("huge int", ALICE, [Set("producer_byte_rate", 10**400)], ValueError, "too large"),
     ("ip key on user", ALICE, [Set("connection_creation_rate", 5.0)], ValueError, "applies to ip entities only"),
@@ -241,7 +241,7 @@ def test_values_are_normalized_to_floats() -> None:
                                Remove("consumer_byte_rate")])
     assert a.ops == (Set("producer_byte_rate", 1024.0), Set("request_percentage", 12.5),
                      Remove("consumer_byte_rate"))
-    assert type(a.ops[0].value) is float  # type: ignore[union-attr]
+    assert type(a.ops[0].value) is float
     # Integral within the Java long range, and fractions where Kafka stores a double.
     for entity, op in [(ALICE, Set("producer_byte_rate", float(2**53 + 2))),
                        (ALICE, Set("producer_byte_rate", 2.0**63 - 1024)),
@@ -264,7 +264,7 @@ def test_call_level_checks() -> None:
     with pytest.raises(TypeError, match="ClientQuotaAlteration"):
         validate_alterations([{"user": "alice"}])  # type: ignore[list-item]
     with pytest.raises(TypeError, match="no implicit 'None means remove'"):
-        ClientQuotaAlteration(ALICE, {"producer_byte_rate": None})  # type: ignore[arg-type]
+        ClientQuotaAlteration(ALICE, {"producer_byte_rate": None})  # type: ignore[dict-item]
     with pytest.raises(TypeError, match="must be a ClientQuotaEntity"):
         ClientQuotaAlteration({"user": "a"}, [Remove("producer_byte_rate")])  # type: ignore[arg-type]
     assert validate_alterations(iter([a1])) == [a1]
