@@ -293,3 +293,20 @@ def test_oversized_request_is_refused_before_sending() -> None:
             await conn.close()
 
     run(main())
+
+
+def test_connect_timeout_covers_a_tls_handshake_that_never_finishes() -> None:
+    import ssl
+
+    async def mute(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await asyncio.sleep(30)  # accepts TCP, never answers the ClientHello
+
+    async def main() -> None:
+        async with raw_server(mute) as port:
+            t0 = time.monotonic()
+            with pytest.raises(KafkaConnectionError, match="timed out") as info:
+                await Connection.open("127.0.0.1", port, config=cfg(connect_timeout_s=0.3),
+                                      ssl_context=ssl.create_default_context())
+            assert info.value.retriable and 0.25 < time.monotonic() - t0 < 1.5
+
+    run(main())

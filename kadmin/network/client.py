@@ -91,6 +91,7 @@ class NetworkClient:
         self._refresh_errors: list[str] = []
         self._stale = False
         self._closed = False
+        self._retiring: dict[asyncio.Task[None], Connection] = {}
         #: Every (host, port, node_id) connection opened, oldest first: for diagnostics and tests.
         self.connections_opened: list[tuple[str, int, int | None]] = []
 
@@ -122,6 +123,10 @@ class NetworkClient:
             if st.conn is not None:
                 conns.append(st.conn)
             st.conn = None
+        for t, c in list(self._retiring.items()):
+            t.cancel()
+            tasks.append(t)
+            conns.append(c)
         for t in tasks:
             with contextlib.suppress(BaseException):
                 await t
@@ -326,7 +331,8 @@ class NetworkClient:
         if task is None or task.done():
             if st.conn is not None:
                 old, st.conn, st.negotiated = st.conn, None, None
-                await old.close(KafkaConnectionError(f"replacing the connection to {old.label}"))
+                if not old.closed:
+                    self._retire(old)
             task = asyncio.get_running_loop().create_task(self._connect_node(st), name=f"kadmin-connect-{node_id}")
             task.add_done_callback(_retrieve)
             st.connecting = task
@@ -334,6 +340,22 @@ class NetworkClient:
             return await asyncio.wait_for(asyncio.shield(task), deadline.remaining())
         except asyncio.TimeoutError:
             raise KafkaTimeoutError(f"the deadline passed while connecting to node {node_id}") from None
+
+    def _retire(self, conn: Connection) -> None:
+        """Close a connection that is being replaced (SASL session expiring) once its requests are answered.
+
+        Closing at once would fail requests that are about to be answered on it; the broker still serves the
+        old session until its lifetime ends, which is later than our 85% renewal point.
+        """
+        async def drain_then_close() -> None:
+            until = time.monotonic() + self._config.request_timeout_s
+            while conn.in_flight and time.monotonic() < until and not conn.closed:
+                await asyncio.sleep(0.02)
+            await conn.close(KafkaConnectionError(f"replaced the connection to {conn.label}"))
+
+        task = asyncio.get_running_loop().create_task(drain_then_close(), name=f"kadmin-retire-{conn.label}")
+        self._retiring[task] = conn
+        task.add_done_callback(lambda t: self._retiring.pop(t, None))
 
     async def _connect_node(self, st: _NodeState) -> tuple[Connection, Negotiated]:
         node = self._metadata.nodes.get(st.node_id) if self._metadata else None
