@@ -118,11 +118,11 @@ class DescribeGroupsHandler:
                 out[g.group_id] = Failed(GroupIdNotFoundError(
                     f"group {g.group_id!r} does not exist (coordinator {node_id} reported state Dead)"))
                 continue
-            out[g.group_id] = Done(_description(g, node_id, version))
+            out[g.group_id] = Done(_description(g, node_id, version, self.include_ops))
         return out
 
 
-def _description(g: Any, node_id: int, version: int) -> GroupDescription:
+def _description(g: Any, node_id: int, version: int, include_ops: bool) -> GroupDescription:
     members = []
     for m in g.members:
         sub = asg = None
@@ -139,7 +139,8 @@ def _description(g: Any, node_id: int, version: int) -> GroupDescription:
             subscription=sub,
             assignment=asg,
         ))
-    ops = decode_authorized_operations(g.authorized_operations) if version >= 3 else None
+    # Only when asked: some brokers fill the field anyway (Tansu sends -1, i.e. every bit set).
+    ops = decode_authorized_operations(g.authorized_operations) if version >= 3 and include_ops else None
     return GroupDescription(
         group_id=g.group_id,
         state=g.group_state,
