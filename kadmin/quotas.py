@@ -150,6 +150,9 @@ class ClientQuotaEntity:
     def items(self) -> tuple[tuple[str, str | None], ...]:
         return self.components
 
+    def values(self) -> tuple[str | None, ...]:
+        return tuple(n for _, n in self.components)
+
     def get(self, entity_type: str, default: str | None = None) -> str | None:
         """Like dict.get; note that None is also the default entity's name (use ``in`` to tell them apart)."""
         for t, n in self.components:

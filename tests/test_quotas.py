@@ -61,6 +61,7 @@ def test_entity_mapping_access() -> None:
     assert e["ip"] == "10.0.0.1"
     assert "ip" in e and "user" not in e
     assert e.types == ("ip",)
+    assert isinstance(e, Mapping) and list(e.values()) == ["10.0.0.1"] and list(e) == ["ip"]
     with pytest.raises(KeyError):
         e["user"]
     d = E({"user": None})
