@@ -13,7 +13,9 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from kadmin import quotas
 from kadmin.admin import _driver
+from kadmin.admin import quotas as admin_quotas
 from kadmin.admin.coordinators import CoordinatorCache, CoordinatorLookup, find_coordinators, key_type_code
 from kadmin.admin.groups import (
     DeleteGroupsHandler,
@@ -318,32 +320,25 @@ class AdminClient:
         return out
 
     # --- client quotas (KIP-546 as shipped) ----------------------------------------------------------------
-    # Imported in the class so that the quota block stays self-contained at the end of this class.
-    from kadmin import quotas as _q
-    from kadmin.admin import quotas as _qa
-
-    async def describe_client_quotas(self, filter: _q.ClientQuotaFilter, *, timeout: float | None = None,
-                                     ) -> dict[_q.ClientQuotaEntity, dict[str, float]]:
+    async def describe_client_quotas(self, filter: quotas.ClientQuotaFilter, *, timeout: float | None = None,
+                                     ) -> dict[quotas.ClientQuotaEntity, dict[str, float]]:
         """{entity: {quota key: value}} for every entity matching ``filter`` (entities sorted).
 
         One request to one broker that speaks DescribeClientQuotas.  A top-level error in the answer raises it
         (retriable ones after retrying until the deadline); a broker older than Kafka 2.6 raises
         UnsupportedVersionError.
         """
-        from kadmin.admin.quotas import describe_client_quotas
-        from kadmin.quotas import ClientQuotaFilter
-
-        if not isinstance(filter, ClientQuotaFilter):
+        if not isinstance(filter, quotas.ClientQuotaFilter):
             raise TypeError(f"filter must be a ClientQuotaFilter (e.g. ClientQuotaFilter.all()), not {filter!r}")
         deadline = self._deadline(timeout)
         await self.start()
-        return await describe_client_quotas(self.net, filter, deadline, self.config)
+        return await admin_quotas.describe_client_quotas(self.net, filter, deadline, self.config)
 
     async def alter_client_quotas(
-        self, alterations: Iterable[_q.ClientQuotaAlteration], *, validate_only: bool = False,
-        allow_unknown_keys: bool = False, batch_size: int = _qa.DEFAULT_BATCH_SIZE,
-        max_concurrency: int = _qa.DEFAULT_MAX_CONCURRENCY, timeout: float | None = None,
-    ) -> dict[_q.ClientQuotaEntity, None | KafkaError]:
+        self, alterations: Iterable[quotas.ClientQuotaAlteration], *, validate_only: bool = False,
+        allow_unknown_keys: bool = False, batch_size: int = admin_quotas.DEFAULT_BATCH_SIZE,
+        max_concurrency: int = admin_quotas.DEFAULT_MAX_CONCURRENCY, timeout: float | None = None,
+    ) -> dict[quotas.ClientQuotaEntity, None | KafkaError]:
         """Apply each alteration; {entity: None or its KafkaError}, one entry per alteration, in order.
 
         Everything is validated before anything is sent (see :mod:`kadmin.quotas` for the rules).  Entities go
@@ -353,21 +348,18 @@ class AdminClient:
         may have been applied anyway.  ``validate_only`` asks the broker to check without applying.  A broker
         older than Kafka 2.6 raises UnsupportedVersionError.
         """
-        from kadmin.admin.quotas import alter_client_quotas, check_batching
-        from kadmin.quotas import validate_alterations
-
-        items = validate_alterations(alterations, allow_unknown_keys=allow_unknown_keys)
+        items = quotas.validate_alterations(alterations, allow_unknown_keys=allow_unknown_keys)
         if not isinstance(validate_only, bool):
             raise TypeError("validate_only must be a bool")
-        size, concurrency = check_batching(batch_size, max_concurrency)
+        size, concurrency = admin_quotas.check_batching(batch_size, max_concurrency)
         deadline = self._deadline(timeout)
         await self.start()
-        return await alter_client_quotas(self.net, items, deadline, self.config, validate_only=validate_only,
+        return await admin_quotas.alter_client_quotas(self.net, items, deadline, self.config, validate_only=validate_only,
                                          batch_size=size, max_concurrency=concurrency)
 
     async def resolve_client_quotas(self, user: str | None = None, client_id: str | None = None,
                                     ip: str | None = None, *, timeout: float | None = None,
-                                    ) -> _q.ResolvedClientQuotas:
+                                    ) -> quotas.ResolvedClientQuotas:
         """Which quota value applies to a client, per key, and which entity it comes from.
 
         Kafka never shipped KIP-546's ResolveClientQuotas, so this follows Kafka's documented precedence
@@ -376,22 +368,14 @@ class AdminClient:
         the ip levels are resolved.  Sends 2-6 DescribeClientQuotas requests concurrently (4 for user and
         client_id, 2 more for an ip; :func:`kadmin.quotas.resolve_filters` explains why no fewer).
         """
-        from kadmin.admin.quotas import describe_client_quotas
-        from kadmin.quotas import (
-            ClientQuotaEntity,
-            ClientQuotaFilter,
-            resolve_client_quotas,
-            validate_resolve_args,
-        )
-
-        validate_resolve_args(user, client_id, ip)
+        quotas.validate_resolve_args(user, client_id, ip)
         deadline = self._deadline(timeout)
         await self.start()
 
-        async def describe(flt: ClientQuotaFilter) -> dict[ClientQuotaEntity, dict[str, float]]:
-            return await describe_client_quotas(self.net, flt, deadline, self.config)
+        async def describe(flt: quotas.ClientQuotaFilter) -> dict[quotas.ClientQuotaEntity, dict[str, float]]:
+            return await admin_quotas.describe_client_quotas(self.net, flt, deadline, self.config)
 
-        return await resolve_client_quotas(describe, user, client_id, ip)
+        return await quotas.resolve_client_quotas(describe, user, client_id, ip)
 
 
 async def _retrying(fn: Any, deadline: Deadline, config: ClientConfig, what: str) -> Any:

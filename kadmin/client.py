@@ -16,7 +16,8 @@ import threading
 from collections.abc import Coroutine, Iterable, Sequence
 from typing import Any, TypeVar
 
-from kadmin import aio
+from kadmin import aio, quotas
+from kadmin.admin import quotas as admin_quotas
 from kadmin.config import ClientConfig
 from kadmin.errors import ClientClosedError, ForkedProcessError, KafkaError, KafkaTimeoutError
 from kadmin.types import (
@@ -54,8 +55,8 @@ class AdminClient:
     def _check(self) -> None:
         if os.getpid() != self._pid:
             raise ForkedProcessError(
-                "this AdminClient was created in process %d and cannot be used after fork() (in process %d): "
-                "create a new AdminClient in the child" % (self._pid, os.getpid()))
+                f"this AdminClient was created in process {self._pid} and cannot be used after fork() "
+                f"(in process {os.getpid()}): create a new AdminClient in the child")
         if self._closed:
             raise ClientClosedError("the AdminClient is closed")
 
@@ -138,29 +139,23 @@ class AdminClient:
         return self._call(self._aio.consumer_group_lag(group_ids, timeout=timeout), timeout)
 
     # --- client quotas (see kadmin.aio.AdminClient) ---------------------------------------------------------
-    # Imported in the class so that the quota block stays self-contained at the end of this class.
-    from kadmin import quotas as _q
-    from kadmin.admin import quotas as _qa
-
-    def describe_client_quotas(self, filter: _q.ClientQuotaFilter, *, timeout: float | None = None,
-                               ) -> dict[_q.ClientQuotaEntity, dict[str, float]]:
+    def describe_client_quotas(self, filter: quotas.ClientQuotaFilter, *, timeout: float | None = None,
+                               ) -> dict[quotas.ClientQuotaEntity, dict[str, float]]:
         return self._call(self._aio.describe_client_quotas(filter, timeout=timeout), timeout)
 
     def alter_client_quotas(
-        self, alterations: Iterable[_q.ClientQuotaAlteration], *, validate_only: bool = False,
-        allow_unknown_keys: bool = False, batch_size: int = _qa.DEFAULT_BATCH_SIZE,
-        max_concurrency: int = _qa.DEFAULT_MAX_CONCURRENCY, timeout: float | None = None,
-    ) -> dict[_q.ClientQuotaEntity, None | KafkaError]:
-        from kadmin.quotas import ClientQuotaAlteration
-
+        self, alterations: Iterable[quotas.ClientQuotaAlteration], *, validate_only: bool = False,
+        allow_unknown_keys: bool = False, batch_size: int = admin_quotas.DEFAULT_BATCH_SIZE,
+        max_concurrency: int = admin_quotas.DEFAULT_MAX_CONCURRENCY, timeout: float | None = None,
+    ) -> dict[quotas.ClientQuotaEntity, None | KafkaError]:
         # Materialized here, on the caller's thread: a caller's generator must not run on the loop thread.
-        items = alterations if isinstance(alterations, ClientQuotaAlteration) else list(alterations)
+        items = alterations if isinstance(alterations, quotas.ClientQuotaAlteration) else list(alterations)
         return self._call(self._aio.alter_client_quotas(
             items, validate_only=validate_only, allow_unknown_keys=allow_unknown_keys, batch_size=batch_size,
             max_concurrency=max_concurrency, timeout=timeout), timeout)
 
     def resolve_client_quotas(self, user: str | None = None, client_id: str | None = None, ip: str | None = None,
-                              *, timeout: float | None = None) -> _q.ResolvedClientQuotas:
+                              *, timeout: float | None = None) -> quotas.ResolvedClientQuotas:
         return self._call(self._aio.resolve_client_quotas(user, client_id, ip, timeout=timeout), timeout)
 
 
