@@ -1,0 +1,96 @@
+"""``kadmin demo``: an embedded fake cluster with a few groups and quotas, and the commands to try on it.
+
+Why it exists: the first thing a person wants from an admin CLI is to see what it prints, before pointing it
+at a production cluster.  The cluster is :class:`kadmin.testing.FakeCluster` (in this process, on 127.0.0.1),
+not Kafka; the demo says so.  It runs until Ctrl-C; ``--once`` prints and exits (for tests and docs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import signal
+import threading
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kadmin.cli.main import Context
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    from kadmin.versions import DEFAULT_RELEASE, RELEASE_NAMES
+
+    p = sub.add_parser("demo", parents=[common], help="run an embedded fake cluster with demo data",
+                       description="Start kadmin's embedded fake cluster (not Kafka: kadmin.testing.FakeCluster) "
+                                   "with demo groups and quotas, print commands to try, and keep running until "
+                                   "Ctrl-C.")
+    p.add_argument("--brokers", type=int, default=3, help="number of brokers (3)")
+    p.add_argument("--versions", default=None, metavar="RELEASE",
+                   help=f"Kafka release every broker imitates ({', '.join(RELEASE_NAMES)}; default "
+                        f"{DEFAULT_RELEASE}); 'mixed' makes broker 1 a 2.2 and the others "
+                        f"{DEFAULT_RELEASE}")
+    p.add_argument("--once", action="store_true", help="print the address and the commands, then exit")
+    p.set_defaults(run=run)
+
+
+def suggestions(bootstrap: str) -> list[str]:
+    b = shlex.quote(bootstrap)
+    return [
+        f"kadmin -b {b} api-versions --kadmin-only",
+        f"kadmin -b {b} groups list",
+        f"kadmin -b {b} groups describe orders-service billing no-such-group",
+        f"kadmin -b {b} groups offsets orders-service billing --lag",
+        f"kadmin -b {b} groups delete billing",
+        f"kadmin -b {b} quotas describe",
+        f"kadmin -b {b} quotas resolve --user alice --client-id etl",
+        f"kadmin -b {b} quotas alter --user bob --set producer_byte_rate=1048576 --set request_percentage=12.5",
+        f"kadmin -b {b} --output json groups describe orders-service",
+    ]
+
+
+def run(ctx: Context) -> int:
+    from kadmin.cli.config import ENV_BOOTSTRAP, UsageError
+    from kadmin.testing import FakeCluster
+    from kadmin.testing.__main__ import seed_demo
+    from kadmin.versions import DEFAULT_RELEASE, RELEASE_NAMES
+
+    args = ctx.args
+    if not 1 <= args.brokers <= 16:
+        raise UsageError(f"--brokers must be 1..16, not {args.brokers}")
+    versions: Any = args.versions or DEFAULT_RELEASE
+    if versions == "mixed":
+        versions = {1: "2.2"} if args.brokers > 1 else "2.2"
+    elif versions not in RELEASE_NAMES:
+        raise UsageError(f"--versions {versions!r}: one of {', '.join(RELEASE_NAMES)} or 'mixed'")
+    done = threading.Event()
+    if not args.once and threading.current_thread() is threading.main_thread():
+        # Explicit handlers: a process started in the background by a shell inherits SIGINT as ignored.
+        signal.signal(signal.SIGINT, lambda *_: done.set())
+        signal.signal(signal.SIGTERM, lambda *_: done.set())
+    p = ctx.printer
+    with FakeCluster(brokers=args.brokers, versions=versions) as cluster:
+        seed_demo(cluster)
+        if p.json:
+            p.emit("demo", {"bootstrap": cluster.bootstrap, "brokers": cluster.node_ids,
+                            "cluster_id": cluster.cluster_id, "try": suggestions(cluster.bootstrap)})
+        else:
+            p.lines([
+                f"kadmin demo: an embedded fake cluster (kadmin.testing.FakeCluster, not Apache Kafka) with "
+                f"{args.brokers} broker(s) at",
+                f"  {cluster.bootstrap}",
+                "seeded with topics orders/payments, groups orders-service (Stable), billing (Empty), "
+                "rebalancing, and quotas for alice, the default user and 10.0.0.5.",
+                "",
+                "Try, in another terminal:",
+                *(f"  {s}" for s in suggestions(cluster.bootstrap)),
+                "",
+                f"or: export {ENV_BOOTSTRAP}={cluster.bootstrap}",
+            ])
+            if not args.once:
+                p.lines(["", "Ctrl-C stops the cluster."])
+        p.out.flush()
+        if not args.once:
+            while not done.wait(0.5):
+                pass
+            p.err.write("kadmin demo: stopped\n")
+    return 0

@@ -1,0 +1,219 @@
+"""``kadmin``: the command line.  Global options, dispatch to one module per command group, exit statuses.
+
+Exit statuses (documented in docs/cli.md), chosen so that a script can tell "look at the per-key results"
+from "nothing was done":
+
+* 0: every key (group, entity, partition, broker) succeeded;
+* 1: the command ran and the cluster answered, but some keys failed (each printed with its error);
+* 2: the command could not run at all: bad usage or input (refused before connecting), an unreadable
+  configuration, no reachable broker, failed authentication, an API the brokers do not support (such as
+  the quota commands against a broker without KIP-546), or a call-level error or timeout;
+* 130: interrupted (Ctrl-C).  141: stdout was closed early (``kadmin ... | head``).
+
+A failure is one line on stderr, never a traceback: an admin tool's errors are read by people in a hurry and
+grepped by scripts.  ``--debug`` adds the traceback and the library's debug logging.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import re
+import sys
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NoReturn, TextIO
+
+from kadmin._version import __version__
+from kadmin.cli.config import UsageError, build_config, check_timeout
+from kadmin.cli.output import Printer
+from kadmin.errors import (
+    AuthenticationError,
+    AuthorizationError,
+    KafkaConnectionError,
+    KafkaError,
+    KafkaTimeoutError,
+    UnsupportedVersionError,
+)
+
+if TYPE_CHECKING:
+    from kadmin.client import AdminClient
+    from kadmin.config import ClientConfig
+
+log = logging.getLogger("kadmin.cli")
+
+EXIT_OK = 0
+EXIT_SOME_FAILED = 1
+EXIT_ERROR = 2
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (what was wrong and where help is), not usage plus error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_ERROR, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+@dataclass
+class Context:
+    """What a command gets: its arguments, the printer, and a way to connect (only once input is valid)."""
+
+    args: argparse.Namespace
+    printer: Printer
+    debug: bool = False
+    _config: ClientConfig | None = field(default=None, repr=False)
+
+    def config(self) -> ClientConfig:
+        if self._config is None:
+            self._config = build_config(self.args.bootstrap_server, self.args.command_config,
+                                        check_timeout(self.args.timeout))
+        return self._config
+
+    @contextlib.contextmanager
+    def admin(self) -> Iterator[AdminClient]:
+        """A connected synchronous client.  Commands call this only after validating all their input, which
+        is what guarantees that bad input never reaches the cluster."""
+        from kadmin.client import AdminClient
+
+        cfg = self.config()
+        log.debug("connecting with %r", cfg)
+        with AdminClient(config=cfg) as admin:
+            yield admin
+
+
+Runner = Callable[[Context], int]
+
+
+def _global_options(p: argparse.ArgumentParser, suppress: bool) -> None:
+    # The same options on the top-level parser (with defaults) and on every command (suppressed defaults,
+    # so a value given after the command wins and one given before it is not reset), because people type
+    # `kadmin groups list --bootstrap-server ...` as they do with Kafka's tools.
+    def d(value: object) -> object:
+        return argparse.SUPPRESS if suppress else value
+
+    p.add_argument("--bootstrap-server", "-b", metavar="HOST:PORT,...", default=d(None),
+                   help="brokers to bootstrap from (default: $KADMIN_BOOTSTRAP_SERVERS)")
+    p.add_argument("--command-config", metavar="FILE", default=d(None),
+                   help="Kafka-style client properties: security.protocol, sasl.*, ssl.*")
+    p.add_argument("--output", "-o", choices=("table", "json"), default=d("table"),
+                   help="table (default) or json (stable; see docs/cli.md)")
+    p.add_argument("--timeout", type=float, metavar="S", default=d(None),
+                   help="deadline of each admin call, in seconds (default 60)")
+    p.add_argument("--debug", action="store_true", default=d(False),
+                   help="debug logging and tracebacks on stderr")
+
+
+def build_parser() -> Parser:
+    from kadmin.cli import api_versions, demo, groups, quotas
+
+    parser = Parser(
+        prog="kadmin",
+        description="Admin commands for Apache Kafka clusters: API versions per broker, consumer groups and "
+                    "client quotas.",
+        epilog="Exit status: 0 all succeeded, 1 some keys failed, 2 usage/connection/call error. "
+               "JSON output is documented in docs/cli.md.")
+    parser.add_argument("--version", action="version", version=f"kadmin {__version__}")
+    _global_options(parser, suppress=False)
+    common = Parser(add_help=False)
+    _global_options(common, suppress=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    api_versions.register(sub, common)
+    groups.register(sub, common)
+    quotas.register(sub, common)
+    demo.register(sub, common)
+    return parser
+
+
+def _one_line(text: str, limit: int = 500) -> str:
+    """Newlines folded, and repeated "; "-separated parts (one per retry) said once, so the line stays one."""
+    flat = re.sub(r"\s*\n\s*", " ", text).strip()
+    parts: list[str] = []
+    for part in flat.split("; "):
+        if not any(seen.endswith(part) for seen in parts):
+            parts.append(part)
+    flat = "; ".join(parts)
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def describe_failure(exc: BaseException, ctx: Context | None) -> str:
+    """The one line that says why a whole command failed."""
+    if isinstance(exc, UsageError):
+        return str(exc)
+    if isinstance(exc, UnsupportedVersionError):
+        return f"unsupported by this broker: {exc.message}"
+    if isinstance(exc, AuthenticationError):
+        return f"authentication failed: {exc.message}"
+    if isinstance(exc, AuthorizationError):
+        return f"not authorized: {exc.name}: {exc.message}"
+    if isinstance(exc, KafkaConnectionError):
+        where = ""
+        if ctx is not None and ctx._config is not None:
+            where = f" ({','.join(ctx._config.bootstrap_servers)})"
+        return f"cannot reach the cluster{where}: {exc.message}"
+    if isinstance(exc, KafkaTimeoutError):
+        return f"timed out: {exc.message} (raise --timeout?)"
+    if isinstance(exc, KafkaError):
+        return f"{exc.name}: {exc.message}"
+    if isinstance(exc, (ValueError, TypeError)):
+        return f"invalid input: {exc}"
+    if isinstance(exc, OSError):
+        return f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")
+    return f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)"
+
+
+def _setup_logging(debug: bool, stream: TextIO) -> None:
+    handler = logging.StreamHandler(stream)
+    if debug:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    else:
+        handler.setFormatter(logging.Formatter("kadmin: %(levelname)s: %(message)s"))
+    root = logging.getLogger()
+    for h in list(root.handlers):
+        if getattr(h, "_kadmin_cli", False):
+            root.removeHandler(h)
+    handler._kadmin_cli = True  # type: ignore[attr-defined]  # so that main() called twice does not stack
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG if debug else logging.WARNING)
+
+
+def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Run one command; returns the exit status (the console script passes it to ``sys.exit``)."""
+    out = stdout if stdout is not None else sys.stdout
+    err = stderr if stderr is not None else sys.stderr
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, usage errors: argparse already printed its line
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_ERROR
+    _setup_logging(args.debug, err)
+    ctx = Context(args, Printer(args.output, out, err), debug=args.debug)
+    runner: Runner = args.run
+    try:
+        return runner(ctx)
+    except KeyboardInterrupt:
+        err.write("kadmin: interrupted\n")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (`| head`); say nothing, and keep Python from complaining at exit.
+        with contextlib.suppress(OSError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, out.fileno())
+        return EXIT_BROKEN_PIPE
+    except Exception as exc:  # noqa: BLE001 - the CLI's one place that turns any failure into one line
+        if args.debug:
+            traceback.print_exc(file=err)
+        err.write(f"kadmin: error: {_one_line(describe_failure(exc, ctx))}\n")
+        return EXIT_ERROR
+
+
+def run() -> NoReturn:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    run()

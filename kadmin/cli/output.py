@@ -1,0 +1,172 @@
+"""Rendering for the CLI: aligned tables for people, one stable JSON document for programs.
+
+Why two formats and not one: a table that fits a terminal has to abbreviate and drop detail, which a
+script must never have to parse around.  The JSON shape is a contract documented in ``docs/cli.md``;
+``FORMAT_VERSION`` changes only when a field is removed or changes meaning (adding fields does not).
+
+Why tables are capped at 100 columns: they get pasted into tickets and chat, and read in split panes.
+Only columns marked ``flex`` are shortened (with a trailing ``~``), widest first, so that numbers and states
+are never cut.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from kadmin.errors import KafkaError, KafkaTimeoutError
+from kadmin.quotas import ClientQuotaEntity
+
+FORMAT_VERSION = 1
+MAX_WIDTH = 100
+GAP = "  "
+ELLIPSIS = "~"
+MIN_FLEX = 8
+
+JsonDict = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Column:
+    """A table column; ``flex`` columns may be shortened to fit, ``right`` aligns numbers."""
+
+    header: str
+    flex: bool = False
+    right: bool = False
+
+
+def _fit(widths: list[int], columns: Sequence[Column], limit: int) -> list[int]:
+    """Column widths whose total (with gaps) is at most ``limit``, shrinking the widest flex column first."""
+    widths = list(widths)
+
+    def total() -> int:
+        return sum(widths) + len(GAP) * (len(widths) - 1)
+
+    while total() > limit:
+        candidates = [i for i, c in enumerate(columns) if c.flex and widths[i] > max(MIN_FLEX, len(c.header))]
+        if not candidates:
+            break  # nothing left to shrink: fixed columns alone are wider than the limit
+        i = max(candidates, key=lambda j: widths[j])
+        widths[i] = max(MIN_FLEX, len(columns[i].header), widths[i] - (total() - limit))
+    return widths
+
+
+def _cell(text: str, width: int, right: bool) -> str:
+    if len(text) > width:
+        text = text[: max(0, width - len(ELLIPSIS))] + ELLIPSIS
+    return text.rjust(width) if right else text.ljust(width)
+
+
+def render_table(columns: Sequence[Column], rows: Iterable[Sequence[object]], limit: int = MAX_WIDTH) -> list[str]:
+    """Header plus one line per row, every line at most ``limit`` characters (when the columns allow it)."""
+    texts = [[_text(v) for v in row] for row in rows]
+    for r in texts:
+        if len(r) != len(columns):
+            raise ValueError(f"row has {len(r)} cells for {len(columns)} columns: {r!r}")
+    widths = [max([len(c.header)] + [len(r[i]) for r in texts]) for i, c in enumerate(columns)]
+    widths = _fit(widths, columns, limit)
+    lines = []
+    for cells in [[c.header for c in columns], *texts]:
+        parts = [_cell(t, widths[i], columns[i].right) for i, t in enumerate(cells)]
+        lines.append(GAP.join(parts).rstrip())
+    return lines
+
+
+def _text(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return format_number(value)
+    return str(value).replace("\n", " ")
+
+
+def format_number(value: float) -> str:
+    """Whole numbers without ".0" (byte rates read better as 1048576); fractions as Python's shortest repr."""
+    if math.isfinite(value) and value.is_integer() and abs(value) < 2**63:
+        return str(int(value))
+    return repr(value)
+
+
+def shorten(text: str, limit: int = MAX_WIDTH) -> str:
+    return text if len(text) <= limit else text[: limit - len(ELLIPSIS)] + ELLIPSIS
+
+
+# --- JSON ---------------------------------------------------------------------------------------------------
+
+
+def error_json(err: BaseException) -> JsonDict:
+    """A per-key error as JSON: the Kafka error name and code (null for client-side errors) and the text."""
+    if isinstance(err, KafkaError):
+        out: JsonDict = {"name": err.name, "code": err.code, "message": err.message, "retriable": err.retriable}
+        if isinstance(err, KafkaTimeoutError):
+            out["possibly_applied"] = err.possibly_applied
+        return out
+    return {"name": type(err).__name__, "code": None, "message": str(err), "retriable": False}
+
+
+def error_line(err: BaseException) -> str:
+    """The one-line form of a per-key error, for table output (stderr)."""
+    if isinstance(err, KafkaError):
+        text = f"{err.name}: {err.message}" if err.message else err.name
+        if isinstance(err, KafkaTimeoutError) and err.possibly_applied:
+            text += " (the change may have been applied)"
+        return text
+    return f"{type(err).__name__}: {err}"
+
+
+def entity_json(entity: ClientQuotaEntity) -> dict[str, str | None]:
+    """An entity as {type: name}, a null name being the default entity of that type (as on the wire)."""
+    return entity.as_dict()
+
+
+def _clean(value: Any) -> Any:
+    # JSON has no NaN or infinity; brokers should never send them, but a document must stay parseable.
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, Mapping):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+def document(command: str, body: Mapping[str, Any]) -> JsonDict:
+    """The envelope every command's JSON output has: format version, command name, then the body."""
+    return {"format": FORMAT_VERSION, "command": command, **body}
+
+
+def dump_json(doc: Mapping[str, Any]) -> str:
+    return json.dumps(_clean(doc), indent=2, allow_nan=False, ensure_ascii=False)
+
+
+class Printer:
+    """Where a command's output goes: ``out`` is the result (stdout), ``err`` per-key errors and notes."""
+
+    def __init__(self, fmt: str, out: TextIO, err: TextIO) -> None:
+        self.fmt = fmt
+        self.out = out
+        self.err = err
+
+    @property
+    def json(self) -> bool:
+        return self.fmt == "json"
+
+    def emit(self, command: str, body: Mapping[str, Any]) -> None:
+        self.out.write(dump_json(document(command, body)) + "\n")
+
+    def lines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.out.write(line + "\n")
+
+    def table(self, columns: Sequence[Column], rows: Iterable[Sequence[object]]) -> None:
+        self.lines(render_table(columns, rows))
+
+    def key_error(self, key: str, err: BaseException) -> None:
+        """One line per failed key on stderr, in table mode (JSON mode carries errors in the document)."""
+        self.err.write(shorten(f"kadmin: {key}: {error_line(err)}", 1000) + "\n")
+
+    def note(self, text: str) -> None:
+        self.err.write(text + "\n")

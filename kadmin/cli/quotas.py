@@ -1,0 +1,429 @@
+"""``kadmin quotas describe|alter|resolve|provision``: client quotas (KIP-546 as shipped).
+
+Why values are checked here before connecting: ``--set producer_byte_rate=1.5`` is a typo or a
+misunderstanding, and the broker's answer to it differs between ZooKeeper and KRaft clusters and only comes
+after a round trip.  ``kadmin.quotas`` holds the rules; this module parses the flags into its types, so a bad
+flag fails with the same message the library would give, and nothing is sent.
+
+Against a broker without the quota APIs (Kafka before 2.6, Tansu) every quota command exits 2 with one
+"unsupported by this broker" line: no entity could be looked at, so there are no per-key results to report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, TextIO
+
+from kadmin.cli.config import UsageError
+from kadmin.cli.output import Column, JsonDict, entity_json, error_json
+from kadmin.quotas import (
+    CLIENT_ID,
+    IP,
+    USER,
+    ClientQuotaAlteration,
+    ClientQuotaEntity,
+    ClientQuotaFilter,
+    ClientQuotaFilterComponent,
+    QuotaOp,
+    Remove,
+    ResolvedQuota,
+    Set,
+    validate_alterations,
+    validate_resolve_args,
+)
+
+if TYPE_CHECKING:
+    from kadmin.cli.main import Context
+
+_ENTITY_FLAGS = ((USER, "user", "NAME"), (CLIENT_ID, "client_id", "NAME"), (IP, "ip", "ADDR"))
+
+
+def _entity_flags(p: argparse.ArgumentParser, defaults: bool = True) -> None:
+    for entity_type, dest, metavar in _ENTITY_FLAGS:
+        flag = "--" + entity_type
+        if defaults:
+            g = p.add_mutually_exclusive_group()
+            g.add_argument(flag, dest=dest, metavar=metavar, help=f"the {entity_type} named {metavar}")
+            g.add_argument(flag + "-default", dest=dest + "_default", action="store_true",
+                           help=f"the default {entity_type} entity")
+        else:
+            p.add_argument(flag, dest=dest, metavar=metavar)
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("quotas", help="client quotas: describe, alter, resolve, provision",
+                       description="Client quota commands (brokers need Kafka 2.6+).")
+    qsub = p.add_subparsers(dest="quotas_command", metavar="SUBCOMMAND", required=True)
+
+    ds = qsub.add_parser("describe", parents=[common], help="quotas configured on matching entities",
+                         description="Quotas of every entity matching the flags (all entities without flags).  "
+                                     "Non-strict, an entity may have types the flags do not name.")
+    _entity_flags(ds)
+    ds.add_argument("--strict", action="store_true", help="only entities with exactly the named types")
+    ds.set_defaults(run=run_describe)
+
+    al = qsub.add_parser("alter", parents=[common], help="set or remove quotas of one entity",
+                         description="Set and/or remove quota keys of one entity, in one request.")
+    _entity_flags(al)
+    al.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                    help="set KEY to VALUE (repeatable), e.g. producer_byte_rate=1048576")
+    al.add_argument("--remove", dest="removes", action="append", default=[], metavar="KEY",
+                    help="remove KEY, so the next level of the precedence order applies (repeatable)")
+    al.add_argument("--validate-only", action="store_true", help="let the broker check, without applying")
+    al.add_argument("--allow-unknown-keys", action="store_true",
+                    help="send keys kadmin does not know (a newer broker's); the broker decides")
+    al.set_defaults(run=run_alter)
+
+    rs = qsub.add_parser("resolve", parents=[common], help="the quotas that apply to a client, and where from",
+                         description="Which value of each quota applies to a client, and the entity it is set on, "
+                                     "following Kafka's precedence (user+client-id, user, default user, ..., "
+                                     "default client-id).  Leave out --user/--client-id for a client whose "
+                                     "name has no entity of its own.")
+    _entity_flags(rs, defaults=False)
+    rs.set_defaults(run=run_resolve)
+
+    pv = qsub.add_parser("provision", parents=[common], help="make quotas match a file (through Spark)",
+                         description="Make the cluster's quotas match FILE (CSV, Parquet or JSON; long or wide "
+                                     "layout, see kadmin.spark), through a local Spark session.  Needs "
+                                     "'pip install kadmin[spark]' and Java 17+.")
+    pv.add_argument("file", metavar="FILE")
+    mode = pv.add_mutually_exclusive_group()
+    mode.add_argument("--dry-run", action="store_true", help="show the plan; send nothing")
+    mode.add_argument("--validate", action="store_true",
+                      help="send the changes with validate_only: the brokers check them, nothing changes")
+    pv.add_argument("--remove-unlisted", action="store_true",
+                    help="remove quota keys that entities in scope have but FILE does not list")
+    pv.add_argument("--batch-size", type=int, default=500, metavar="N", help="entities per request (500)")
+    pv.add_argument("--file-format", choices=("csv", "parquet", "json"),
+                    help="how to read FILE (default: from its extension)")
+    pv.add_argument("--strict", action="store_true", help="refuse the whole file if any row is invalid")
+    pv.add_argument("--allow-unknown-keys", action="store_true", help="send quota keys kadmin does not know")
+    pv.set_defaults(run=run_provision)
+
+
+# --- parsing ------------------------------------------------------------------------------------------------
+
+
+def _name(value: str, flag: str) -> str:
+    if not value:
+        raise UsageError(f"--{flag} needs a non-empty name (use --{flag}-default for the default entity)")
+    return value
+
+
+def entity_from_args(args: argparse.Namespace) -> ClientQuotaEntity | None:
+    """The entity the flags name (None when no flag was given)."""
+    parts: dict[str, str | None] = {}
+    for entity_type, dest, _ in _ENTITY_FLAGS:
+        name = getattr(args, dest, None)
+        if name is not None:
+            parts[entity_type] = _name(name, entity_type)
+        elif getattr(args, dest + "_default", False):
+            parts[entity_type] = None
+    return ClientQuotaEntity(parts) if parts else None
+
+
+def filter_from_args(args: argparse.Namespace) -> ClientQuotaFilter:
+    entity = entity_from_args(args)
+    if entity is None:
+        if args.strict:
+            raise UsageError("--strict needs at least one entity flag (--user, --client-id, --ip or a -default)")
+        return ClientQuotaFilter.all()
+    comps = [ClientQuotaFilterComponent.default(t) if n is None else ClientQuotaFilterComponent.exact(t, n)
+             for t, n in entity.components]
+    try:
+        return ClientQuotaFilter(comps, strict=bool(args.strict))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+_INT = re.compile(r"[+-]?\d+")
+
+
+def parse_value(key: str, text: str) -> float | int:
+    """A quota value from the command line: integers stay ints (so that the library refuses one that has no
+    exact float64), anything else must be a finite decimal or float literal."""
+    t = text.strip()
+    if _INT.fullmatch(t):
+        return int(t)
+    try:
+        value = float(t)
+    except ValueError:
+        raise UsageError(f"--set {key}={text}: {text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise UsageError(f"--set {key}={text}: the value must be a finite number")
+    return value
+
+
+def ops_from_args(sets: Sequence[str], removes: Sequence[str]) -> list[QuotaOp]:
+    ops: list[QuotaOp] = []
+    for item in sets:
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        if not sep:
+            raise UsageError(f"--set {item!r}: expected KEY=VALUE, e.g. --set producer_byte_rate=1048576")
+        if not key:
+            raise UsageError(f"--set {item!r}: the quota key is empty")
+        if not raw.strip():
+            raise UsageError(f"--set {item!r}: the value is empty (use --remove {key} to remove the key)")
+        ops.append(Set(key, parse_value(key, raw)))  # an int is converted by ClientQuotaAlteration, exactly
+    for key in removes:
+        if not key.strip() or "=" in key:
+            raise UsageError(f"--remove {key!r}: expected a quota key name, e.g. --remove consumer_byte_rate")
+        ops.append(Remove(key.strip()))
+    if not ops:
+        raise UsageError("nothing to alter: give at least one --set KEY=VALUE or --remove KEY")
+    return ops
+
+
+# --- describe -----------------------------------------------------------------------------------------------
+
+
+def _quota_rows(quotas: dict[ClientQuotaEntity, dict[str, float]]) -> list[list[object]]:
+    return [[str(e), k, v] for e in sorted(quotas) for k, v in sorted(quotas[e].items())]
+
+
+def run_describe(ctx: Context) -> int:
+    flt = filter_from_args(ctx.args)
+    with ctx.admin() as admin:
+        quotas = admin.describe_client_quotas(flt)
+    p = ctx.printer
+    if p.json:
+        p.emit("quotas describe", {
+            "filter": {"components": [{"entity_type": c.entity_type, "match": c.match_type.name.lower(),
+                                       "name": c.name} for c in flt.components], "strict": flt.strict},
+            "entities": [{"entity": entity_json(e), "quotas": dict(sorted(quotas[e].items()))}
+                         for e in sorted(quotas)]})
+        return 0
+    p.table([Column("ENTITY", flex=True), Column("KEY"), Column("VALUE", right=True)], _quota_rows(quotas))
+    if not quotas:
+        p.note(f"kadmin: no quotas configured on entities matching {flt}")
+    return 0
+
+
+# --- alter --------------------------------------------------------------------------------------------------
+
+
+def _op_json(op: QuotaOp) -> JsonDict:
+    if isinstance(op, Set):
+        return {"op": "set", "key": op.key, "value": op.value}
+    return {"op": "remove", "key": op.key}
+
+
+def run_alter(ctx: Context) -> int:
+    args = ctx.args
+    entity = entity_from_args(args)
+    if entity is None:
+        raise UsageError("name the entity: --user NAME|--user-default, --client-id NAME|--client-id-default, "
+                         "or --ip ADDR|--ip-default")
+    ops = ops_from_args(args.sets, args.removes)
+    try:
+        alteration = ClientQuotaAlteration(entity, ops)
+        validate_alterations([alteration], allow_unknown_keys=args.allow_unknown_keys)
+    except (ValueError, TypeError) as exc:
+        raise UsageError(str(exc)) from None
+    with ctx.admin() as admin:
+        res = admin.alter_client_quotas([alteration], validate_only=args.validate_only,
+                                        allow_unknown_keys=args.allow_unknown_keys)
+    err = res[entity]
+    p = ctx.printer
+    if p.json:
+        p.emit("quotas alter", {"validate_only": args.validate_only, "entities": [{
+            "entity": entity_json(entity), "ops": [_op_json(o) for o in alteration.ops],
+            "error": error_json(err) if err is not None else None}]})
+        return 1 if err is not None else 0
+    if err is not None:
+        p.key_error(str(entity), err)
+        return 1
+    verb = "validated by the broker (not applied)" if args.validate_only else "altered"
+    p.table([Column("ENTITY", flex=True), Column("OP"), Column("KEY"), Column("VALUE", right=True),
+             Column("RESULT")],
+            [[str(entity), "set" if isinstance(o, Set) else "remove", o.key,
+              o.value if isinstance(o, Set) else None, verb] for o in alteration.ops])
+    return 0
+
+
+# --- resolve ------------------------------------------------------------------------------------------------
+
+_KNOWN_USER_CLIENT_KEYS = ("consumer_byte_rate", "controller_mutation_rate", "producer_byte_rate",
+                           "request_percentage")
+
+
+def _resolved_json(r: ResolvedQuota) -> JsonDict:
+    return {"key": r.key, "value": r.value, "level": r.level, "entity": entity_json(r.source)}
+
+
+def run_resolve(ctx: Context) -> int:
+    args = ctx.args
+    user = _name(args.user, "user") if args.user is not None else None
+    client_id = _name(args.client_id, "client-id") if args.client_id is not None else None
+    ip = _name(args.ip, "ip") if args.ip is not None else None
+    try:
+        validate_resolve_args(user, client_id, ip)
+    except (ValueError, TypeError) as exc:
+        raise UsageError(str(exc)) from None
+    with ctx.admin() as admin:
+        res = admin.resolve_client_quotas(user, client_id, ip)
+    resolved = [*res.quotas.values(), *res.ip_quotas.values()]
+    # The library resolves user/client-id keys unless only an ip was given; say which keys nothing sets.
+    user_client = ip is None or user is not None or client_id is not None
+    unset = [k for k in _KNOWN_USER_CLIENT_KEYS if k not in res.quotas] if user_client else []
+    if ip is not None and "connection_creation_rate" not in res.ip_quotas:
+        unset.append("connection_creation_rate")
+    p = ctx.printer
+    if p.json:
+        p.emit("quotas resolve", {"user": user, "client_id": client_id, "ip": ip,
+                                  "quotas": [_resolved_json(r) for r in resolved], "unset": unset})
+        return 0
+    who = ", ".join(f"{t} {n!r}" for t, n in (("user", user), ("client-id", client_id), ("ip", ip))
+                    if n is not None) or "a client whose user and client-id have no entities of their own"
+    p.lines([f"effective quotas for {who}:"])
+    rows: list[list[object]] = [[r.key, r.value, r.level, str(r.source)] for r in resolved]
+    rows += [[k, None, None, "(none set: the broker's static default applies)"] for k in unset]
+    p.table([Column("KEY"), Column("VALUE", right=True), Column("LEVEL", right=True), Column("FROM", flex=True)],
+            rows)
+    return 0
+
+
+# --- provision ----------------------------------------------------------------------------------------------
+
+
+class ProgressBar:
+    """A one-line progress bar on a terminal's stderr; nothing at all when stderr is not a terminal."""
+
+    def __init__(self, stream: TextIO, width: int = 30) -> None:
+        self.stream = stream
+        self.width = width
+        self.drawn = False
+
+    def __call__(self, progress: Any) -> None:
+        total = int(progress.entities_total)
+        done = int(progress.entities_done)
+        frac = float(progress.fraction)
+        filled = int(frac * self.width)
+        bar = "#" * filled + "." * (self.width - filled)
+        failed = f", {progress.entities_failed} failed" if progress.entities_failed else ""
+        self.stream.write(f"\r[{bar}] {int(frac * 100):3d}% {done}/{total} entities{failed}")
+        self.drawn = True
+        if progress.phase == "done":
+            self.finish()
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if self.drawn:
+            self.stream.write("\n")
+            self.drawn = False
+
+
+def _read_frame(spark: Any, path: str, fmt: str | None) -> Any:
+    import os
+
+    if not os.path.exists(path):
+        raise UsageError(f"{path}: no such file")
+    if fmt is None:
+        ext = os.path.splitext(path.rstrip("/"))[1].lower()
+        fmt = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".json": "json", ".jsonl": "json",
+               ".ndjson": "json"}.get(ext)
+        if fmt is None and os.path.isdir(path):
+            fmt = "parquet"  # what Spark writes: a directory of part files
+        if fmt is None:
+            raise UsageError(f"{path}: cannot tell the format from the extension; pass --file-format")
+    if fmt == "csv":
+        # Every column as text: the quota schema parses numbers exactly, where inferSchema could round.
+        return spark.read.csv(path, header=True, inferSchema=False)
+    if fmt == "parquet":
+        return spark.read.parquet(path)
+    multiline = False
+    if os.path.isfile(path):
+        with open(path, encoding="utf-8") as f:
+            multiline = f.read(4096).lstrip().startswith("[")
+    return spark.read.json(path, multiLine=multiline)
+
+
+def _spark_session() -> Any:
+    import os
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.appName("kadmin quotas provision")
+    # Under spark-submit the master is already chosen (and the gateway is up); otherwise a small local
+    # session, or the master named by KADMIN_SPARK_MASTER.
+    if "PYSPARK_GATEWAY_PORT" not in os.environ:
+        builder = builder.master(os.environ.get("KADMIN_SPARK_MASTER", "local[2]")) \
+            .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false") \
+            .config("spark.sql.shuffle.partitions", "4")
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def run_provision(ctx: Context) -> int:
+    args = ctx.args
+    if args.batch_size < 1:
+        raise UsageError(f"--batch-size must be at least 1, not {args.batch_size}")
+    mode = "plan" if args.dry_run else "validate" if args.validate else "apply"
+    try:
+        from kadmin.spark.apply import provision_quotas
+    except ModuleNotFoundError as exc:
+        raise UsageError(f"quotas provision needs PySpark: pip install 'kadmin[spark]' ({exc})") from None
+    ctx.config()  # configuration problems are usage errors: report them before starting a JVM
+    import os
+
+    if not os.path.exists(args.file):
+        raise UsageError(f"{args.file}: no such file")
+    spark = _spark_session()
+    desired = _read_frame(spark, args.file, args.file_format)
+    bar = ProgressBar(ctx.printer.err) if ctx.printer.err.isatty() and mode != "plan" else None
+    try:
+        with ctx.admin() as admin:
+            results = provision_quotas(desired, admin, mode=mode, batch_size=args.batch_size,
+                                       remove_unlisted=args.remove_unlisted, strict=args.strict,
+                                       allow_unknown_keys=args.allow_unknown_keys, progress=bar)
+            # Cached, so that the counts and the changes do not each recompute a plan (which reads the
+            # cluster's current quotas); only the changed rows come to the driver.
+            results = results.persist()
+            try:
+                counts = {(r["action"], r["status"]): int(r["count"])
+                          for r in results.groupBy("action", "status").count().collect()}
+                changes = [r.asDict() for r in results.filter(results["action"] != "unchanged").collect()]
+            finally:
+                results.unpersist()
+    finally:
+        if bar is not None:
+            bar.finish()
+    return report_provision(ctx, mode, counts, changes)
+
+
+_RESULT_KEYS = ("user", "client_id", "ip", "quota_key", "old_value", "new_value", "action", "status", "error")
+
+
+def report_provision(ctx: Context, mode: str, counts: dict[tuple[str, str], int],
+                     changes: list[dict[str, Any]]) -> int:
+    """Print a provisioning run: the changed rows, the counts per (action, status), and each failed row."""
+    bad = [r for r in changes if r["status"] in ("failed", "rejected")]
+    changes.sort(key=lambda r: tuple(r[c] or "" for c in ("user", "client_id", "ip", "quota_key")))
+    p = ctx.printer
+    if p.json:
+        p.emit("quotas provision", {
+            "mode": mode,
+            "summary": [{"action": a, "status": s, "count": n} for (a, s), n in sorted(counts.items())],
+            "changes": [{k: r.get(k) for k in _RESULT_KEYS} for r in changes]})
+        return 1 if bad else 0
+    p.table([Column("USER", flex=True), Column("CLIENT-ID", flex=True), Column("IP", flex=True),
+             Column("KEY", flex=True), Column("OLD", right=True), Column("NEW", right=True), Column("ACTION"),
+             Column("STATUS")],
+            [[r["user"], r["client_id"], r["ip"], r["quota_key"], r["old_value"], r["new_value"], r["action"],
+              r["status"]] for r in changes])
+    summary = ", ".join(f"{n} {a}/{s}" for (a, s), n in sorted(counts.items())) or "no rows"
+    p.lines(["", f"{mode}: {summary}"])
+    for r in bad:
+        who = ", ".join(f"{c}={r[c]}" for c in ("user", "client_id", "ip") if r[c] is not None)
+        p.note(f"kadmin: {who} {r['quota_key']}: {r['status']}: {r['error']}")
+    if mode == "plan":
+        p.lines(["(dry run: nothing was sent)"])
+    return 1 if bad else 0
