@@ -153,6 +153,10 @@ async def run(
             elif isinstance(where, int):
                 by_node.setdefault(where, []).append(k)
             else:
+                if isinstance(where, Failed) and isinstance(where.error, KafkaTimeoutError) and not deadline.expired:
+                    # Lookups are shared between concurrent calls (CoordinatorCache): this timeout was the
+                    # deadline of a call with less time than ours, not an answer.  Look the key up again.
+                    where = Retry(where.error)
                 _apply(where, k, results, retry, last_error, lookup)
         outcomes = await asyncio.gather(
             *(_send_to_node(net, handler, node, node_keys, deadline, maybe_applied if write else None)
@@ -242,6 +246,10 @@ async def _send_to_node(
 
 
 def _retry_or_fail(exc: KafkaError) -> Outcome:
+    if isinstance(exc, KafkaTimeoutError):
+        # The call's deadline passed mid-request.  Not a final answer: the run loop ends at the deadline and
+        # builds the key's timeout there, which knows whether a write was sent (``possibly_applied``).
+        return Retry(exc)
     if exc.retriable:
         return Retry(exc, relookup=isinstance(exc, KafkaConnectionError))
     return Failed(exc)
