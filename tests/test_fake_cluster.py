@@ -481,3 +481,27 @@ def test_state_api_validation() -> None:
             c.set_log_end("t", 0, 4)
     with pytest.raises(ValueError, match="unknown node id"):
         FakeCluster(brokers=2, versions={3: "2.8"}, start=False)
+
+
+# ---------------------------------------------------------------------------------------------- Kafka 4.0 extras
+
+
+def test_kafka_4_0_versions_beyond_the_shipped_schemas() -> None:
+    """A 4.0 broker speaks Metadata v13, DescribeGroups v6 and DescribeCluster v2 to clients that pick them."""
+    with FakeCluster(brokers=1, versions="4.0") as c:
+        c.add_group("g", members=[Member("m")])
+        with connect(c, 1) as conn:
+            md = conn.request(3, 13, topics=None)
+            groups = conn.request(15, 6, groups=["g", "ghost"]).groups
+            dc = conn.request(60, 2, include_fenced_brokers=True)
+        assert md.error_code == 0 and [b.node_id for b in md.brokers] == [1]
+        assert (groups[0].error_code, groups[0].group_state, groups[0].error_message) == (0, "Stable", None)
+        # KIP-1043: from v6 an unknown group is GROUP_ID_NOT_FOUND instead of a Dead group without error.
+        assert (groups[1].error_code, groups[1].error_message) == (GroupIdNotFoundError.code, "Group ghost not found.")
+        assert dc.error_code == 0 and [(b.broker_id, b.is_fenced) for b in dc.brokers] == [(1, False)]
+
+
+def test_kafka_4_0_raised_minimums_close_the_connection() -> None:
+    with FakeCluster(brokers=1, versions="4.0") as c, connect(c, 1) as conn:
+        conn.send(8, 1, commit_req("g", {("t", 0): 1}))  # KIP-896: OffsetCommit starts at v2 in 4.0
+        assert conn.is_closed()

@@ -20,12 +20,12 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from kadmin.errors import KafkaError
-from kadmin.protocol import message_type
 from kadmin.protocol.headers import decode_request_header, response_header_version
 from kadmin.testing.handlers import HANDLERS, RequestContext, SaslState
 from kadmin.testing.handlers.api_versions import fallback_response
 from kadmin.testing.handlers.base import has_field
 from kadmin.testing.requestlog import RequestLogEntry
+from kadmin.testing.schemas import fake_message_type
 from kadmin.versions import VersionTable
 
 if TYPE_CHECKING:
@@ -150,7 +150,7 @@ class Broker:
                      api_key, version)
             return False
         handler = HANDLERS.get(api_key)
-        if handler is None or version > message_type(api_key, "request").MAX_VERSION or body_offset < 0:
+        if handler is None or version > fake_message_type(api_key, "request").MAX_VERSION or body_offset < 0:
             self._log(api_key, version, corr, (), client_id)
             log.warning("broker %d: closing connection: the fake cluster does not implement API %d v%d",
                         self.node_id, api_key, version)
@@ -162,7 +162,7 @@ class Broker:
             log.info("broker %d: closing unauthenticated connection that sent API %d", self.node_id, api_key)
             return False
         try:
-            req, _end = message_type(api_key, "request").decode_from(frame, body_offset, version)
+            req, _end = fake_message_type(api_key, "request").decode_from(frame, body_offset, version)
         except KafkaError as exc:
             self._log(api_key, version, corr, (), client_id)
             log.warning("broker %d: closing connection: undecodable API %d v%d request: %s", self.node_id,

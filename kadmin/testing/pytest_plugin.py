@@ -2,7 +2,9 @@
 
 Enable with ``pytest_plugins = ["kadmin.testing.pytest_plugin"]`` in a root conftest, ``-p
 kadmin.testing.pytest_plugin``, or by importing ``fake_cluster`` into a test module.  Configure per test
-with a marker: ``@pytest.mark.fake_cluster(brokers=1, versions="2.8")`` (any FakeCluster keyword).
+with indirect parametrization, ``@pytest.mark.parametrize("fake_cluster", [{"brokers": 1}], indirect=True)``,
+or (with the plugin registered, which declares the marker) ``@pytest.mark.fake_cluster(brokers=1,
+versions="2.8")``.  Both take any FakeCluster keyword; the parameter wins over the marker.
 """
 
 from __future__ import annotations
@@ -22,5 +24,6 @@ def pytest_configure(config: pytest.Config) -> None:
 def fake_cluster(request: pytest.FixtureRequest) -> Iterator[FakeCluster]:
     marker = request.node.get_closest_marker("fake_cluster")
     kwargs = dict(marker.kwargs) if marker is not None else {}
+    kwargs.update(getattr(request, "param", None) or {})
     with FakeCluster(**kwargs) as cluster:
         yield cluster

@@ -11,13 +11,14 @@ import ssl
 import struct
 from typing import Any
 
-from kadmin.protocol import Message, message_type
+from kadmin.protocol import Message
 from kadmin.protocol.headers import (
     encode_request,
     read_correlation_id,
     response_body_offset,
     response_header_version,
 )
+from kadmin.testing.schemas import fake_message_type
 
 _SIZE = struct.Struct(">i")
 
@@ -77,13 +78,13 @@ class RawConnection:
         corr = read_correlation_id(frame)
         pos = response_body_offset(frame, response_header_version(api_key, version))
         v = version if body_version is None else body_version
-        obj, _end = message_type(api_key, "response").decode_from(frame, pos, v)
+        obj, _end = fake_message_type(api_key, "response").decode_from(frame, pos, v)
         return corr, obj
 
     def request(self, api_key: int, version: int, request: Message | bytes | None = None, **fields: Any) -> Any:
         """Send and receive; with no ``request`` object, build one from ``fields``."""
         if request is None:
-            request = message_type(api_key, "request")(**fields)
+            request = fake_message_type(api_key, "request")(**fields)
         corr = self.send(api_key, version, request)
         got, resp = self.receive(api_key, version)
         if got != corr:

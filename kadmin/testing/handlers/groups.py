@@ -26,15 +26,19 @@ DELETE = 42
 _GROUP_OPS = (1 << 3) | (1 << 6) | (1 << 8)
 
 
-def _described(ctx: RequestContext, R: Any, group_id: str, include_ops: bool) -> Any:
+def _described(ctx: RequestContext, R: Any, group_id: str, include_ops: bool, version: int) -> Any:
     err = ctx.group_error(group_id)
     if err != NONE:
         return R.DescribedGroup(error_code=err, group_id=group_id, group_state="", protocol_type="",
                                 protocol_data="")
     g = ctx.group(group_id)
     ops = _GROUP_OPS if include_ops else AUTH_OPS_NOT_REQUESTED
+    if (g is None or g.state == "Dead") and version >= 6:
+        # KIP-1043 (v6, Kafka 4.0): an unknown group is an error rather than a Dead group.
+        return R.DescribedGroup(error_code=GROUP_ID_NOT_FOUND, error_message=f"Group {group_id} not found.",
+                                group_id=group_id, group_state="Dead", protocol_type="", protocol_data="")
     if g is None or g.state == "Dead":
-        # GroupCoordinator.handleDescribeGroup: an unknown group is reported as Dead, without error.
+        # GroupCoordinator.handleDescribeGroup (v0-v5): an unknown group is reported as Dead, without error.
         return R.DescribedGroup(error_code=NONE, group_id=group_id, group_state="Dead", protocol_type="",
                                 protocol_data="", members=[], authorized_operations=ops)
     # GroupMetadata.summary: only a Stable group reports its protocol and members' metadata/assignment.
@@ -51,7 +55,7 @@ def _described(ctx: RequestContext, R: Any, group_id: str, include_ops: bool) ->
 def handle_describe(ctx: RequestContext, req: Any, version: int) -> Response:
     R = response_class(DESCRIBE)
     include_ops = version >= 3 and req.include_authorized_operations
-    return R(groups=[_described(ctx, R, gid, include_ops) for gid in req.groups])
+    return R(groups=[_described(ctx, R, gid, include_ops, version) for gid in req.groups])
 
 
 def error_describe(ctx: RequestContext, req: Any, version: int, code: int) -> Response:
