@@ -25,7 +25,7 @@ from kadmin.admin.groups import (
     validate_partitions,
 )
 from kadmin.config import ClientConfig
-from kadmin.errors import KafkaError, UnsupportedVersionError, error_for_code
+from kadmin.errors import KafkaError, ProtocolError, UnsupportedVersionError, error_for_code
 from kadmin.network.client import NetworkClient
 from kadmin.network.retry import Deadline
 from kadmin.protocol import api_name, message_type, shipped_names
@@ -252,7 +252,7 @@ class AdminClient:
                     continue
                 end = ends.get(tp)
                 if end is None:
-                    lag[tp] = UnsupportedVersionError(f"no log end offset was returned for {tp}")
+                    lag[tp] = ProtocolError(f"the partition leader's ListOffsets answer has no entry for {tp}")
                 elif isinstance(end, KafkaError):
                     lag[tp] = end
                 else:
@@ -278,6 +278,9 @@ class AdminClient:
         by_leader: dict[int, dict[str, list[int]]] = {}
         for t in meta.topics:
             terr = error_for_code(t.error_code)
+            if terr is not None:
+                # An unknown (e.g. deleted) topic comes back with its error and no partitions.
+                out.update((tp, terr) for tp in partitions if tp.topic == t.name)
             for p in t.partitions:
                 tp = TopicPartition(t.name, p.partition_index)
                 if tp not in partitions:
@@ -288,6 +291,10 @@ class AdminClient:
                     out[tp] = error_for_code(5, f"{tp} has no leader")  # type: ignore[assignment]
                 else:
                     by_leader.setdefault(p.leader_id, {}).setdefault(t.name, []).append(p.partition_index)
+        located = {TopicPartition(t, p) for ps in by_leader.values() for t, parts in ps.items() for p in parts}
+        for tp in partitions - located - out.keys():
+            # Offsets committed for a partition the topic no longer has (or a topic the answer left out).
+            out[tp] = error_for_code(3, f"{tp} is not in the cluster metadata")  # type: ignore[assignment]
         lreq = message_type(LIST_OFFSETS, "request")
         LT, LP = lreq.ListOffsetsTopic, lreq.ListOffsetsPartition  # type: ignore[attr-defined]
 

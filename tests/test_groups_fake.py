@@ -625,6 +625,23 @@ def test_consumer_group_lag_against_log_end(cluster: FakeCluster) -> None:
             assert cluster.leader_of(topic, int(part)) == e.node_id
 
 
+def test_lag_for_offsets_of_a_deleted_topic_or_partition_says_unknown_topic(cluster: FakeCluster) -> None:
+    cluster.add_topic("t", partitions=1, offsets=[10])
+    cluster.commit("g", "t", 0, 4)
+    cluster.commit("g", "deleted", 0, 4)  # offsets outlive their topic in Kafka until they expire
+    cluster.commit("g", "t", 5, 4)
+
+    async def body() -> Any:
+        async with client(cluster) as admin:
+            return await admin.consumer_group_lag(["g"])
+
+    lag = run(body())["g"]
+    unknown = error_class_for_code(3)
+    assert lag[TopicPartition("t", 0)] == PartitionLag(4, 10)
+    assert isinstance(lag[TopicPartition("deleted", 0)], unknown)  # type: ignore[arg-type]
+    assert isinstance(lag[TopicPartition("t", 5)], unknown)  # type: ignore[arg-type]
+
+
 # --- input checks and duplicates --------------------------------------------------------------------------
 
 
