@@ -210,6 +210,30 @@ def test_describe_sends_one_request_per_coordinator_concurrently() -> None:
     assert [m.client_id for m in res["busy"].members] == ["c1"]  # type: ignore[union-attr]
 
 
+def test_delete_sends_one_request_per_coordinator_concurrently() -> None:
+    latency = 0.3
+    with FakeCluster(brokers=3, versions="3.9", latency_s=latency) as cluster:
+        ids = groups_on_every_node(cluster, 30)
+
+        async def body() -> tuple[dict[str, None | KafkaError], float]:
+            async with client(cluster) as admin:
+                await admin.api_versions()
+                await admin.find_coordinators(ids)
+                cluster.clear_log()
+                t0 = time.monotonic()
+                res = await admin.delete_consumer_groups(ids)
+                return res, time.monotonic() - t0
+
+        res, elapsed = run(body())
+        log = entries(cluster, DELETE)
+        expect = by_coordinator(cluster, ids)
+        left = set(cluster.groups)
+    assert res == {g: None for g in ids} and not left
+    assert {e.node_id: set(e.keys) for e in log} == expect and len(log) == 3
+    assert elapsed < 2 * latency, elapsed
+    assert max(e.timestamp for e in log) - min(e.timestamp for e in log) < latency / 2
+
+
 def test_cold_describe_is_one_batched_lookup_then_one_describe_per_coordinator(cluster: FakeCluster) -> None:
     ids = groups_on_every_node(cluster, 40)
 
@@ -448,6 +472,25 @@ def test_deadline_gives_unanswered_keys_a_timeout_and_raises_nothing(cluster: Fa
             assert isinstance(res[g], KafkaTimeoutError), res[g]
         else:
             assert isinstance(res[g], GroupDescription)
+
+
+def test_whole_cluster_down_mid_call_gives_every_key_an_error_and_raises_nothing() -> None:
+    with FakeCluster(brokers=2, versions="3.9") as cluster:
+        ids = groups_on_every_node(cluster, 6)
+
+        async def body() -> tuple[dict[str, GroupDescription | KafkaError], float]:
+            async with client(cluster) as admin:
+                await admin.find_coordinators(ids)
+                for node in cluster.node_ids:
+                    cluster.stop_broker(node)
+                t0 = time.monotonic()
+                res = await admin.describe_consumer_groups(ids, timeout=1.0)
+                return res, time.monotonic() - t0
+
+        res, elapsed = run(body())
+    assert elapsed < 3.0, elapsed
+    assert set(res) == set(ids)
+    assert all(isinstance(res[g], KafkaTimeoutError) for g in ids), res
 
 
 def test_deadline_during_the_lookup_times_out_every_key() -> None:
