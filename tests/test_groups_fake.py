@@ -81,7 +81,7 @@ def force_lookup_node(admin: AdminClient, *nodes: int) -> list[int]:
 
 
 def gaps(stamps: list[float]) -> list[float]:
-    return [b - a for a, b in zip(stamps, stamps[1:])]
+    return [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
 
 
 @pytest.fixture
