@@ -102,6 +102,6 @@ def run(ctx: Context) -> int:
         p.lines([f"node {n['node_id']} at {n['host']}:{n['port']}{rack} ({guess})"])
         p.table(cols, [[a["api_key"], a["name"], _range(a["node_min"], a["node_max"]) or "absent",
                         _range(a["kadmin_min"], a["kadmin_max"]), _used(a)] for a in n["apis"]])
-    p.lines(["", "NODE/KADMIN: version ranges; USED: the version kadmin sends to that node "
-                 "(none: no common version, n/a: the node lacks the API)"])
+    p.lines(["", "NODE/KADMIN: version ranges.  USED: the version kadmin sends to that node",
+             "(none: no version in common; n/a: the node lacks the API; -: kadmin does not use it)."])
     return 0

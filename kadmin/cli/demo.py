@@ -33,18 +33,18 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.set_defaults(run=run)
 
 
-def suggestions(bootstrap: str) -> list[str]:
-    b = shlex.quote(bootstrap)
+def suggestions() -> list[str]:
+    """Commands to try, once KADMIN_BOOTSTRAP_SERVERS points at the demo (so they fit a terminal)."""
     return [
-        f"kadmin -b {b} api-versions --kadmin-only",
-        f"kadmin -b {b} groups list",
-        f"kadmin -b {b} groups describe orders-service billing no-such-group",
-        f"kadmin -b {b} groups offsets orders-service billing --lag",
-        f"kadmin -b {b} groups delete billing",
-        f"kadmin -b {b} quotas describe",
-        f"kadmin -b {b} quotas resolve --user alice --client-id etl",
-        f"kadmin -b {b} quotas alter --user bob --set producer_byte_rate=1048576 --set request_percentage=12.5",
-        f"kadmin -b {b} --output json groups describe orders-service",
+        "kadmin api-versions --kadmin-only",
+        "kadmin groups list",
+        "kadmin groups describe orders-service billing no-such-group",
+        "kadmin groups offsets orders-service billing --lag",
+        "kadmin groups delete billing",
+        "kadmin quotas describe",
+        "kadmin quotas resolve --user alice --client-id etl",
+        "kadmin quotas alter --user bob --set producer_byte_rate=1048576 --set request_percentage=12.5",
+        "kadmin --output json groups describe orders-service",
     ]
 
 
@@ -70,22 +70,22 @@ def run(ctx: Context) -> int:
     p = ctx.printer
     with FakeCluster(brokers=args.brokers, versions=versions) as cluster:
         seed_demo(cluster)
+        export = f"export {ENV_BOOTSTRAP}={shlex.quote(cluster.bootstrap)}"
         if p.json:
             p.emit("demo", {"bootstrap": cluster.bootstrap, "brokers": cluster.node_ids,
-                            "cluster_id": cluster.cluster_id, "try": suggestions(cluster.bootstrap)})
+                            "cluster_id": cluster.cluster_id, "try": [export, *suggestions()]})
         else:
             p.lines([
-                f"kadmin demo: an embedded fake cluster (kadmin.testing.FakeCluster, not Apache Kafka) with "
-                f"{args.brokers} broker(s) at",
-                f"  {cluster.bootstrap}",
-                "seeded with topics orders/payments, groups orders-service (Stable), billing (Empty), "
-                "rebalancing, and quotas for alice, the default user and 10.0.0.5.",
+                f"kadmin demo: an embedded fake cluster with {args.brokers} broker(s), at",
+                f"  {cluster.bootstrap}"], full=True)
+            p.lines([
+                "(kadmin.testing.FakeCluster in this process: it speaks Kafka's protocol, it is not Kafka)",
+                "Seeded with topics orders and payments; groups orders-service (Stable), billing (Empty)",
+                "and rebalancing; quotas for user alice, the default user and ip 10.0.0.5.",
                 "",
-                "Try, in another terminal:",
-                *(f"  {s}" for s in suggestions(cluster.bootstrap)),
-                "",
-                f"or: export {ENV_BOOTSTRAP}={cluster.bootstrap}",
-            ])
+                "Try, in another terminal:"])
+            p.lines([f"  {export}"], full=True)
+            p.lines([f"  {s}" for s in suggestions()])
             if not args.once:
                 p.lines(["", "Ctrl-C stops the cluster."])
         p.out.flush()

@@ -108,7 +108,7 @@ def run_list(ctx: Context) -> int:
         for n, e in sorted(res.errors.items()):
             p.key_error(f"node {n}", e)
         if res.errors:
-            p.note(f"kadmin: the list is incomplete: {len(res.errors)} broker(s) did not answer")
+            p.note(f"kadmin: the list is incomplete: {len(res.errors)} broker(s) answered with an error")
     return 1 if res.errors else 0
 
 

@@ -166,19 +166,22 @@ def describe_failure(exc: BaseException, ctx: Context | None) -> str:
     return f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)"
 
 
-def _setup_logging(debug: bool, stream: TextIO) -> None:
+@contextlib.contextmanager
+def _logging_to(stream: TextIO, debug: bool) -> Iterator[None]:
+    """Library log records on stderr while a command runs (warnings, or everything with --debug); the root
+    logger is put back afterwards, so that calling main() from Python leaves no trace."""
     handler = logging.StreamHandler(stream)
-    if debug:
-        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
-    else:
-        handler.setFormatter(logging.Formatter("kadmin: %(levelname)s: %(message)s"))
+    fmt = "%(asctime)s %(name)s %(levelname)s %(message)s" if debug else "kadmin: %(levelname)s: %(message)s"
+    handler.setFormatter(logging.Formatter(fmt))
     root = logging.getLogger()
-    for h in list(root.handlers):
-        if getattr(h, "_kadmin_cli", False):
-            root.removeHandler(h)
-    handler._kadmin_cli = True  # type: ignore[attr-defined]  # so that main() called twice does not stack
+    old_level = root.level
     root.addHandler(handler)
     root.setLevel(logging.DEBUG if debug else logging.WARNING)
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(old_level)
 
 
 def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
@@ -187,28 +190,29 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
     err = stderr if stderr is not None else sys.stderr
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):  # argparse's help and errors
+            args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, usage errors: argparse already printed its line
         return int(exc.code) if isinstance(exc.code, int) else EXIT_ERROR
-    _setup_logging(args.debug, err)
     ctx = Context(args, Printer(args.output, out, err), debug=args.debug)
     runner: Runner = args.run
-    try:
-        return runner(ctx)
-    except KeyboardInterrupt:
-        err.write("kadmin: interrupted\n")
-        return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        # The reader went away (`| head`); say nothing, and keep Python from complaining at exit.
-        with contextlib.suppress(OSError):
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, out.fileno())
-        return EXIT_BROKEN_PIPE
-    except Exception as exc:  # noqa: BLE001 - the CLI's one place that turns any failure into one line
-        if args.debug:
-            traceback.print_exc(file=err)
-        err.write(f"kadmin: error: {_one_line(describe_failure(exc, ctx))}\n")
-        return EXIT_ERROR
+    with _logging_to(err, args.debug):
+        try:
+            return runner(ctx)
+        except KeyboardInterrupt:
+            err.write("kadmin: interrupted\n")
+            return EXIT_INTERRUPTED
+        except BrokenPipeError:
+            # The reader went away (`| head`); say nothing, and keep Python from complaining at exit.
+            with contextlib.suppress(OSError, ValueError):
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, out.fileno())
+            return EXIT_BROKEN_PIPE
+        except Exception as exc:  # noqa: BLE001 - the CLI's one place that turns any failure into one line
+            if args.debug:
+                traceback.print_exc(file=err)
+            err.write(f"kadmin: error: {_one_line(describe_failure(exc, ctx))}\n")
+            return EXIT_ERROR
 
 
 def run() -> NoReturn:

@@ -157,9 +157,10 @@ class Printer:
     def emit(self, command: str, body: Mapping[str, Any]) -> None:
         self.out.write(dump_json(document(command, body)) + "\n")
 
-    def lines(self, lines: Iterable[str]) -> None:
+    def lines(self, lines: Iterable[str], *, full: bool = False) -> None:
+        """Write lines, each shortened to the table width unless ``full`` (text meant to be copied whole)."""
         for line in lines:
-            self.out.write(line + "\n")
+            self.out.write((line if full else shorten(line)) + "\n")
 
     def table(self, columns: Sequence[Column], rows: Iterable[Sequence[object]]) -> None:
         self.lines(render_table(columns, rows))
