@@ -428,9 +428,11 @@ def test_delete_whose_answer_was_lost_is_retried_and_the_group_is_gone(cluster: 
     res = run(body())
     assert "doomed" not in cluster.groups
     assert len(entries(cluster, DELETE)) == 2
-    # The first delete worked but its answer was lost; the retry then finds no group.  At-least-once
-    # semantics, as in Kafka's own admin client: the caller sees that the group does not exist.
-    assert isinstance(res["doomed"], GroupIdNotFoundError)
+    # The first delete worked but its answer was lost; the resend then finds no group.  Reported either as
+    # "does not exist" (Kafka's own admin client) or, better, as in doubt: a timeout that says the write may
+    # have been applied.  Never as a plain success or an unrelated error.
+    got = res["doomed"]
+    assert isinstance(got, GroupIdNotFoundError) or (isinstance(got, KafkaTimeoutError) and got.possibly_applied)
 
 
 def test_stopped_coordinator_fails_over_to_the_next_one(cluster: FakeCluster) -> None:
