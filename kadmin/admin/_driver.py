@@ -135,7 +135,8 @@ async def run(
     pending: list[K] = list(dict.fromkeys(keys))
     results: dict[K, Any] = {}
     last_error: dict[K, KafkaError] = {}
-    maybe_applied: set[K] = set()
+    maybe_applied: set[K] = set()  # writes sent and not answered (yet): cleared by an answer
+    in_doubt: set[K] = set()  # writes that had a send never answered: an answer later does not clear it
     delays = backoff_delays(config)
     round_no = 0
     while pending:
@@ -143,7 +144,7 @@ async def run(
         if deadline.expired:
             break
         retry: list[K] = []
-        located = await lookup.locate(pending, deadline)
+        located = await _locate(lookup, pending, deadline)
         by_node: dict[int, list[K]] = {}
         for k in pending:
             where = located.get(k)
@@ -175,6 +176,8 @@ async def run(
                 _apply(out, k, results, retry, last_error, lookup)
             if node_failed_connection:
                 lookup.forget_node(node)
+        if write:
+            in_doubt |= maybe_applied
         pending = retry
         if pending:
             delay = min(next(delays), max(0.0, deadline.remaining()))
@@ -185,8 +188,61 @@ async def run(
         msg = f"{handler.name}: no result for {k!r} before the deadline"
         if cause is not None:
             msg += f" (last error: {type(cause).__name__}: {cause})"
-        results[k] = KafkaTimeoutError(msg, possibly_applied=write and k in maybe_applied)
+        results[k] = KafkaTimeoutError(msg, possibly_applied=write and (k in maybe_applied or k in in_doubt))
+    for k in in_doubt:
+        err = results.get(k)
+        if isinstance(err, KafkaError) and not isinstance(err, KafkaTimeoutError) and _applied_looks_like(
+                handler, err):
+            results[k] = doubt = KafkaTimeoutError(
+                f"{handler.name}: {k!r} is in doubt: an earlier request for it was sent and never answered, and "
+                f"the resend was answered {type(err).__name__}: {err}, which is also what the earlier request "
+                f"having been applied looks like", possibly_applied=True)
+            doubt.__cause__ = err
     return {k: results[k] for k in dict.fromkeys(keys)}
+
+
+#: For writes: the answers a *resend* gets when the first send, never answered, was applied after all.  Such an
+#: answer is not the truth about the key, so the key is reported in doubt (KafkaTimeoutError with
+#: ``possibly_applied``) instead.  DeleteGroups: the group is gone, "not found".  AlterClientQuotas: nothing,
+#: since an alteration states final values and the resend's answer is the answer.  A write API missing here
+#: is treated cautiously: any non-retriable answer after an unanswered send is in doubt.
+APPLIED_LOOKS_LIKE: dict[int, frozenset[int]] = {
+    42: frozenset({69}),  # DeleteGroups: GROUP_ID_NOT_FOUND
+    49: frozenset(),  # AlterClientQuotas
+}
+
+
+def _applied_looks_like(handler: Handler[Any], err: KafkaError) -> bool:
+    codes = APPLIED_LOOKS_LIKE.get(handler.api_key)
+    if codes is None:
+        return not err.retriable
+    return err.code in codes
+
+
+async def _locate(lookup: Lookup[K], keys: Sequence[K], deadline: Deadline) -> dict[K, int | Outcome]:
+    """``lookup.locate`` bounded by this call's deadline, and never cancelled by this call.
+
+    Why a shielded task: lookups are shared between concurrent calls (CoordinatorCache collapses lookups of
+    the same key into one), so the call waiting here may be waiting for another call's lookup, which runs
+    to *that* call's deadline.  Waiting past our own deadline would break our promise to the caller; and
+    cancelling the lookup when we stop waiting (or when our caller cancels us) would fail every other call
+    sharing it.  So the lookup finishes on its own (its results land in the cache) and we stop waiting.
+    """
+    task = asyncio.ensure_future(lookup.locate(keys, deadline))
+    task.add_done_callback(_retrieve)
+    remaining = deadline.remaining()
+    try:
+        return await asyncio.wait_for(asyncio.shield(task), None if remaining == float("inf") else remaining)
+    except asyncio.TimeoutError:
+        err = KafkaTimeoutError("the deadline passed while looking up which node to ask")
+        return {k: Retry(err) for k in keys}
+
+
+def _retrieve(task: asyncio.Future[Any]) -> None:
+    # The waiter may have stopped waiting (its deadline passed); read the outcome so asyncio does not log
+    # "exception was never retrieved" for an error the waiter already turned into its own timeout.
+    if not task.cancelled():
+        task.exception()
 
 
 def _apply(out: Outcome, k: Any, results: dict[Any, Any], retry: list[Any], last_error: dict[Any, KafkaError],
@@ -207,7 +263,7 @@ async def _send_to_node(
 ) -> dict[K, Outcome]:
     """Negotiate with ``node`` now, build, send every request concurrently, fold each answer by its own keys."""
     try:
-        version = await net.negotiated_version(node, handler.api_key)
+        version = await net.negotiated_version(node, handler.api_key, deadline=deadline)
     except UnsupportedVersionError as exc:
         return {k: Failed(exc) for k in keys}
     except KafkaError as exc:
