@@ -117,9 +117,8 @@ def test_validate_only_changes_nothing(cluster: FakeCluster, conn: RawConnection
     ({"user": "u"}, "producer_byte_rate", 1.5, "producer_byte_rate cannot be a fractional value."),
     ({"client-id": "c"}, "consumer_byte_rate", 100.25, "consumer_byte_rate cannot be a fractional value."),
     ({"ip": None}, "connection_creation_rate", 2.5, "connection_creation_rate cannot be a fractional value."),
-    ({"user": "u"}, "producer_byte_rate", -5.0, "Quota producer_byte_rate must be greater than 0"),
-    ({"user": "u"}, "request_percentage", -0.5, "Quota request_percentage must be greater than 0"),
-    ({"user": "u"}, "controller_mutation_rate", 0.0, "Quota controller_mutation_rate must be greater than 0"),
+    ({"user": "u"}, "producer_byte_rate", -5.0, "Quota producer_byte_rate must be non-negative"),
+    ({"user": "u"}, "request_percentage", -0.5, "Quota request_percentage must be non-negative"),
     ({"user": "u"}, "request_percentage", math.nan, "Quota request_percentage must be a finite number"),
     ({"user": "u"}, "controller_mutation_rate", math.inf, "must be a finite number"),
     ({"ip": "::1"}, "connection_creation_rate", 2.0**31, "Proposed value for connection_creation_rate is too large "
@@ -229,3 +228,22 @@ def test_quota_v1_absent_on_2_6() -> None:
             assert conn.request(48, 0, components=[], strict=False).error_code == 0
             conn.send(48, 1, DescReq(components=[], strict=False))
             assert conn.is_closed()
+
+
+@pytest.mark.parametrize(("release", "value", "refused"), [
+    ("3.9", 0.0, None),  # ZooKeeper mode stored 0
+    ("3.9", -1.0, "must be non-negative"),
+    ("4.0", 0.0, "Quota controller_mutation_rate must be greater than 0"),  # KRaft: KAFKA-14943
+    ("4.0", -1.0, "Quota controller_mutation_rate must be greater than 0"),
+    ("4.0", 0.25, None),
+])
+def test_zero_is_refused_by_kraft_brokers_only(release: str, value: float, refused: str | None) -> None:
+    with FakeCluster(brokers=1, versions=release) as c:
+        host, port = c.addresses[1]
+        with RawConnection(host, port) as raw:
+            code, msg = alter_one(raw, {"user": "u"}, "controller_mutation_rate", value)
+        if refused is None:
+            assert (code, c.quotas) == (0, {(("user", "u"),): {"controller_mutation_rate": value}})
+        else:
+            assert code == INVALID_REQUEST and msg is not None and refused in msg
+            assert c.quotas == {}

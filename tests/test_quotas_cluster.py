@@ -93,15 +93,27 @@ def test_edge_floats_round_trip_bit_exact(cluster: FakeCluster, version: int) ->
         assert bits(cluster.quotas[(("client-id", None), ("user", f"u{i}"))]["request_percentage"]) == bits(v)
 
 
-def test_zero_round_trips_through_describe_but_modern_brokers_refuse_to_set_it(cluster: FakeCluster,
-                                                                             admin: AdminClient) -> None:
-    # Kafka's KRaft controllers refuse values <= 0 since KAFKA-14943 (3.5); older brokers stored them.
-    cluster.set_quota({"user": "z"}, "request_percentage", 0.0)
+def test_zero_round_trips_on_zookeeper_mode_brokers(cluster: FakeCluster, admin: AdminClient) -> None:
+    # The 2.2-3.9 presets are ZooKeeper-mode brokers, which stored 0 (only KRaft refuses it: KAFKA-14943).
+    res = admin.alter_client_quotas([ClientQuotaAlteration(E({"user": "z"}), [Set("request_percentage", 0.0),
+                                                                               Set("producer_byte_rate", 0)])])
+    assert res == {E({"user": "z"}): None}
     got = admin.describe_client_quotas(ClientQuotaFilter.for_entity(E({"user": "z"})))
-    assert bits(got[E({"user": "z"})]["request_percentage"]) == bits(0.0)
-    res = admin.alter_client_quotas([ClientQuotaAlteration(E({"user": "y"}), [Set("request_percentage", 0.0)])])
-    err = res[E({"user": "y"})]
-    assert isinstance(err, InvalidRequestError) and "greater than 0" in str(err)
+    assert got[E({"user": "z"})] == {"request_percentage": 0.0, "producer_byte_rate": 0.0}
+    assert {bits(v) for v in got[E({"user": "z"})].values()} == {bits(0.0)}
+
+
+def test_kraft_brokers_refuse_zero_per_entity() -> None:
+    # KRaft controllers refuse values <= 0 since KAFKA-14943 (3.5); the 4.0 preset is a KRaft broker.
+    with FakeCluster(brokers=1, versions="4.0") as kraft, client(kraft) as admin:
+        kraft.set_quota({"user": "z"}, "request_percentage", 0.0)
+        got = admin.describe_client_quotas(ClientQuotaFilter.for_entity(E({"user": "z"})))
+        assert bits(got[E({"user": "z"})]["request_percentage"]) == bits(0.0)
+        res = admin.alter_client_quotas([ClientQuotaAlteration(E({"user": "y"}), [Set("request_percentage", 0.0)]),
+                                         ClientQuotaAlteration(E({"user": "x"}), [Set("request_percentage", 0.5)])])
+        err = res[E({"user": "y"})]
+        assert isinstance(err, InvalidRequestError) and "greater than 0" in str(err)
+        assert res[E({"user": "x"})] is None
 
 
 def test_ints_are_sent_as_exact_floats(cluster: FakeCluster, admin: AdminClient) -> None:
@@ -273,12 +285,10 @@ def test_per_entity_errors_are_reported_and_never_missing(cluster: FakeCluster, 
     good = [ClientQuotaAlteration(E({"user": f"ok{i}"}), [Set("request_percentage", 1.5)]) for i in range(5)]
     refused = {
         E({"ip": "999.1.1.1"}): "not a valid IP",
-        E({"user": "zero"}): "greater than 0",
         E({"group": "g"}): "Unhandled client quota entity type: group",
         E({"client-id": "big"}): None,  # accepted: the largest double below 2**63 is still a LONG
     }
     bad = [ClientQuotaAlteration(E({"ip": "999.1.1.1"}), [Set("connection_creation_rate", 10)]),
-           ClientQuotaAlteration(E({"user": "zero"}), [Set("producer_byte_rate", 0)]),
            ClientQuotaAlteration(E({"group": "g"}), [Set("future_rate", 1.0)]),
            ClientQuotaAlteration(E({"client-id": "big"}), [Set("producer_byte_rate", 2.0**63 - 1024)])]
     alts = [x for pair in zip(good, bad, strict=False) for x in pair] + good[len(bad):]

@@ -27,7 +27,9 @@ validateQuotaKeyValue; ZkAdminManager.alterClientQuotas for the ip/user combinat
   * a key not valid for the entity -> "Invalid configuration key K": user/client-id entities take
     producer_byte_rate, consumer_byte_rate (LONG), request_percentage, controller_mutation_rate (DOUBLE);
     ip entities take only connection_creation_rate (INT)  [QuotaConfig.userAndClientQuotaConfigs/ipConfigs]
-  * value <= 0 -> "Quota K must be greater than 0"
+  * KRaft brokers (Kafka 3.5+, KAFKA-14943; here: a table without the ZooKeeper-era controller key 4, i.e. the
+    4.0 preset): value <= 0 -> "Quota K must be greater than 0".  ZooKeeper-mode brokers (the 2.2-3.9 presets)
+    accepted 0 and refused only negatives -> "Quota K must be non-negative" (the message is the fake's own)
   * NaN or infinite -> "Quota K must be a finite number" (the fake's own rule: Kafka would pass NaN)
   * LONG/INT keys: above the type's max -> "Proposed value for K is too large for a LONG." / "an INT.";
     a fraction (|v % 1| > 1e-6) -> "K cannot be a fractional value."
@@ -169,13 +171,15 @@ def _entity_keys(entity_data: list[Any]) -> tuple[QuotaEntity, dict[str, str]]:
     return quota_entity(seen), USER_CLIENT_KEYS
 
 
-def _check_value(keys: dict[str, str], key: str, value: float) -> None:
+def _check_value(keys: dict[str, str], key: str, value: float, *, zero_allowed: bool = False) -> None:
     kind = keys.get(key)
     if kind is None:
         raise QuotaRequestError(INVALID_REQUEST, f"Invalid configuration key {key}")
     if math.isnan(value) or math.isinf(value):
         raise QuotaRequestError(INVALID_REQUEST, f"Quota {key} must be a finite number")
-    if value <= 0.0:
+    if zero_allowed and value < 0.0:
+        raise QuotaRequestError(INVALID_REQUEST, f"Quota {key} must be non-negative")
+    if not zero_allowed and value <= 0.0:
         raise QuotaRequestError(INVALID_REQUEST, f"Quota {key} must be greater than 0")
     if kind == DOUBLE:
         return
@@ -184,6 +188,10 @@ def _check_value(keys: dict[str, str], key: str, value: float) -> None:
         raise QuotaRequestError(INVALID_REQUEST, f"Proposed value for {key} is too large for {article}.")
     if abs(math.fmod(value, 1.0)) > 1e-6:
         raise QuotaRequestError(INVALID_REQUEST, f"{key} cannot be a fractional value.")
+
+
+# LeaderAndIsr: advertised by ZooKeeper-mode brokers only, so its presence tells the two quota rules apart.
+ZK_CONTROLLER_KEY = 4
 
 
 def alter_entry(ctx: RequestContext, entry: Any, seen_entities: set[QuotaEntity], validate_only: bool) -> None:
@@ -197,9 +205,10 @@ def alter_entry(ctx: RequestContext, entry: Any, seen_entities: set[QuotaEntity]
             raise QuotaRequestError(INVALID_REQUEST, f"Duplicate quota key {op.key} not updating quota for "
                                     f"this entity {_entity_text(entity)}")
         ops[op.key] = None if op.remove else op.value
+    zk_mode = ZK_CONTROLLER_KEY in ctx.table
     for key, value in ops.items():
         if value is not None:
-            _check_value(keys, key, value)
+            _check_value(keys, key, value, zero_allowed=zk_mode)
     if validate_only:
         return
     current = ctx.state.quotas.setdefault(entity, {})
