@@ -750,6 +750,48 @@ def test_duplicates_are_collapsed(cluster: FakeCluster) -> None:
 # --- concurrency: threads and tasks ---------------------------------------------------------------------
 
 
+def test_a_short_call_sharing_a_lookup_does_not_time_out_a_longer_one() -> None:
+    with FakeCluster(brokers=1, versions="3.9") as cluster:
+        cluster.add_group("g")
+        cluster.delay(None, "FindCoordinator", 1.0)
+
+        async def body() -> tuple[Any, Any, float]:
+            async with client(cluster) as admin:
+                await admin.api_versions()
+                t0 = time.monotonic()
+                short = asyncio.ensure_future(admin.describe_consumer_groups(["g"], timeout=0.4))
+                await asyncio.sleep(0.05)
+                long = asyncio.ensure_future(admin.describe_consumer_groups(["g"], timeout=10))
+                s = await short
+                return s, await long, time.monotonic() - t0
+
+        short, long, elapsed = run(body())
+    assert isinstance(short["g"], KafkaTimeoutError)
+    assert isinstance(long["g"], GroupDescription)  # it waited on the short call's lookup, then went on
+    assert elapsed < 5.0
+
+
+def test_cancelling_one_call_does_not_break_another_sharing_its_lookup() -> None:
+    with FakeCluster(brokers=1, versions="3.9") as cluster:
+        cluster.add_group("g")
+        cluster.delay(None, "FindCoordinator", 0.5)
+
+        async def body() -> Any:
+            async with client(cluster) as admin:
+                await admin.api_versions()
+                first = asyncio.ensure_future(admin.describe_consumer_groups(["g"], timeout=10))
+                await asyncio.sleep(0.05)
+                second = asyncio.ensure_future(admin.describe_consumer_groups(["g"], timeout=10))
+                await asyncio.sleep(0.05)
+                first.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await first
+                return await second
+
+        res = run(body())
+    assert isinstance(res["g"], GroupDescription)
+
+
 def test_sync_client_shared_by_eight_threads() -> None:
     with FakeCluster(brokers=3, versions="3.9", latency_s=0.005) as cluster:
         ids = groups_on_every_node(cluster, 24)
