@@ -268,6 +268,26 @@ def test_delete_sends_one_request_per_coordinator_and_reports_each_group(cluster
     assert {e.node_id: set(e.keys) for e in log} == expect and len(log) == len(expect)
 
 
+def test_authorized_operations_per_coordinator_version() -> None:
+    with FakeCluster(brokers=2, versions={1: "2.2", 2: "3.9"}) as cluster:
+        ids = groups_on_every_node(cluster, 6)
+
+        async def body() -> Any:
+            async with client(cluster) as admin:
+                return (await admin.describe_consumer_groups(ids, include_authorized_operations=True),
+                        await admin.describe_consumer_groups(ids))
+
+        asked, plain = run(body())
+        where = {g: cluster.coordinator_of(g) for g in ids}
+        versions = {e.node_id: e.version for e in entries(cluster, DESCRIBE)}
+    assert versions == {1: 2, 2: 5}
+    for g in ids:
+        # DescribeGroups v2 (Kafka 2.2) cannot carry them: None, not an error; v3+ answers what was asked.
+        want = None if where[g] == 1 else frozenset({"READ", "DELETE", "DESCRIBE"})
+        assert asked[g].authorized_operations == want, g
+        assert plain[g].authorized_operations is None
+
+
 @pytest.mark.parametrize("release", ["2.8", "3.9"])
 def test_unknown_group_is_group_id_not_found(release: str) -> None:
     with FakeCluster(brokers=2, versions=release) as cluster:
@@ -614,6 +634,28 @@ def test_offset_fetch_batches_from_v8_and_goes_per_group_below(release: str, ver
     for i, g in enumerate(ids):
         assert res[g] == {TopicPartition("t", 0): OffsetAndMetadata(10 + i, f"m{i}", None),
                           TopicPartition("t", 2): OffsetAndMetadata(20 + i, "", None)}
+
+
+def test_offset_fetch_version_is_chosen_per_coordinator_in_a_mixed_cluster() -> None:
+    with FakeCluster(brokers=3, versions=MIXED) as cluster:
+        ids = groups_on_every_node(cluster, 12)
+        for g in ids:
+            cluster.commit(g, "t", 0, 3)
+
+        async def body() -> Any:
+            async with client(cluster) as admin:
+                return await admin.list_consumer_group_offsets(ids)
+
+        res = run(body())
+        per_node = by_coordinator(cluster, ids)
+        log = entries(cluster, FETCH)
+    # Node 1 (2.8) has OffsetFetch up to v7: one request per group; nodes 2 and 3 (3.9) batch theirs.
+    old = [e for e in log if e.node_id == 1]
+    assert {e.version for e in old} == {7} and sorted(e.keys for e in old) == sorted((g,) for g in per_node[1])
+    for node in (2, 3):
+        new = [e for e in log if e.node_id == node]
+        assert [(e.version, set(e.keys)) for e in new] == [(9, per_node[node])]
+    assert all(res[g] == {TopicPartition("t", 0): OffsetAndMetadata(3, "", None)} for g in ids)
 
 
 def test_offset_fetch_for_chosen_partitions_and_unknown_group(cluster: FakeCluster) -> None:
