@@ -252,7 +252,10 @@ def _apply(out: Outcome, k: Any, results: dict[Any, Any], retry: list[Any], last
     elif isinstance(out, Failed):
         results[k] = out.error
     else:
-        last_error[k] = out.error
+        # The deadline passing mid-attempt explains nothing; keep the error that made the key retry before it
+        # (e.g. "node 2 sent a response that does not decode") for the final timeout's message.
+        if not (isinstance(out.error, KafkaTimeoutError) and k in last_error):
+            last_error[k] = out.error
         if out.relookup:
             lookup.forget([k])
         retry.append(k)

@@ -149,8 +149,9 @@ class Connection:
     async def request(self, request: Message, version: int, *, deadline: Deadline) -> Any:
         """Send ``request`` at ``version`` and return the decoded response message.
 
-        The caller is responsible for choosing a version the peer speaks; a body that does not decode at that
-        version is a ProtocolError for this request only (framing is intact, so the connection stays up).
+        The caller is responsible for choosing a version the peer speaks.  A response body that does not
+        decode at that version closes the connection and raises a (retriable) KafkaConnectionError whose
+        ``__cause__`` is the ProtocolError saying which field was bad.
         """
         api_key = type(request).API_KEY
         if api_key is None:
@@ -163,7 +164,16 @@ class Connection:
                 raise KafkaTimeoutError(f"the deadline passed while {self.label} was throttling requests "
                                         f"({api_name(api_key)} not sent)")
         frame = await self.request_raw(api_key, version, body, deadline=deadline)
-        response = decode_response(frame, api_key, version)
+        try:
+            response = decode_response(frame, api_key, version)
+        except ProtocolError as exc:
+            # A well-framed answer whose body is not a valid answer: the peer is broken or the bytes were
+            # damaged on the way, and later frames on this stream deserve no more trust than this one.  Close,
+            # and fail retriably, so the request goes to a fresh connection or (for any-node requests) to
+            # another node, instead of one bad node failing keys that other nodes can answer.
+            await self.close(exc)
+            raise KafkaConnectionError(f"{self.label} sent a {api_name(api_key)} v{version} response that does "
+                                       f"not decode, so the connection was closed: {exc}") from exc
         throttle_ms = getattr(response, "throttle_time_ms", 0) or 0
         if throttle_ms > 0:
             # KIP-219: the broker answered at once and expects us to hold back for this long.
