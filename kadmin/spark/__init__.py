@@ -1,0 +1,76 @@
+"""Provision Kafka client quotas from a Spark DataFrame: validate, plan (diff), apply, report.
+
+Install with ``pip install kadmin[spark]``.  PySpark is imported only when one of these names is first
+used, so ``import kadmin`` (and even ``import kadmin.spark``) never needs it.
+
+::
+
+    from kadmin import AdminClient
+    from kadmin.spark import provision_quotas
+
+    desired = spark.read.parquet("quotas.parquet")   # user, client_id, ip, quota_key, value (or wide)
+    with AdminClient("broker:9092") as admin:
+        results = provision_quotas(desired, admin, mode="apply")
+    results.groupBy("action", "status").count().show()
+
+Only the DataFrame API is used (no RDDs, no SparkContext), so the same code runs on classic PySpark and on
+Spark Connect.  The formats, scope and actions are described in :mod:`kadmin.spark.schema` and
+:mod:`kadmin.spark.plan`; the results schema is :data:`RESULT_COLUMNS`:
+
+``user, client_id, ip, quota_key, old_value, new_value, action, status, error``
+
+* ``action``: ``set`` | ``remove`` | ``unchanged`` | ``reject``;
+* ``status``: ``ok`` | ``failed`` (apply), ``validated`` | ``failed`` (validate), ``planned`` (plan), and
+  ``unchanged`` / ``rejected`` in every mode;
+* ``error``: why a row was rejected or failed (null otherwise).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "provision_quotas": "kadmin.spark.apply",
+    "plan_quotas": "kadmin.spark.plan",
+    "Progress": "kadmin.spark.report",
+    "summary": "kadmin.spark.report",
+    "RejectedRowsError": "kadmin.spark.validate",
+    "RESULT_COLUMNS": "kadmin.spark.schema",
+    "DEFAULT_ENTITY": "kadmin.spark.schema",
+    "result_schema": "kadmin.spark.schema",
+}
+
+if TYPE_CHECKING:
+    from kadmin.spark.apply import provision_quotas
+    from kadmin.spark.plan import plan_quotas
+    from kadmin.spark.report import Progress, summary
+    from kadmin.spark.schema import DEFAULT_ENTITY, RESULT_COLUMNS, result_schema
+    from kadmin.spark.validate import RejectedRowsError
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kadmin.spark' has no attribute {name!r}")
+    try:
+        value = getattr(importlib.import_module(module), name)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and exc.name.split(".")[0] == "pyspark":
+            raise ModuleNotFoundError(
+                "kadmin.spark needs PySpark: pip install 'kadmin[spark]'", name=exc.name) from exc
+        raise
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "DEFAULT_ENTITY",
+    "RESULT_COLUMNS",
+    "Progress",
+    "RejectedRowsError",
+    "plan_quotas",
+    "provision_quotas",
+    "result_schema",
+    "summary",
+]

@@ -1,0 +1,246 @@
+"""The plan: desired quotas (a DataFrame) against the cluster's current ones, as a Spark join.
+
+Why the current quotas go to Spark, not the desired rows to the driver: the desired table can be as large
+as the input data, while the current quotas of the entities in scope are whatever one DescribeClientQuotas
+returns (which the driver holds anyway).  So the driver reads them once, turns them into a small DataFrame,
+and the diff is a join that runs where the desired rows are.
+
+**Scope** is the set of entity *shapes* (which of user / client-id / ip an entity has) whose current quotas
+are read, and which ``remove_unlisted`` may remove from.  By default it is the shapes present in the valid
+input rows: an input of ``user`` rows only reads (and with ``remove_unlisted`` prunes) user entities, never
+``user+client-id`` or ``ip`` ones.  Pass ``scope`` to widen or narrow it: ``"user"``, ``["user",
+("user", "client-id")]``, or ``"all"`` for every entity in the cluster.  The describe is always one call:
+one shape is a strict filter of ``any`` components; several shapes use the components they share,
+non-strict, and the entities of other shapes are dropped on the driver.
+
+Actions, per (entity, quota_key):
+
+* ``set``: the desired value is new, or differs from the current one (exact double equality: 0.1+0.2 is
+  not 0.3, and a value that reads back with the same bits is unchanged);
+* ``remove``: the input asks for it (a null value) and the key is set, or ``remove_unlisted`` is on and the
+  key is set on an in-scope entity but not in the input (a rejected row still counts as "in the input",
+  so a typo never turns into a removal);
+* ``unchanged``: the value is already the desired one, or a removal asks for a key that is not set;
+* ``reject``: the row is invalid; ``error`` says why.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from typing import Any, TypeAlias
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.types import DoubleType, StringType, StructField, StructType
+
+from kadmin.spark.schema import (
+    COLUMN_ALIASES,
+    DEFAULT_ENTITY,
+    ENTITY_COLUMNS,
+    ENTITY_TYPES,
+    KEY_COLUMN,
+    RESULT_COLUMNS,
+    VALUE_COLUMN,
+    entity_schema,
+    normalize,
+)
+from kadmin.spark.validate import REASON, validate
+
+log = logging.getLogger("kadmin.spark")
+
+#: An entity shape: the entity columns an entity has, e.g. frozenset({"user", "client_id"}).
+Shape = frozenset[str]
+ScopeArg: TypeAlias = "str | Iterable[str | Iterable[str]] | None"
+
+_COLUMN_OF_TYPE = {t: c for c, t in ENTITY_TYPES.items()}
+_VALID_SHAPES: frozenset[Shape] = frozenset({
+    frozenset({"user"}), frozenset({"client_id"}), frozenset({"user", "client_id"}), frozenset({"ip"}),
+})
+
+ACTIONS = ("set", "remove", "unchanged", "reject")
+
+
+def current_schema() -> StructType:
+    return entity_schema([StructField(KEY_COLUMN, StringType(), False), StructField(VALUE_COLUMN, DoubleType(), False)])
+
+
+# --- scope ----------------------------------------------------------------------------------------------
+
+
+def _shape_of(names: Iterable[str], where: str) -> Shape:
+    cols: set[str] = set()
+    for n in names:
+        if not isinstance(n, str):
+            raise TypeError(f"{where}: entity types must be strings, not {n!r}")
+        col = _COLUMN_OF_TYPE.get(n) or (n if n in ENTITY_COLUMNS else COLUMN_ALIASES.get(n))
+        if col is None:
+            raise ValueError(f"{where}: unknown entity type {n!r} (use user, client-id or ip)")
+        cols.add(col)
+    shape = frozenset(cols)
+    if shape not in _VALID_SHAPES:
+        raise ValueError(f"{where}: {sorted(shape) or 'nothing'} is not an entity Kafka accepts "
+                         "(user, client-id, user+client-id, or ip alone)")
+    return shape
+
+
+def parse_scope(scope: ScopeArg) -> list[Shape] | None:
+    """The shapes ``scope`` names, sorted; None for ``"all"``.  (``scope=None`` is resolved by the caller.)"""
+    if scope == "all":
+        return None
+    if isinstance(scope, str):
+        return [_shape_of([scope], "scope")]
+    if scope is None:
+        raise TypeError("parse_scope needs a scope; None means 'detect from the input'")
+    shapes: set[Shape] = set()
+    for item in scope:
+        shapes.add(_shape_of([item] if isinstance(item, str) else list(item), "scope"))
+    if not shapes:
+        raise ValueError("scope is empty; pass None to use the entity shapes of the input")
+    return sorted(shapes, key=_shape_order)
+
+
+def _shape_order(s: Shape) -> tuple[int, ...]:
+    return tuple(sorted(ENTITY_COLUMNS.index(c) for c in s))
+
+
+def inspect(validated: DataFrame) -> tuple[list[Shape], int]:
+    """(the shapes of the valid rows, how many rows are rejected), in one small aggregation job."""
+    flags = validated.groupBy(*(F.col(c).isNotNull().alias(c) for c in ENTITY_COLUMNS),
+                              F.col(REASON).isNull().alias("_valid")).count().collect()
+    shapes = {frozenset(c for c in ENTITY_COLUMNS if row[c]) for row in flags if row["_valid"]}
+    rejected = sum(int(row["count"]) for row in flags if not row["_valid"])
+    return sorted((s for s in shapes if s in _VALID_SHAPES), key=_shape_order), rejected
+
+
+def detect_scope(validated: DataFrame) -> list[Shape]:
+    """The shapes of the valid input rows (see :func:`inspect`)."""
+    return inspect(validated)[0]
+
+
+def scope_filter(shapes: list[Shape] | None) -> Any:
+    """The one DescribeClientQuotas filter covering ``shapes`` (None = all); see the module docstring."""
+    from kadmin.quotas import ClientQuotaFilter, ClientQuotaFilterComponent
+
+    if shapes is None:
+        return ClientQuotaFilter.all()
+    if len(shapes) == 1:
+        return ClientQuotaFilter([ClientQuotaFilterComponent.any(ENTITY_TYPES[c]) for c in sorted(shapes[0])],
+                                 strict=True)
+    shared = frozenset.intersection(*shapes)
+    return ClientQuotaFilter([ClientQuotaFilterComponent.any(ENTITY_TYPES[c]) for c in sorted(shared)],
+                             strict=False)
+
+
+# --- current quotas ---------------------------------------------------------------------------------------
+
+
+def entity_row(entity: Any) -> tuple[str | None, str | None, str | None] | None:
+    """A ClientQuotaEntity as (user, client_id, ip) cells, ``<default>`` for defaults; None if it has a type
+    kadmin's columns cannot hold (such an entity is never in a scope)."""
+    cells: dict[str, str | None] = dict.fromkeys(ENTITY_COLUMNS)
+    for etype, name in entity.items():
+        col = _COLUMN_OF_TYPE.get(etype)
+        if col is None:
+            return None
+        cells[col] = DEFAULT_ENTITY if name is None else name
+    return cells["user"], cells["client_id"], cells["ip"]
+
+
+def current_rows(described: Mapping[Any, Mapping[str, float]],
+                 shapes: list[Shape] | None) -> list[tuple[str | None, str | None, str | None, str, float]]:
+    """Describe results as (user, client_id, ip, quota_key, value) rows, restricted to ``shapes``."""
+    wanted = None if shapes is None else set(shapes)
+    rows: list[tuple[str | None, str | None, str | None, str, float]] = []
+    for entity, values in described.items():
+        cells = entity_row(entity)
+        if cells is None:
+            continue
+        if wanted is not None and frozenset(c for c, v in zip(ENTITY_COLUMNS, cells, strict=True) if v is not None) not in wanted:
+            continue
+        for key, value in values.items():
+            rows.append((*cells, key, float(value)))
+    return rows
+
+
+def read_current(admin: Any, shapes: list[Shape] | None) -> list[tuple[str | None, str | None, str | None, str, float]]:
+    """One DescribeClientQuotas on the driver for the scope, as rows (nothing is read for an empty scope)."""
+    if shapes is not None and not shapes:
+        return []
+    flt = scope_filter(shapes)
+    described = admin.describe_client_quotas(flt)
+    rows = current_rows(described, shapes)
+    log.info("read %d current quota value(s) of %d entit(y/ies) in scope %s", len(rows), len(described),
+             "all" if shapes is None else [sorted(s) for s in shapes])
+    return rows
+
+
+def current_frame(spark: SparkSession, rows: list[tuple[Any, ...]]) -> DataFrame:
+    return spark.createDataFrame(rows, schema=current_schema())
+
+
+# --- diff -------------------------------------------------------------------------------------------------
+
+
+def diff(validated: DataFrame, current: DataFrame, *, remove_unlisted: bool) -> DataFrame:
+    """The plan: one row per (entity, key) in the results schema, status planned / unchanged / rejected.
+
+    ``validated`` is :func:`kadmin.spark.validate.validate`'s output (rejected rows included, so that they
+    both show the current value and protect their key from ``remove_unlisted``); ``current`` holds only
+    in-scope entities.
+    """
+    d = validated.select(
+        *(F.col(c).alias("d_" + c) for c in ENTITY_COLUMNS),
+        F.col(KEY_COLUMN).alias("d_key"), F.col(VALUE_COLUMN).alias("new_value"), F.col(REASON),
+        F.lit(True).alias("_desired"),
+    )
+    c = current.select(
+        *(F.col(col).alias("c_" + col) for col in ENTITY_COLUMNS),
+        F.col(KEY_COLUMN).alias("c_key"), F.col(VALUE_COLUMN).alias("old_value"),
+    )
+    cond = [d["d_" + col].eqNullSafe(c["c_" + col]) for col in ENTITY_COLUMNS] + [d["d_key"] == c["c_key"]]
+    joined = d.join(c, on=cond, how="full_outer" if remove_unlisted else "left")
+    desired = F.col("_desired").isNotNull()
+    new, old = F.col("new_value"), F.col("old_value")
+    action = (
+        F.when(desired & F.col(REASON).isNotNull(), F.lit("reject"))
+        .when(~desired, F.lit("remove"))  # only with remove_unlisted: in scope, set, not in the input
+        .when(new.isNull() & old.isNull(), F.lit("unchanged"))
+        .when(new.isNull(), F.lit("remove"))
+        .when(old.isNotNull() & (new == old), F.lit("unchanged"))
+        .otherwise(F.lit("set"))
+    )
+    status = F.when(F.col("action") == "reject", F.lit("rejected")) \
+        .when(F.col("action") == "unchanged", F.lit("unchanged")).otherwise(F.lit("planned"))
+    return joined.select(
+        *(F.when(desired, F.col("d_" + col)).otherwise(F.col("c_" + col)).alias(col) for col in ENTITY_COLUMNS),
+        F.when(desired, F.col("d_key")).otherwise(F.col("c_key")).alias(KEY_COLUMN),
+        old.alias("old_value"),
+        F.when(desired, new).otherwise(F.lit(None).cast(DoubleType())).alias("new_value"),
+        action.alias("action"),
+        F.col(REASON),
+    ).select(*RESULT_COLUMNS[:7], status.alias("status"), F.col(REASON).alias("error"))
+
+
+def plan_quotas(desired_df: DataFrame, admin: Any, *, scope: ScopeArg = None, remove_unlisted: bool = False,
+                format: str | None = None, allow_unknown_keys: bool = False) -> DataFrame:
+    """What provisioning ``desired_df`` would do, without sending anything: the results schema with
+    status ``planned`` (for set/remove), ``unchanged`` or ``rejected``.
+
+    Runs a small Spark job to find the scope (unless ``scope`` is given) and one DescribeClientQuotas on
+    the driver; the returned DataFrame is lazy and never collects the desired table.
+    """
+    validated, current = prepare(desired_df, admin, scope=scope, format=format,
+                                 allow_unknown_keys=allow_unknown_keys)
+    return diff(validated, current, remove_unlisted=remove_unlisted)
+
+
+def prepare(desired_df: DataFrame, admin: Any, *, scope: ScopeArg, format: str | None,
+            allow_unknown_keys: bool) -> tuple[DataFrame, DataFrame]:
+    """(validated desired rows, current quotas of the scope as a DataFrame)."""
+    if not isinstance(allow_unknown_keys, bool):
+        raise TypeError(f"allow_unknown_keys must be a bool, not {allow_unknown_keys!r}")
+    validated = validate(normalize(desired_df, format), allow_unknown_keys=allow_unknown_keys)
+    shapes = detect_scope(validated) if scope is None else parse_scope(scope)
+    rows = read_current(admin, shapes)
+    return validated, current_frame(desired_df.sparkSession, rows)

@@ -1,0 +1,110 @@
+"""Progress reporting and the results DataFrame.
+
+Why progress goes both to the log and to an optional callback: a batch job wants INFO lines it can grep
+afterwards, a terminal wants a bar; neither should have to parse the other.  The log is throttled to one
+line per tenth of the work so that 100,000 entities do not write 100,000 lines.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import StringType, StructField, StructType
+
+from kadmin.spark.schema import ENTITY_COLUMNS, RESULT_COLUMNS, entity_schema
+
+log = logging.getLogger("kadmin.spark")
+
+#: Result statuses.
+OK, FAILED, REJECTED, UNCHANGED, PLANNED, VALIDATED = "ok", "failed", "rejected", "unchanged", "planned", "validated"
+STATUSES = (OK, FAILED, REJECTED, UNCHANGED, PLANNED, VALIDATED)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a provisioning run is; passed to the ``progress`` callback.
+
+    ``phase`` is ``"planned"`` (once, before sending: the totals are known), ``"sending"`` (after each
+    batch came back) or ``"done"`` (once, at the end).  Entities count distinct entities with at least one
+    set/remove action; ``actions_*`` count (entity, key) changes.  ``entities_done`` counts entities the
+    cluster answered for plus those that failed before sending, so that it reaches ``entities_total``;
+    ``entities_failed`` is the part of it that failed.
+    """
+
+    phase: str
+    entities_total: int
+    actions_total: int
+    entities_done: int = 0
+    entities_failed: int = 0
+    actions_done: int = 0
+    requests: int = 0
+
+    @property
+    def fraction(self) -> float:
+        return 1.0 if self.entities_total == 0 else self.entities_done / self.entities_total
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+class ProgressReporter:
+    """Sends each :class:`Progress` to the callback, and to the log at INFO once per 10% of the entities."""
+
+    def __init__(self, callback: ProgressCallback | None, mode: str) -> None:
+        if callback is not None and not callable(callback):
+            raise TypeError(f"progress must be a callable taking a Progress, not {callback!r}")
+        self.callback = callback
+        self.mode = mode
+        self._next_tenth = 1
+
+    def __call__(self, p: Progress) -> None:
+        verb = "validated" if self.mode == "validate" else "sent"
+        if p.phase == "planned":
+            log.info("%s: %d entit(y/ies) with changes planned (%d set/remove action(s))", self.mode,
+                     p.entities_total, p.actions_total)
+        elif p.phase == "sending":
+            tenth = int(p.fraction * 10)
+            if tenth >= self._next_tenth and p.entities_done < p.entities_total:
+                self._next_tenth = tenth + 1
+                log.info("%s: %d/%d entities %s (%d%%), %d failed, %d request(s)", self.mode, p.entities_done,
+                         p.entities_total, verb, int(p.fraction * 100), p.entities_failed, p.requests)
+        else:
+            log.info("%s: done: %d/%d entities %s, %d failed, %d action(s) in %d request(s)", self.mode,
+                     p.entities_done, p.entities_total, verb, p.entities_failed, p.actions_done, p.requests)
+        if self.callback is not None:
+            self.callback(p)
+
+
+def failures_schema() -> StructType:
+    return entity_schema([StructField("error", StringType(), False)])
+
+
+def with_outcomes(plan: DataFrame, failures: DataFrame | None, ok_status: str) -> DataFrame:
+    """The plan with each set/remove row's status set from what the cluster answered for its entity.
+
+    ``failures`` holds one row per failed entity (entity columns + error); every other sent entity
+    succeeded: alter results are per entity, so all keys of an entity share its outcome.
+    """
+    sent = F.col("action").isin("set", "remove")
+    if failures is None:
+        return plan.select(*RESULT_COLUMNS[:7], F.when(sent, F.lit(ok_status)).otherwise(F.col("status"))
+                           .alias("status"), F.col("error"))
+    f = failures.select(*(F.col(c).alias("f_" + c) for c in ENTITY_COLUMNS), F.col("error").alias("f_error"))
+    cond = [plan[c].eqNullSafe(f["f_" + c]) for c in ENTITY_COLUMNS]
+    joined = plan.join(F.broadcast(f), on=cond, how="left")
+    failed = sent & F.col("f_error").isNotNull()
+    return joined.select(
+        *(plan[c] for c in RESULT_COLUMNS[:7]),
+        F.when(failed, F.lit(FAILED)).when(sent, F.lit(ok_status)).otherwise(plan["status"]).alias("status"),
+        F.when(failed, F.col("f_error")).otherwise(plan["error"]).alias("error"),
+    )
+
+
+def summary(results: DataFrame) -> dict[tuple[str, str], int]:
+    """{(action, status): rows}: one small aggregation, for a job's final log line or a CLI's table."""
+    rows = results.groupBy("action", "status").count().collect()
+    return {(r["action"], r["status"]): int(r["count"]) for r in sorted(rows, key=lambda r: (r[0], r[1]))}

@@ -1,0 +1,225 @@
+"""Input formats for desired quotas, and their normalization to one long table of doubles.
+
+Two layouts are accepted because both are what people already keep:
+
+* **long**: entity columns plus ``quota_key`` and ``value`` (one row per entity and key): what
+  ``kafka-configs.sh --describe`` prints, and the only layout that can say "remove this key"
+  (a null ``value``);
+* **wide**: entity columns plus one column per quota key (one row per entity): what a spreadsheet of
+  tenants looks like.  A null cell means "this key is not specified for this entity", never "remove it":
+  a sparse sheet must not wipe every key it leaves blank.  Remove keys in wide format with
+  ``remove_unlisted=True``, or use long format.
+
+Entity columns are ``user``, ``client_id`` and ``ip`` (``client-id`` is accepted as a spelling of
+``client_id``); any subset may be present.  Within a row, a null or empty entity cell means "not part of this
+entity", and the literal ``<default>`` addresses the default entity of that type, as ``kafka-configs.sh
+--entity-default`` does (so a user really named ``<default>`` cannot be addressed, as with that tool).
+
+Values are normalized to ``DoubleType`` in Spark, because quotas are doubles on the wire:
+
+* ``DoubleType`` keeps its exact bits all the way to the request (only ``-0.0`` becomes ``0.0``);
+* integer columns convert exactly up to 2**53; larger integers become the nearest double;
+* ``DecimalType`` converts to the nearest double: a decimal with more significant digits than a double
+  holds (about 15-17) cannot be sent exactly, and is sent as that nearest double;
+* ``FloatType`` widens exactly, but a float32 ``0.1`` is 0.100000001490116..., not the double 0.1;
+* strings are parsed as Spark parses doubles (correctly rounded, like Python's ``float()``); a blank string
+  counts as null, and a string that is not a number is kept and rejected later with its text in the reason.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import (
+    DataType,
+    DecimalType,
+    DoubleType,
+    IntegralType,
+    NullType,
+    NumericType,
+    StringType,
+    StructField,
+    StructType,
+)
+
+log = logging.getLogger("kadmin.spark")
+
+ENTITY_COLUMNS: tuple[str, ...] = ("user", "client_id", "ip")
+#: Kafka's entity type name for each entity column.
+ENTITY_TYPES: dict[str, str] = {"user": "user", "client_id": "client-id", "ip": "ip"}
+COLUMN_ALIASES: dict[str, str] = {"client-id": "client_id"}
+DEFAULT_ENTITY = "<default>"
+KEY_COLUMN = "quota_key"
+VALUE_COLUMN = "value"
+FORMATS = ("long", "wide")
+
+#: Columns of every results DataFrame (plan, validate and apply), in this order.
+RESULT_COLUMNS: tuple[str, ...] = (
+    "user", "client_id", "ip", "quota_key", "old_value", "new_value", "action", "status", "error",
+)
+
+# Internal column of the normalized table: the raw text of a value that did not parse as a number.
+UNPARSED = "_unparsed"
+
+
+def result_schema() -> StructType:
+    """The schema of the results DataFrame; a function so that importing this module builds nothing."""
+    return StructType([
+        StructField("user", StringType(), True),
+        StructField("client_id", StringType(), True),
+        StructField("ip", StringType(), True),
+        StructField("quota_key", StringType(), True),
+        StructField("old_value", DoubleType(), True),
+        StructField("new_value", DoubleType(), True),
+        StructField("action", StringType(), False),
+        StructField("status", StringType(), False),
+        StructField("error", StringType(), True),
+    ])
+
+
+def entity_schema(extra: list[StructField] | None = None) -> StructType:
+    return StructType([StructField(c, StringType(), True) for c in ENTITY_COLUMNS] + (extra or []))
+
+
+def detect_format(df: DataFrame, format: str | None = None) -> str:
+    """``long`` when the frame has both ``quota_key`` and ``value``, else ``wide``; or check ``format``."""
+    cols = set(_canonical_names(df))
+    if format is not None:
+        if format not in FORMATS:
+            raise ValueError(f"format must be one of {FORMATS}, not {format!r}")
+        if format == "long" and not {KEY_COLUMN, VALUE_COLUMN} <= cols:
+            raise ValueError(f"long format needs columns {KEY_COLUMN!r} and {VALUE_COLUMN!r}; "
+                             f"the input has {sorted(df.columns)}")
+        return format
+    has_key, has_value = KEY_COLUMN in cols, VALUE_COLUMN in cols
+    if has_key and has_value:
+        return "long"
+    if has_key != has_value:
+        missing = VALUE_COLUMN if has_key else KEY_COLUMN
+        raise ValueError(f"the input looks like long format but has no {missing!r} column; pass format='wide' "
+                         f"if {KEY_COLUMN!r}/{VALUE_COLUMN!r} really are quota keys")
+    return "wide"
+
+
+def normalize(df: DataFrame, format: str | None = None) -> DataFrame:
+    """The input as long rows: ``user, client_id, ip, quota_key, value`` (double) and ``_unparsed``.
+
+    Schema problems (no entity column, a column of a type that cannot hold a quota) raise here, before
+    any Spark job runs; problems of single rows are left for validation to report per row.
+    """
+    fmt = detect_format(df, format)
+    names = _canonical_names(df)
+    present = [c for c in ENTITY_COLUMNS if c in names.values()]
+    if not present:
+        raise ValueError(f"the input has none of the entity columns {list(ENTITY_COLUMNS)}; "
+                         f"it has {sorted(df.columns)}")
+    by_canonical = {canon: original for original, canon in names.items()}
+    entity_cols: list[Column] = []
+    for c in ENTITY_COLUMNS:
+        if c in by_canonical:
+            entity_cols.append(_entity_column(df, by_canonical[c], c))
+        else:
+            entity_cols.append(F.lit(None).cast(StringType()).alias(c))
+
+    if fmt == "long":
+        key_field = _field(df, by_canonical[KEY_COLUMN])
+        if not isinstance(key_field.dataType, (StringType, NullType)):
+            raise TypeError(f"column {key_field.name!r} must hold strings (quota key names), "
+                            f"not {key_field.dataType.simpleString()}")
+        ignored = sorted(o for o, c in names.items() if c not in (*ENTITY_COLUMNS, KEY_COLUMN, VALUE_COLUMN))
+        if ignored:
+            log.debug("long-format input: ignoring columns %s", ignored)
+        value, unparsed = _value_columns(df, by_canonical[VALUE_COLUMN])
+        return df.select(
+            *entity_cols,
+            F.col(_q(key_field.name)).cast(StringType()).alias(KEY_COLUMN),
+            value.alias(VALUE_COLUMN),
+            unparsed.alias(UNPARSED),
+        )
+
+    key_columns = [o for o, c in names.items() if c not in ENTITY_COLUMNS]
+    if not key_columns:
+        raise ValueError("wide-format input needs at least one quota key column besides the entity columns; "
+                         f"it has {sorted(df.columns)}")
+    cells = []
+    for original in key_columns:
+        value, unparsed = _value_columns(df, original)
+        specified = F.col(_q(original)).isNotNull() & ~_is_blank(df, original)
+        cells.append(F.struct(
+            F.lit(original).alias(KEY_COLUMN), value.alias(VALUE_COLUMN), unparsed.alias(UNPARSED),
+            specified.alias("_specified"),
+        ))
+    exploded = df.select(*entity_cols, F.explode(F.array(*cells)).alias("_cell"))
+    return exploded.filter(F.col("_cell._specified")).select(
+        *ENTITY_COLUMNS,
+        F.col("_cell." + KEY_COLUMN).alias(KEY_COLUMN),
+        F.col("_cell." + VALUE_COLUMN).alias(VALUE_COLUMN),
+        F.col("_cell." + UNPARSED).alias(UNPARSED),
+    )
+
+
+def _canonical_names(df: DataFrame) -> dict[str, str]:
+    """{column as named in the input: canonical name}; refuses two columns that mean the same thing."""
+    out: dict[str, str] = {}
+    seen: dict[str, str] = {}
+    for name in df.columns:
+        canon = COLUMN_ALIASES.get(name, name)
+        if canon in seen:
+            raise ValueError(f"columns {seen[canon]!r} and {name!r} both name the {canon!r} column")
+        seen[canon] = name
+        out[name] = canon
+    return out
+
+
+def _field(df: DataFrame, name: str) -> StructField:
+    for f in df.schema.fields:
+        if f.name == name:
+            return f
+    raise KeyError(name)  # pragma: no cover - names come from df.columns
+
+
+def _q(name: str) -> str:
+    """A column name quoted for ``F.col``, so names with dots or dashes (``client-id``) are taken literally."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _entity_column(df: DataFrame, original: str, canonical: str) -> Column:
+    dtype: DataType = _field(df, original).dataType
+    if not isinstance(dtype, (StringType, NullType, IntegralType)):
+        raise TypeError(f"entity column {original!r} must hold strings, not {dtype.simpleString()}")
+    col = F.col(_q(original)).cast(StringType())
+    return F.when(col == "", F.lit(None).cast(StringType())).otherwise(col).alias(canonical)
+
+
+def _is_blank(df: DataFrame, name: str) -> Column:
+    if isinstance(_field(df, name).dataType, StringType):
+        return F.coalesce(F.trim(F.col(_q(name))) == "", F.lit(False))
+    return F.lit(False)
+
+
+def _value_columns(df: DataFrame, name: str) -> tuple[Column, Column]:
+    """(the value as a double with -0.0 folded to 0.0, the raw text when it is not a number else null)."""
+    dtype = _field(df, name).dataType
+    raw = F.col(_q(name))
+    no_text = F.lit(None).cast(StringType())
+    if isinstance(dtype, NullType):
+        return F.lit(None).cast(DoubleType()), no_text
+    if isinstance(dtype, (NumericType, DecimalType)):
+        as_double = raw.cast(DoubleType())
+        unparsed = no_text
+    elif isinstance(dtype, StringType):
+        text = F.trim(raw)
+        blank = text == ""
+        # try_cast, not cast: Spark 4 runs ANSI casts by default, where bad text fails the whole job.
+        # A SQL expression (not Column.try_cast) so that pyspark 3.5 has it too.
+        parsed = F.expr(f"try_cast(trim({_q(name)}) AS DOUBLE)")
+        as_double = F.when(blank, F.lit(None).cast(DoubleType())).otherwise(parsed)
+        unparsed = F.when(raw.isNotNull() & ~blank & parsed.isNull(), raw).otherwise(no_text)
+    else:
+        raise TypeError(f"quota value column {name!r} must be numeric (or numeric text), "
+                        f"not {dtype.simpleString()}")
+    folded = F.when(as_double == 0.0, F.lit(0.0)).otherwise(as_double)
+    return folded, unparsed
+
