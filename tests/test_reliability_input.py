@@ -1,0 +1,270 @@
+"""Bad input at every public entry point: a clear TypeError/ValueError, and not one byte to the cluster.
+
+"Before any network I/O" is checked two ways, because each catches what the other cannot:
+
+* on a client that was never started, a bad call must not even connect: the cluster's request log stays
+  empty (not even the bootstrap ApiVersions/metadata requests) and the client opened no connection;
+* on a started client, the bootstrap requests (ApiVersions, then DescribeCluster or Metadata) are the only
+  entries: the log is cleared after start, and a bad call must add nothing to it.
+
+Every method of both clients is covered (a test fails if a public method is added without bad-input cases),
+plus a few CLI commands, which must exit 2 without connecting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import io
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from kadmin import aio
+from kadmin.cli.main import main as cli_main
+from kadmin.client import AdminClient
+from kadmin.config import ClientConfig
+from kadmin.quotas import ClientQuotaAlteration, ClientQuotaEntity, ClientQuotaFilter, Remove, Set
+from kadmin.testing import FakeCluster
+
+E = ClientQuotaEntity
+ALICE = E({"user": "alice"})
+OK_ALT = ClientQuotaAlteration(ALICE, [Set("producer_byte_rate", 1.0)])
+
+
+class Lazy:
+    """An argument built when the test runs (so a constructor's own refusal cannot break collection)."""
+
+    def __init__(self, make: Any) -> None:
+        self.make = make
+
+
+def built(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    return (tuple(a.make() if isinstance(a, Lazy) else a for a in args),
+            {k: v.make() if isinstance(v, Lazy) else v for k, v in kwargs.items()})
+
+
+def case(method: str, *args: Any, exc: type[Exception], match: str, gap: str | None = None,
+         gap_in: tuple[str, ...] = ("sync", "aio"), only: tuple[str, ...] = ("sync", "aio"), **kwargs: Any) -> Any:
+    """One bad call, for the clients in ``only``.  ``gap``: a known hole in the clients of ``gap_in`` (the
+    reason), marked strict-xfail there so that fixing it flips the test and the mark must go."""
+    return {"method": method, "args": args, "kwargs": kwargs, "exc": exc, "match": match, "gap": gap,
+            "gap_in": gap_in, "only": only}
+
+
+def params(client: str) -> list[Any]:
+    out = []
+    for c in BAD:
+        if client not in c["only"]:
+            continue
+        marks = [pytest.mark.xfail(strict=True, reason=c["gap"])] if c["gap"] and client in c["gap_in"] else []
+        out.append(pytest.param(c["method"], c["args"], c["kwargs"], c["exc"], c["match"],
+                                id=f"{c['method']}-{c['match'][:30]}", marks=marks))
+    return out
+
+
+NAN, INF = float("nan"), float("inf")
+
+BAD = [
+    # --- the timeout every method takes
+    case("describe_cluster", timeout=0, exc=ValueError, match="timeout must be a positive number"),
+    case("describe_cluster", timeout=-1.5, exc=ValueError, match="timeout must be a positive number"),
+    case("api_versions", timeout=True, exc=ValueError, match="timeout must be a positive number"),
+    case("describe_cluster", timeout="5", exc=ValueError, match="timeout must be a positive number",
+         gap="sync client: `timeout + 30.0` in _submit raises an unclear TypeError before validation",
+         gap_in=("sync",)),
+    case("describe_cluster", timeout=NAN, exc=ValueError, match="timeout must be a positive number",
+         gap="aio._deadline lets NaN through (NaN <= 0 is False): the call connects, then times out"),
+    # An infinite timeout is "no deadline" to the asyncio client; the sync client crashes on it.
+    case("api_versions", timeout=INF, exc=ValueError, match="timeout must be a positive number",
+         gap="sync client: an infinite timeout raises OverflowError from Future.result", only=("sync",)),
+    # --- coordinators
+    case("find_coordinators", "g", exc=TypeError, match="keys must be a list of strings"),
+    case("find_coordinators", ["g"], "topic", exc=ValueError, match="key_type must be one of"),
+    case("find_coordinators", ["g"], key_type=True, exc=ValueError, match="key_type must be one of"),
+    case("find_coordinators", [], exc=ValueError, match="keys is empty"),
+    # --- groups
+    case("describe_consumer_groups", "g", exc=TypeError, match="group_ids must be a list of strings"),
+    case("describe_consumer_groups", None, exc=TypeError, match="group_ids must be an iterable"),
+    case("describe_consumer_groups", [1], exc=TypeError, match="group_ids must contain strings"),
+    case("describe_consumer_groups", [], exc=ValueError, match="group_ids is empty"),
+    case("describe_consumer_groups", ["ok", ""], exc=ValueError, match="empty group id"),
+    case("describe_consumer_groups", ["g"], include_authorized_operations=1, exc=TypeError,
+         match="include_authorized_operations must be a bool"),
+    case("describe_consumer_groups", ["x" * 40_000], exc=ValueError, match="32767",
+         gap="validate_group_ids accepts ids longer than a Kafka string (32767 bytes): ProtocolError per key "
+             "after connecting"),
+    case("describe_consumer_groups", ["\ud800"], exc=ValueError, match="UTF-8",
+         gap="validate_group_ids accepts lone surrogates, which cannot be encoded: ProtocolError per key after "
+             "connecting"),
+    case("delete_consumer_groups", [b"g"], exc=TypeError, match="group_ids must contain strings"),
+    case("delete_consumer_groups", "g", exc=TypeError, match="group_ids must be a list of strings"),
+    case("list_consumer_groups", states="Stable", exc=TypeError, match="states must be a list of strings"),
+    case("list_consumer_groups", types=[1], exc=ValueError, match="types must contain non-empty strings"),
+    case("list_consumer_groups", states=[""], exc=ValueError, match="states must contain non-empty strings"),
+    case("list_consumer_group_offsets", ["g"], "t", exc=TypeError, match="partitions must be a list"),
+    case("list_consumer_group_offsets", ["g"], [("t", -1)], exc=ValueError, match="invalid partition"),
+    case("list_consumer_group_offsets", ["g"], [("t", True)], exc=ValueError, match="invalid partition"),
+    case("list_consumer_group_offsets", ["g"], [("", 0)], exc=ValueError, match="invalid topic"),
+    case("list_consumer_group_offsets", ["g"], [("t", 0, 1)], exc=TypeError, match="partitions must contain"),
+    case("list_consumer_group_offsets", ["g"], [], exc=ValueError, match="partitions is empty"),
+    case("list_consumer_group_offsets", [""], exc=ValueError, match="empty group id"),
+    case("list_consumer_group_offsets", ["g"], [("t", 2**31)], exc=ValueError, match="invalid partition",
+         gap="validate_partitions accepts partitions past int32: ProtocolError per key after connecting"),
+    case("consumer_group_lag", "g", exc=TypeError, match="group_ids must be a list of strings"),
+    case("consumer_group_lag", ["g"], timeout=0, exc=ValueError, match="timeout must be a positive number"),
+    # --- quotas
+    case("describe_client_quotas", None, exc=TypeError, match="filter must be a ClientQuotaFilter"),
+    case("describe_client_quotas", {"user": "alice"}, exc=TypeError, match="filter must be a ClientQuotaFilter"),
+    case("alter_client_quotas", [], exc=ValueError, match="alterations is empty"),
+    case("alter_client_quotas", [1], exc=TypeError, match="alterations must contain ClientQuotaAlteration"),
+    case("alter_client_quotas", Lazy(lambda: [ClientQuotaAlteration(ALICE, [Set("no_such_quota", 1.0)])]),
+         exc=ValueError, match="no_such_quota"),
+    case("alter_client_quotas", OK_ALT, exc=TypeError, match="wrap the single one"),
+    case("alter_client_quotas", [OK_ALT, ClientQuotaAlteration(ALICE, [Remove("consumer_byte_rate")])],
+         exc=ValueError, match="more than one alteration"),
+    case("alter_client_quotas", [OK_ALT], batch_size=0, exc=ValueError, match="batch_size must be at least 1"),
+    case("alter_client_quotas", [OK_ALT], batch_size=2.0, exc=TypeError, match="batch_size must be an int"),
+    case("alter_client_quotas", [OK_ALT], max_concurrency=True, exc=TypeError, match="max_concurrency must be an int"),
+    case("alter_client_quotas", [OK_ALT], validate_only="yes", exc=TypeError, match="validate_only must be a bool"),
+    case("alter_client_quotas", [OK_ALT], timeout=-1, exc=ValueError, match="timeout must be a positive number"),
+    case("resolve_client_quotas", 5, exc=TypeError, match="user must be a string or None"),
+    case("resolve_client_quotas", "", exc=ValueError, match="user is empty"),
+    case("resolve_client_quotas", "alice", client_id=7, exc=TypeError, match="client_id must be a string or None"),
+]
+
+PUBLIC = sorted(n for n, f in inspect.getmembers(aio.AdminClient, inspect.iscoroutinefunction)
+                if not n.startswith("_") and n not in ("start", "close"))
+
+
+def test_every_public_method_has_bad_input_cases() -> None:
+    covered = {c["method"] for c in BAD}
+    assert covered == set(PUBLIC), f"methods without cases: {set(PUBLIC) - covered}"
+    sync_public = {n for n, f in inspect.getmembers(AdminClient, inspect.isfunction)
+                   if not n.startswith("_") and n != "close"}
+    assert sync_public == set(PUBLIC), sync_public ^ set(PUBLIC)
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[FakeCluster]:
+    with FakeCluster(brokers=1) as c:
+        c.add_group("g")
+        yield c
+
+
+@pytest.fixture(scope="module")
+def started(cluster: FakeCluster) -> Iterator[AdminClient]:
+    with AdminClient(cluster.bootstrap, default_timeout_s=5.0) as admin:
+        yield admin
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(("method", "args", "kwargs", "exc", "match"), params("sync"))
+def test_sync_client_refuses_before_connecting(cluster: FakeCluster, method: str, args: tuple[Any, ...],
+                                               kwargs: dict[str, Any], exc: type[Exception], match: str) -> None:
+    cluster.clear_log()
+    admin = AdminClient(cluster.bootstrap, default_timeout_s=5.0)
+    try:
+        args, kwargs = built(args, kwargs)
+        with pytest.raises(exc, match=match):
+            getattr(admin, method)(*args, **kwargs)
+        assert admin._aio.net.connections_opened == []
+    finally:
+        admin.close()
+    assert cluster.request_log == []
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(("method", "args", "kwargs", "exc", "match"), params("sync"))
+def test_started_sync_client_sends_nothing_more(cluster: FakeCluster, started: AdminClient, method: str,
+                                                args: tuple[Any, ...], kwargs: dict[str, Any],
+                                                exc: type[Exception], match: str) -> None:
+    opened = list(started._aio.net.connections_opened)
+    cluster.clear_log()  # what remains of the bootstrap (ApiVersions, DescribeCluster/Metadata) is gone
+    args, kwargs = built(args, kwargs)
+    with pytest.raises(exc, match=match):
+        getattr(started, method)(*args, **kwargs)
+    assert cluster.request_log == []
+    assert started._aio.net.connections_opened == opened
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(("method", "args", "kwargs", "exc", "match"), params("aio"))
+def test_asyncio_client_refuses_before_connecting(cluster: FakeCluster, method: str, args: tuple[Any, ...],
+                                                  kwargs: dict[str, Any], exc: type[Exception], match: str) -> None:
+    cluster.clear_log()
+
+    async def main() -> None:
+        admin = aio.AdminClient(cluster.bootstrap, default_timeout_s=5.0)
+        a, kw = built(args, kwargs)
+        try:
+            with pytest.raises(exc, match=match):
+                await getattr(admin, method)(*a, **kw)
+            assert admin.net.connections_opened == []
+        finally:
+            await admin.close()
+
+    asyncio.run(main())
+    assert cluster.request_log == []
+
+
+@pytest.mark.parametrize(("make", "exc", "match"), [
+    (lambda: ClientQuotaAlteration(ALICE, [Set("producer_byte_rate", -1)]), ValueError, "negative"),
+    (lambda: ClientQuotaAlteration(ALICE, [Set("producer_byte_rate", NAN)]), ValueError, "NaN"),
+    (lambda: ClientQuotaAlteration(ALICE, [Set("producer_byte_rate", 1.5)]), ValueError, "whole number"),
+    (lambda: ClientQuotaAlteration(E({"ip": "10.0.0.1"}), [Set("producer_byte_rate", 1)]), ValueError,
+     "user/client-id entities only"),
+    (lambda: ClientQuotaAlteration(ALICE, Set("producer_byte_rate", 1)), TypeError, "wrap the single op"),
+    (lambda: ClientQuotaAlteration(ALICE, {"producer_byte_rate": None}), TypeError, "no implicit"),
+    (lambda: E([("user", "a"), ("user", "b")]), ValueError, "appears twice"),
+    (lambda: ClientQuotaAlteration(E({"user": ""}), [Set("producer_byte_rate", 1)]), ValueError, "name is empty"),
+    (lambda: ClientQuotaAlteration(E({}), [Set("producer_byte_rate", 1)]), ValueError, "at least one component"),
+    (lambda: ClientQuotaFilter([1]), TypeError, "must be ClientQuotaFilterComponent"),
+])
+def test_quota_values_are_refused_where_they_are_written(make: Any, exc: type[Exception], match: str) -> None:
+    # The quota types are entry points too: a bad value fails in its constructor, naming its entity, long
+    # before any client sees it.
+    with pytest.raises(exc, match=match):
+        make()
+
+
+@pytest.mark.parametrize(("settings", "match"), [
+    ({"request_timeout_s": 0}, "request_timeout_s"),
+    ({"max_in_flight": 0}, "max_in_flight"),
+    ({"security_protocol": "SASL_PLAINTEXT"}, "sasl_mechanism"),
+    ({"bootstrap_servers": "no-port"}, "port|host"),
+    ({"max_versions": {"NoSuchApi": 1}}, "NoSuchApi"),
+])
+def test_bad_settings_are_refused_at_construction(cluster: FakeCluster, settings: dict[str, Any],
+                                                  match: str) -> None:
+    cluster.clear_log()
+    kwargs = {"bootstrap_servers": cluster.bootstrap} | settings
+    with pytest.raises(ValueError, match=match):
+        ClientConfig(**kwargs)
+    with pytest.raises(ValueError, match=match):
+        AdminClient(**kwargs)
+    assert cluster.request_log == []
+
+
+# --- the command line: bad input exits 2, says why on one line, and never connects --------------------------
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(("argv", "says"), [
+    (["groups", "describe", "ok", ""], "empty"),
+    (["groups", "list", "--state", "Sleepy"], "unknown group state"),
+    (["quotas", "alter", "--user", "alice", "--set", "producer_byte_rate=-5"], "negative"),
+    (["quotas", "alter", "--user", "alice", "--set", "producer_byte_rate"], "KEY=VALUE|="),
+    (["quotas", "alter", "--ip", "10.0.0.1", "--set", "producer_byte_rate=5"], "producer_byte_rate"),
+    (["--timeout", "-1", "groups", "describe", "g"], "timeout"),
+])
+def test_cli_refuses_bad_input_without_connecting(cluster: FakeCluster, argv: list[str], says: str) -> None:
+    cluster.clear_log()
+    out, err = io.StringIO(), io.StringIO()
+    status = cli_main(["--bootstrap-server", cluster.bootstrap, *argv], stdout=out, stderr=err)
+    assert status == 2, (status, out.getvalue(), err.getvalue())
+    lines = err.getvalue().strip().splitlines()
+    assert len(lines) == 1 and re.search(says, lines[0]), lines
+    assert cluster.request_log == []
