@@ -97,7 +97,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                       help="send the changes with validate_only: the brokers check them, nothing changes")
     pv.add_argument("--remove-unlisted", action="store_true",
                     help="remove quota keys that entities in scope have but FILE does not list")
-    pv.add_argument("--batch-size", type=int, default=500, metavar="N", help="entities per request (500)")
+    pv.add_argument("--batch-size", type=int, metavar="N", help="entities per request (default: kadmin's)")
     pv.add_argument("--file-format", choices=("csv", "parquet", "json"),
                     help="how to read FILE (default: from its extension)")
     pv.add_argument("--strict", action="store_true", help="refuse the whole file if any row is invalid")
@@ -318,33 +318,55 @@ class ProgressBar:
             self.drawn = False
 
 
-def _read_frame(spark: Any, path: str, fmt: str | None) -> Any:
+def _file_format(path: str, fmt: str | None) -> str:
+    """csv, parquet or json: as given, else from the extension (a directory is Spark's Parquet output)."""
     import os
 
     if not os.path.exists(path):
         raise UsageError(f"{path}: no such file")
-    if fmt is None:
-        ext = os.path.splitext(path.rstrip("/"))[1].lower()
-        fmt = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".json": "json", ".jsonl": "json",
-               ".ndjson": "json"}.get(ext)
-        if fmt is None and os.path.isdir(path):
-            fmt = "parquet"  # what Spark writes: a directory of part files
-        if fmt is None:
-            raise UsageError(f"{path}: cannot tell the format from the extension; pass --file-format")
+    if fmt is not None:
+        return fmt
+    ext = os.path.splitext(path.rstrip("/"))[1].lower()
+    found = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".json": "json", ".jsonl": "json",
+             ".ndjson": "json"}.get(ext)
+    if found is None and os.path.isdir(path):
+        found = "parquet"
+    if found is None:
+        raise UsageError(f"{path}: cannot tell the format from the extension; pass --file-format csv|parquet|json")
+    return found
+
+
+def _read_frame(spark: Any, path: str, fmt: str) -> Any:
+    import os
+
     if fmt == "csv":
         # Every column as text: the quota schema parses numbers exactly, where inferSchema could round.
         return spark.read.csv(path, header=True, inferSchema=False)
     if fmt == "parquet":
         return spark.read.parquet(path)
-    multiline = False
+    multiline = False  # JSON lines, unless the file is one JSON array
     if os.path.isfile(path):
         with open(path, encoding="utf-8") as f:
             multiline = f.read(4096).lstrip().startswith("[")
     return spark.read.json(path, multiLine=multiline)
 
 
-def _spark_session() -> Any:
+_LOG4J2 = """\
+rootLogger.level = error
+rootLogger.appenderRef.console.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = spark: %p %c{1}: %m%n
+"""
+
+
+def _spark_session(debug: bool) -> Any:
+    """A local Spark session for one CLI run: loopback only, no UI, and quiet unless --debug (Spark's own
+    INFO/WARN lines would bury the one line a failing command prints)."""
     import os
+    import tempfile
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
@@ -353,37 +375,53 @@ def _spark_session() -> Any:
     builder = SparkSession.builder.appName("kadmin quotas provision")
     # Under spark-submit the master is already chosen (and the gateway is up); otherwise a small local
     # session, or the master named by KADMIN_SPARK_MASTER.
+    log4j: str | None = None
     if "PYSPARK_GATEWAY_PORT" not in os.environ:
-        builder = builder.master(os.environ.get("KADMIN_SPARK_MASTER", "local[2]")) \
-            .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false") \
-            .config("spark.sql.shuffle.partitions", "4")
-    session = builder.getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
+        master = os.environ.get("KADMIN_SPARK_MASTER", "local[2]")
+        builder = builder.master(master).config("spark.ui.enabled", "false") \
+            .config("spark.ui.showConsoleProgress", "false").config("spark.sql.shuffle.partitions", "4")
+        if master.startswith("local"):
+            # Bound to loopback: no look-up of the machine's name, which can stall on a badly set up host.
+            os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+            builder = builder.config("spark.driver.host", "127.0.0.1") \
+                .config("spark.driver.bindAddress", "127.0.0.1")
+        if not debug:
+            fd, log4j = tempfile.mkstemp(prefix="kadmin-log4j2-", suffix=".properties")
+            with os.fdopen(fd, "w") as f:
+                f.write(_LOG4J2)
+            builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log4j}")
+    try:
+        session = builder.getOrCreate()
+    finally:
+        if log4j is not None:  # read by the JVM at start-up, not needed after
+            os.unlink(log4j)
+    session.sparkContext.setLogLevel("DEBUG" if debug else "ERROR")
     return session
 
 
 def run_provision(ctx: Context) -> int:
     args = ctx.args
-    if args.batch_size < 1:
+    if args.batch_size is not None and args.batch_size < 1:
         raise UsageError(f"--batch-size must be at least 1, not {args.batch_size}")
     mode = "plan" if args.dry_run else "validate" if args.validate else "apply"
     try:
         from kadmin.spark.apply import provision_quotas
     except ModuleNotFoundError as exc:
-        raise UsageError(f"quotas provision needs PySpark: pip install 'kadmin[spark]' ({exc})") from None
-    ctx.config()  # configuration problems are usage errors: report them before starting a JVM
-    import os
-
-    if not os.path.exists(args.file):
-        raise UsageError(f"{args.file}: no such file")
-    spark = _spark_session()
-    desired = _read_frame(spark, args.file, args.file_format)
+        if not (exc.name or "").startswith("pyspark"):
+            raise
+        raise UsageError("quotas provision needs PySpark: pip install 'kadmin[spark]'") from None
+    # Configuration and file problems are usage errors: report them before starting a JVM.
+    ctx.config()
+    fmt = _file_format(args.file, args.file_format)
+    spark = _spark_session(ctx.debug)
+    desired = _read_frame(spark, args.file, fmt)
     bar = ProgressBar(ctx.printer.err) if ctx.printer.err.isatty() and mode != "plan" else None
     try:
         with ctx.admin() as admin:
-            results = provision_quotas(desired, admin, mode=mode, batch_size=args.batch_size,
-                                       remove_unlisted=args.remove_unlisted, strict=args.strict,
-                                       allow_unknown_keys=args.allow_unknown_keys, progress=bar)
+            options: dict[str, Any] = {} if args.batch_size is None else {"batch_size": args.batch_size}
+            results = provision_quotas(desired, admin, mode=mode, remove_unlisted=args.remove_unlisted,
+                                       strict=args.strict, allow_unknown_keys=args.allow_unknown_keys,
+                                       progress=bar, **options)
             # Cached, so that the counts and the changes do not each recompute a plan (which reads the
             # cluster's current quotas); only the changed rows come to the driver.
             results = results.persist()
