@@ -50,8 +50,20 @@ def shipped_names() -> list[str]:
     return sorted(_load_index()[0])
 
 
+_fast: dict[tuple[str | int, str], type[Message]] = {}
+
+
 def message_type(name_or_api_key: str | int, kind: str = "request") -> type[Message]:
     """The class of a shipped message, by name (``"FindCoordinatorRequest"``) or by API key and kind."""
+    cls = _fast.get((name_or_api_key, kind))  # hot path: every request and response asks
+    if cls is not None and type(name_or_api_key) is not bool:
+        return cls
+    cls = _message_type(name_or_api_key, kind)
+    _fast[(name_or_api_key, kind)] = cls
+    return cls
+
+
+def _message_type(name_or_api_key: str | int, kind: str) -> type[Message]:
     index, by_api = _load_index()
     if isinstance(name_or_api_key, int) and not isinstance(name_or_api_key, bool):
         if kind not in ("request", "response"):

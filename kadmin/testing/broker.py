@@ -13,6 +13,7 @@ queued behind it on the same connection.  Version handling mirrors Kafka's Socke
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import ssl
 import struct
@@ -48,6 +49,64 @@ class Connection:
     def __init__(self, peer: str) -> None:
         self.peer = peer
         self.sasl = SaslState()
+
+
+class Outbox:
+    """Where a connection's answers go: straight to the socket, or ``latency_s`` later.
+
+    ``latency_s`` models the network, not the broker's service time: each answer leaves ``latency_s`` after its
+    request arrived, in order (Kafka answers a connection's requests in order), while the broker goes on reading
+    and answering the next requests.  So a client that pipelines pays the latency once, not once per request,
+    exactly as it would against a remote broker.
+    """
+
+    def __init__(self, writer: asyncio.StreamWriter, latency_s: float) -> None:
+        self.writer = writer
+        self.latency_s = latency_s
+        self._arrival = 0.0
+        self._queue: collections.deque[tuple[float, bytes]] = collections.deque()
+        self._wake = asyncio.Event()
+        self._pump: asyncio.Task[None] | None = None
+
+    def arrived(self) -> None:
+        self._arrival = asyncio.get_running_loop().time()
+
+    async def send(self, data: bytes) -> None:
+        if self.latency_s <= 0:
+            self.writer.write(data)
+            await self.writer.drain()
+            return
+        self._queue.append((self._arrival + self.latency_s, data))
+        self._wake.set()
+        if self._pump is None:
+            self._pump = asyncio.create_task(self._run())
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            while not self._queue:
+                self._wake.clear()
+                await self._wake.wait()
+            due, _ = self._queue[0]
+            wait = due - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            # Everything due by now leaves in one write, as a kernel would coalesce it.
+            now = loop.time()
+            batch = []
+            while self._queue and self._queue[0][0] <= now:
+                batch.append(self._queue.popleft()[1])
+            self.writer.write(b"".join(batch))
+            await self.writer.drain()
+
+    async def flush(self) -> None:
+        """Deliver what is queued (used before closing), then stop the pump."""
+        if self._pump is None:
+            return
+        while self._queue and not self._pump.done():
+            await asyncio.sleep(min(self.latency_s, 0.01))
+        self._pump.cancel()
+        await asyncio.gather(self._pump, return_exceptions=True)
 
 
 class Broker:
@@ -94,6 +153,7 @@ class Broker:
         self._writers.add(writer)
         peer = writer.get_extra_info("peername")
         conn = Connection(f"/{peer[0]}" if peer else "/127.0.0.1")
+        out = Outbox(writer, self.cluster.latency_s)
         try:
             while self.alive:
                 size = _SIZE.unpack(await reader.readexactly(4))[0]
@@ -101,27 +161,30 @@ class Broker:
                     log.warning("broker %d: closing connection after a frame of %d bytes", self.node_id, size)
                     break
                 frame = await reader.readexactly(size)
-                if not await self._process(conn, frame, writer):
+                out.arrived()
+                if not await self._process(conn, frame, out):
                     break
         except (asyncio.IncompleteReadError, ConnectionError, ssl.SSLError, asyncio.CancelledError):
             pass
         finally:
+            # Answers already "on the wire" still arrive before the close, as over TCP.
+            try:
+                await out.flush()
+            except (ConnectionError, asyncio.CancelledError):
+                pass
             self._writers.discard(writer)
             if task is not None:
                 self._tasks.discard(task)  # type: ignore[arg-type]
             writer.close()
 
-    async def _send(self, writer: asyncio.StreamWriter, payload: bytes) -> None:
-        writer.write(_SIZE.pack(len(payload)) + payload)
-        await writer.drain()
+    async def _send(self, out: Outbox, payload: bytes) -> None:
+        await out.send(_SIZE.pack(len(payload)) + payload)
 
     def _log(self, api_key: int, version: int, corr: int, keys: tuple[str, ...], client_id: str | None) -> None:
         self.cluster._record(RequestLogEntry(self.node_id, api_key, version, corr, keys, client_id, time.time()))
 
-    async def _process(self, conn: Connection, frame: bytes, writer: asyncio.StreamWriter) -> bool:
+    async def _process(self, conn: Connection, frame: bytes, writer: Outbox) -> bool:
         """Answer one frame; False means close the connection."""
-        if self.cluster.latency_s > 0:
-            await asyncio.sleep(self.cluster.latency_s)
         sasl = conn.sasl
         if sasl.handshake_version == 0 and sasl.exchange is not None and not sasl.authenticated:
             return await self._raw_sasl(conn, frame, writer)
@@ -209,7 +272,7 @@ class Broker:
         await self._send(writer, header + body)
         return not sasl.close_after_response
 
-    async def _raw_sasl(self, conn: Connection, frame: bytes, writer: asyncio.StreamWriter) -> bool:
+    async def _raw_sasl(self, conn: Connection, frame: bytes, writer: Outbox) -> bool:
         """SaslHandshake v0 mode: bare SASL tokens, each in a size-prefixed frame with no Kafka header."""
         from kadmin.testing.sasl import SaslFailure
 
