@@ -1,0 +1,1 @@
+"""kadmin's benchmarks: each module has ``run(quick: bool) -> dict`` and runs alone with ``python -m``."""

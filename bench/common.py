@@ -1,0 +1,55 @@
+"""Timing helpers shared by kadmin's benchmarks.
+
+The machines these run on are shared (two cores, other people's test suites running), so a single timing
+says little.  Every number here is the best of N repetitions: noise from other processes only ever adds
+time, so the minimum is the closest estimate of what the code itself costs.  Time is the process's CPU
+time, not the wall clock: when the two cores are oversubscribed the wall clock also counts the time this
+process spent waiting for a core, which is the other processes' cost, not the code's.  The code is
+single-threaded and does no I/O, so for it CPU time and wall time agree on a quiet machine.  Each
+repetition starts from a collected heap, so one library's garbage is not billed to the next; the
+collector stays on, because real callers pay for the garbage collections their allocations trigger.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+
+def best_of(fn: Callable[[], Any], repeat: int, number: int = 1,
+            clock: Callable[[], float] = time.process_time) -> float:
+    """Seconds per call of ``fn``: the fastest of ``repeat`` runs of ``number`` calls each."""
+    best = float("inf")
+    for _ in range(repeat):
+        gc.collect()
+        start = clock()
+        for _ in range(number):
+            fn()
+        elapsed = (clock() - start) / number
+        best = min(best, elapsed)
+    return best
+
+
+def calls_for(fn: Callable[[], Any], target_seconds: float = 0.05) -> int:
+    """How many calls make one repetition last about ``target_seconds`` (at least one call)."""
+    start = time.process_time()
+    fn()
+    once = time.process_time() - start
+    return max(1, int(target_seconds / once)) if once > 0 else 1000
+
+
+def ratio(slow: float, fast: float) -> float:
+    return slow / fast if fast > 0 else float("inf")
+
+
+def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A GitHub-style table; numbers are printed as given, so callers format them."""
+    cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(cells[0], widths)) + " |",
+             "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    for row in cells[1:]:
+        lines.append("| " + " | ".join(c.rjust(w) for c, w in zip(row, widths)) + " |")
+    return "\n".join(lines)
