@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from kadmin._version import __version__
+from kadmin._version import __version__ as __version__
 
 _EXPORTS = {
     "AdminClient": "kadmin.client",
@@ -32,22 +32,20 @@ _EXPORTS = {
 }
 
 if TYPE_CHECKING:
-    from kadmin.client import AdminClient
-    from kadmin.config import ClientConfig
-    from kadmin.errors import KafkaError
-    from kadmin.types import (
-        ClusterDescription,
-        Coordinator,
-        GroupDescription,
-        GroupListing,
-        ListGroupsResult,
-        MemberDescription,
-        Node,
-        NodeApiVersions,
-        OffsetAndMetadata,
-        PartitionLag,
-        TopicPartition,
-    )
+    from kadmin.client import AdminClient as AdminClient
+    from kadmin.config import ClientConfig as ClientConfig
+    from kadmin.errors import KafkaError as KafkaError
+    from kadmin.types import ClusterDescription as ClusterDescription
+    from kadmin.types import Coordinator as Coordinator
+    from kadmin.types import GroupDescription as GroupDescription
+    from kadmin.types import GroupListing as GroupListing
+    from kadmin.types import ListGroupsResult as ListGroupsResult
+    from kadmin.types import MemberDescription as MemberDescription
+    from kadmin.types import Node as Node
+    from kadmin.types import NodeApiVersions as NodeApiVersions
+    from kadmin.types import OffsetAndMetadata as OffsetAndMetadata
+    from kadmin.types import PartitionLag as PartitionLag
+    from kadmin.types import TopicPartition as TopicPartition
 
 
 def __getattr__(name: str) -> Any:

@@ -157,7 +157,7 @@ class Kio:
                 theirs = dataclasses.fields(getattr(module, cls.__name__))
                 ours = [f for f in cls._kfields if version in f.spec.versions]  # type: ignore[attr-defined]
                 assert len(ours) == len(theirs), f"kio {msg} v{version} {cls.__name__} has other fields"
-                for mine, other in zip(ours, theirs):
+                for mine, other in zip(ours, theirs, strict=False):
                     kinds[(cls.__name__, mine.attr)] = other.metadata.get("kafka_type", "")
                     if mine.struct_cls is not None:
                         walk(mine.struct_cls)

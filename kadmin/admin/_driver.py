@@ -22,7 +22,13 @@ from collections.abc import Awaitable, Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
-from kadmin.errors import KafkaConnectionError, KafkaError, KafkaTimeoutError, ProtocolError, UnsupportedVersionError
+from kadmin.errors import (
+    KafkaConnectionError,
+    KafkaError,
+    KafkaTimeoutError,
+    ProtocolError,
+    UnsupportedVersionError,
+)
 from kadmin.network.retry import Deadline, backoff_delays
 from kadmin.protocol import Message
 
@@ -163,7 +169,7 @@ async def run(
             *(_send_to_node(net, handler, node, node_keys, deadline, maybe_applied if write else None)
               for node, node_keys in by_node.items())
         )
-        for (node, node_keys), node_outcomes in zip(by_node.items(), outcomes):
+        for (node, node_keys), node_outcomes in zip(by_node.items(), outcomes, strict=False):
             if isinstance(node_outcomes, BaseException):  # pragma: no cover - gather without return_exceptions
                 raise node_outcomes
             node_failed_connection = False
@@ -321,7 +327,7 @@ async def gather_per_node(
     node_list = list(nodes)
     out = await asyncio.gather(*(fn(n) for n in node_list), return_exceptions=True)
     result: dict[int, V | KafkaError] = {}
-    for n, r in zip(node_list, out):
+    for n, r in zip(node_list, out, strict=False):
         if isinstance(r, KafkaError):
             result[n] = r
         elif isinstance(r, BaseException):

@@ -22,7 +22,7 @@ from typing import Any
 
 from kadmin.errors import FieldVersionError, SchemaError
 from kadmin.protocol import primitives as P
-from kadmin.protocol.schema import FIXED_WIDTH, FieldSpec, MessageSpec, Versions
+from kadmin.protocol.schema import FIXED_WIDTH, FieldSpec, MessageSpec
 
 _FMT = {"bool": "?", "int8": "b", "int16": "h", "uint16": "H", "int32": "i", "uint32": "I", "int64": "q",
         "float64": "d", "uuid": "16s"}
