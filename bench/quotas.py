@@ -1,0 +1,229 @@
+"""Benchmark: client quota alterations in batches, kadmin against kafka-python, on a 3-broker FakeCluster.
+
+N alterations (10,000; ``--quick``: 2,000), each setting producer_byte_rate on its own client-id entity, with
+1 ms of broker latency per request (``latency_s=0.001``, as in bench.groups).  For each batch size (1, 100,
+1000) and request concurrency (1, 4, 16), kadmin's ``alter_client_quotas`` is timed, the requests the brokers
+received are counted from the cluster's request log and compared with ceil(N / batch size), and the cluster's
+state is checked afterwards (every entity set to its value).
+
+The peer: kafka-python 3.0.12's KafkaAdminClient has no alter_client_quotas (nor describe), checked at run
+time and reported.  What a kafka-python user can do instead is build AlterClientQuotasRequest from
+``kafka.protocol.admin`` and send it through the admin client's connection manager, a private attribute
+(``_manager``); that is measured, with the same batches and the same concurrency (a
+window of outstanding requests on kafka-python's own loop, pinned to one node as kadmin's are), and labelled
+as such.
+
+``python -m bench.quotas [--quick]`` prints the table.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import sys
+import time
+import warnings
+from collections import deque
+from collections.abc import Sequence
+from typing import Any
+
+from kadmin.client import AdminClient
+from kadmin.quotas import ClientQuotaAlteration, ClientQuotaEntity, Set
+from kadmin.testing import FakeCluster
+
+log = logging.getLogger("bench.quotas")
+
+ALTER = 49
+BROKERS = 3
+LATENCY_S = 0.001
+BATCH_SIZES = (1, 100, 1000)
+CONCURRENCY = (1, 4, 16)
+PEER = "kafka-python"
+REPEAT = 3  # repetitions of the cases that take well under a second (batched ones); the best is kept
+
+
+def _best(best: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """The faster run's figures; a failed check in any run stays failed."""
+    if not best:
+        return new
+    out = dict(new if new["wall_s"] < best["wall_s"] else best)
+    out["applied"] = bool(best["applied"]) and bool(new["applied"])
+    if "max_in_flight" in best:
+        out["max_in_flight"] = max(best["max_in_flight"], new["max_in_flight"])
+    return out
+
+
+def _alterations(n: int, offset: int) -> list[ClientQuotaAlteration]:
+    return [ClientQuotaAlteration(ClientQuotaEntity({"client-id": f"bench-{offset + i:06d}"}),
+                                  [Set("producer_byte_rate", 1024 * (i + 1))]) for i in range(n)]
+
+
+def _applied(cluster: FakeCluster, alts: Sequence[ClientQuotaAlteration]) -> bool:
+    state = cluster.quotas
+    return all(state.get(tuple(a.entity.items())) == {"producer_byte_rate": float(a.ops[0].value)}  # type: ignore[union-attr]
+               for a in alts)
+
+
+def _connections(admin: AdminClient, cluster: FakeCluster) -> list[Any]:
+    return [c for c in (admin._aio.net.connection(n) for n in cluster.node_ids) if c is not None]
+
+
+def _kadmin(cluster: FakeCluster, admin: AdminClient, alts: list[ClientQuotaAlteration], batch: int,
+            concurrency: int) -> dict[str, Any]:
+    conns = _connections(admin, cluster)
+    for c in conns:
+        c.max_in_flight_seen = 0  # per case: the counter is the connection's lifetime maximum
+    cluster.clear_log()
+    t0 = time.perf_counter()
+    res = admin.alter_client_quotas(alts, batch_size=batch, max_concurrency=concurrency, timeout=600.0)
+    wall = time.perf_counter() - t0
+    failed = [v for v in res.values() if v is not None]
+    if failed:
+        raise RuntimeError(f"kadmin: {len(failed)} alterations failed, e.g. {failed[0]!r}")
+    return {"wall_s": wall, "requests": cluster.count(ALTER), "applied": _applied(cluster, alts),
+            "max_in_flight": max((c.max_in_flight_seen for c in {*conns, *_connections(admin, cluster)}), default=0)}
+
+
+def peer_has_alter_client_quotas() -> bool:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from kafka.admin import KafkaAdminClient
+    return hasattr(KafkaAdminClient, "alter_client_quotas")
+
+
+def _kafka_python(cluster: FakeCluster, admin: Any, alts: list[ClientQuotaAlteration], batch: int,
+                  concurrency: int, node: int) -> dict[str, Any]:
+    """The same batches through kafka-python's protocol classes and its admin client's private _manager."""
+    from kafka.protocol.admin.client_quotas import AlterClientQuotasRequest
+
+    requests = []
+    for i in range(0, len(alts), batch):
+        entries = [([(t, n) for t, n in a.entity.items()], [(op.key, float(op.value), False) for op in a.ops])  # type: ignore[union-attr]
+                   for a in alts[i:i + batch]]
+        requests.append(AlterClientQuotasRequest(entries=entries, validate_only=False))
+
+    async def send_all() -> list[Any]:
+        # kafka-python runs its own coroutine loop (not asyncio): _manager.send returns one of its futures, so
+        # up to ``concurrency`` are kept outstanding, oldest awaited first.  Pinned to one node, as kadmin's
+        # alterations go to one node.
+        out: list[Any] = []
+        window: deque[Any] = deque()
+        for req in requests:
+            if len(window) >= concurrency:
+                out.append(await window.popleft())
+            window.append(admin._manager.send(req, node_id=node))
+        while window:
+            out.append(await window.popleft())
+        return out
+
+    cluster.clear_log()
+    t0 = time.perf_counter()
+    responses = admin._manager.run(send_all)
+    wall = time.perf_counter() - t0
+    errors = [e for r in responses for e in r.entries if e.error_code]
+    if errors:
+        raise RuntimeError(f"kafka-python: {len(errors)} alterations failed, e.g. {errors[0]!r}")
+    return {"wall_s": wall, "requests": cluster.count(ALTER), "applied": _applied(cluster, alts)}
+
+
+def _kafka_python_version() -> str:
+    from importlib.metadata import version
+
+    return version("kafka-python")
+
+
+def run(quick: bool = False, *, n: int | None = None, batch_sizes: Sequence[int] = BATCH_SIZES,
+        concurrency: Sequence[int] = CONCURRENCY) -> dict[str, Any]:
+    """Every (batch size, concurrency) case for both clients; the common bench result shape (bench.__main__).
+
+    ``n``/``batch_sizes``/``concurrency`` override the sizes (for a smoke test that must stay cheap).
+    """
+    count = n if n is not None else (2_000 if quick else 10_000)
+    rows: list[dict[str, Any]] = []
+    targets: list[dict[str, Any]] = []
+    has_api = peer_has_alter_client_quotas()
+    notes = [
+        f"{count:,} alterations (one client-id entity each, producer_byte_rate), {BROKERS} FakeCluster brokers, "
+        f"{LATENCY_S * 1000:g} ms latency per request; wall time of the alter call only (clients connected first), "
+        f"best of {REPEAT} for batches of 100 and 1000, one run for batch 1.  The time includes the fake "
+        "brokers' own work (decoding, validating and storing every entity, in Python, on the same cores), which "
+        "both clients pay alike, so ratios are compressed toward 1 where the broker dominates.",
+        "ratio = peer_s / kadmin_s: above 1, kadmin is faster.",
+        (f"kafka-python {_kafka_python_version()}: KafkaAdminClient has "
+         + ("alter_client_quotas." if has_api else
+            "no alter_client_quotas (and no describe_client_quotas); the peer column is AlterClientQuotasRequest "
+            "from kafka.protocol.admin sent through the admin client's private _manager, same batches and "
+            "concurrency: what a kafka-python user would have to write by hand, with no validation, "
+            "per-entity error mapping or retries.")),
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from kafka.admin import KafkaAdminClient
+    logging.getLogger("kafka").setLevel(logging.ERROR)
+    offset = 0
+    with FakeCluster(brokers=BROKERS, latency_s=LATENCY_S) as cluster:
+        # Its default of 5 requests in flight per connection would refuse (not queue) the 16-wide window.
+        peer = KafkaAdminClient(bootstrap_servers=cluster.bootstrap, request_timeout_ms=600_000,
+                                max_in_flight_requests_per_connection=max(concurrency))
+        try:
+            with AdminClient(cluster.bootstrap, default_timeout_s=600.0) as admin:
+                admin.describe_cluster()
+                for batch in batch_sizes:
+                    for conc in concurrency:
+                        if batch * conc > count * 4 and conc > 1:
+                            continue  # more slots than requests: the same as a smaller concurrency
+                        # Best of a few for the short cases (noise from other processes only adds time); each
+                        # repetition alters fresh entities, so every one is a first write.  The clients alternate.
+                        k: dict[str, Any] = {}
+                        p: dict[str, Any] = {}
+                        for _ in range(1 if batch == 1 else REPEAT):
+                            alts = _alterations(count, offset)
+                            offset += count
+                            k = _best(k, _kadmin(cluster, admin, alts, batch, conc))
+                            alts_peer = _alterations(count, offset)
+                            offset += count
+                            p = _best(p, _kafka_python(cluster, peer, alts_peer, batch, conc, node=cluster.node_ids[0]))
+                        expected = math.ceil(count / batch)
+                        log.info("batch %d, concurrency %d: kadmin %.3fs, kafka-python %.3fs", batch, conc,
+                                 k["wall_s"], p["wall_s"])
+                        rows.append({
+                            "case": f"{count:,} alterations, batch {batch}, concurrency {conc}",
+                            "kadmin_s": round(k["wall_s"], 4), "peer": PEER, "peer_s": round(p["wall_s"], 4),
+                            "ratio": round(p["wall_s"] / k["wall_s"], 2) if k["wall_s"] > 0 else None,
+                            "batch_size": batch, "concurrency": conc, "requests": k["requests"],
+                            "expected_requests": expected, "peer_requests": p["requests"],
+                            "max_in_flight": k["max_in_flight"],
+                            "alterations_per_s": round(count / k["wall_s"]) if k["wall_s"] > 0 else None,
+                        })
+                        targets.append({"what": f"requests for batch {batch}, concurrency {conc}",
+                                        "target": f"= ceil(N/batch) = {expected}", "measured": k["requests"],
+                                        "met": k["requests"] == expected})
+                        targets.append({"what": f"all applied, at most {conc} in flight (batch {batch})",
+                                        "target": f"applied, in flight <= {conc}",
+                                        "measured": f"applied={k['applied']}, in flight {k['max_in_flight']}",
+                                        "met": bool(k["applied"]) and k["max_in_flight"] <= conc})
+        finally:
+            peer.close()
+    return {"name": "quotas", "rows": rows, "notes": notes, "targets": targets,
+            "params": {"alterations": count, "brokers": BROKERS, "latency_s": LATENCY_S, "quick": quick,
+                       "peer_has_alter_client_quotas": has_api}}
+
+
+def format_table(result: dict[str, Any]) -> str:
+    lines = ["| batch | concurrency | requests (expected) | in flight | kadmin s | alterations/s | "
+             "kafka-python s (hand-built) | ratio |", "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for r in result["rows"]:
+        lines.append(f"| {r['batch_size']} | {r['concurrency']} | {r['requests']:,} ({r['expected_requests']:,}) | "
+                     f"{r['max_in_flight']} | {r['kadmin_s']:.3f} | {r['alterations_per_s']:,} | "
+                     f"{r['peer_s']:.3f} | {r['ratio']} |")
+    return "\n".join(lines + [""] + [f"- {n}" for n in result["notes"]])
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = list(sys.argv[1:] if argv is None else argv)
+    logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
+    sys.stdout.write(format_table(run(quick="--quick" in args)) + "\n")
+
+
+if __name__ == "__main__":
+    main()
