@@ -89,7 +89,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     pv = qsub.add_parser("provision", parents=[common], help="make quotas match a file (through Spark)",
                          description="Make the cluster's quotas match FILE (CSV, Parquet or JSON; long or wide "
                                      "layout, see kadmin.spark), through a local Spark session.  Needs "
-                                     "'pip install kadmin[spark]' and Java 17+.")
+                                     "kadmin's [spark] extra and Java 17+.")
     pv.add_argument("file", metavar="FILE")
     mode = pv.add_mutually_exclusive_group()
     mode.add_argument("--dry-run", action="store_true", help="show the plan; send nothing")
@@ -409,7 +409,7 @@ def run_provision(ctx: Context) -> int:
     except ModuleNotFoundError as exc:
         if not (exc.name or "").startswith("pyspark"):
             raise
-        raise UsageError("quotas provision needs PySpark: pip install 'kadmin[spark]'") from None
+        raise UsageError("quotas provision needs PySpark: install kadmin with its [spark] extra") from None
     # Configuration and file problems are usage errors: report them before starting a JVM.
     ctx.config()
     fmt = _file_format(args.file, args.file_format)
