@@ -139,3 +139,14 @@ def test_missing_or_unrecognised_file_is_a_usage_error(cluster: FakeCluster, tmp
     r = run_in_process("-b", cluster.bootstrap, "quotas", "provision", str(odd))
     assert r.code == 2 and "--file-format" in r.err
     assert cluster.request_log == []
+
+
+def test_strict_refuses_the_whole_file_before_reading_or_changing_quotas(cluster: FakeCluster, tmp_path: Path,
+                                                                         spark: Any) -> None:
+    f = tmp_path / "quotas.csv"
+    f.write_text(CSV + "carol,,producer_byte_rate,1.5\n", encoding="utf-8")
+    r = run_in_process("-b", cluster.bootstrap, "quotas", "provision", str(f), "--strict")
+    assert r.code == 2, r.err
+    (line,) = r.err.splitlines()
+    assert line.startswith("kadmin: error: invalid input: 1 input row(s) rejected") and "carol" in line
+    assert cluster.count("DescribeClientQuotas") == 0 and cluster.count("AlterClientQuotas") == 0
