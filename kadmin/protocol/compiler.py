@@ -190,9 +190,12 @@ class VersionCodegen:
         self.src = _Src()
         self.done: set[str] = set()
         self.pending: list[type] = []
+        self.tags_done: set[str] = set()
+        self.pending_tags: list[type] = []
         self.const_count = 0
         self.inline_depth = 0
-        self.obj = "o"
+        self.obj = "o"  # the decoder's current struct variable
+        self.eobj = "o"  # the encoder's
 
     # --- namespace helpers
     def const(self, value: Any, prefix: str = "K") -> str:
@@ -257,10 +260,13 @@ class VersionCodegen:
             }
         )
         self.need(self.top)
-        while self.pending:
-            cls = self.pending.pop()
-            self.gen_encoder(cls)
-            self.gen_decoder(cls)
+        while self.pending or self.pending_tags:
+            while self.pending:
+                cls = self.pending.pop()
+                self.gen_encoder(cls)
+                self.gen_decoder(cls)
+            while self.pending_tags:
+                self.gen_tags_decoder(self.pending_tags.pop())
         text = "\n".join(self.src.lines) + "\n"
         filename = f"<kadmin {self.msg.name} v{self.version}{' trace' if self.trace else ''}>"
         linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
@@ -271,12 +277,27 @@ class VersionCodegen:
     # ---------------------------------------------------------------------------------------- encoder
     def gen_encoder(self, cls: type) -> None:
         s = self.src
-        fields: list[Field] = cls._kfields  # type: ignore[attr-defined]
         s(f"def {self.fn_name(cls, 'enc')}(o, out):")
         s.indent()
         if self.trace:
             s("T = TRACE")
             self.ns.setdefault("TRACE", [])
+        self.emit_encoder_body(cls, "o")
+        s.dedent()
+        s("")
+
+    def emit_encoder_body(self, cls: type, obj: str) -> None:
+        """Encode the struct in variable ``obj`` into ``out``: a function body, or on the fast path inlined
+        into the loop of a struct array (no call per element).
+
+        The fast variant leaves out the checks that a failing operation makes anyway (None in a
+        non-nullable field fails in ``len``/``encode``, an int16 string length over 32767 fails in
+        ``struct``); the tracing variant, which only runs after a failure, has them all, so the error
+        still says exactly what was wrong and where.
+        """
+        s = self.src
+        saved, self.eobj = self.eobj, obj
+        fields: list[Field] = cls._kfields  # type: ignore[attr-defined]
         regular = [f for f in fields if self.present(f) and not self.tagged(f)]
         # Non-ignorable fields that this version lacks must still hold their default (Kafka refuses to drop them).
         for f in fields:
@@ -297,14 +318,9 @@ class VersionCodegen:
         if self.flexible:
             self.emit_tagged_encode([f for f in fields if self.tagged(f)])
         else:
-            s("if o._unknown_tags:")
-            s.indent()
-            s(f"raise BadData('tagged fields are set but version {self.version} of {self.msg.name} is not flexible')")
-            s.dedent()
-        if not regular and not self.flexible:
-            s("pass")
-        s.dedent()
-        s("")
+            s(f"if {obj}._unknown_tags:")
+            s(f"    raise BadData('tagged fields are set but version {self.version} of {self.msg.name} is not flexible')")
+        self.eobj = saved
 
     def is_fixed(self, f: Field) -> bool:
         t = f.spec.type
@@ -312,7 +328,7 @@ class VersionCodegen:
 
     def emit_default_check(self, f: Field, cls: type) -> None:
         s = self.src
-        cond = self.differs_from_default(f, f"o.{f.attr}")
+        cond = self.differs_from_default(f, f"{self.eobj}.{f.attr}")
         s(f"if {cond}:")
         s.indent()
         s(f"raise FieldVersionError({self.field_version_msg(f, cls)!r})")
@@ -365,8 +381,8 @@ class VersionCodegen:
 
     def fixed_value_expr(self, f: Field) -> str:
         if f.spec.type.name == "uuid":
-            return f"o.{f.attr}.bytes"
-        return f"o.{f.attr}"
+            return f"{self.eobj}.{f.attr}.bytes"
+        return f"{self.eobj}.{f.attr}"
 
     def null_encode(self, compact: bool, kind: str) -> str:
         """Bytes that encode null for a string/bytes/array in this encoding."""
@@ -382,39 +398,50 @@ class VersionCodegen:
             s("else:")
             s(f"    {out} += wuv({n} + 1)")
         elif kind == "string":
-            s(f"if {n} > 32767:")
-            s(f"    raise BadData('string of ' + str({n}) + ' bytes is longer than 32767')")
+            if self.trace:  # the fast variant lets struct refuse the length (it is an int16)
+                s(f"if {n} > 32767:")
+                s(f"    raise BadData('string of ' + str({n}) + ' bytes is longer than 32767')")
             s(f"{out} += {self.packer('>h')}({n})")
         else:
             s(f"{out} += {self.packer('>i')}({n})")
 
-    def emit_encode_field(self, f: Field, out: str, *, tagged: bool = False) -> None:
-        """Encode o.<attr> into ``out`` (a bytearray name). In tagged mode, values are compact and
+    def emit_encode_field(self, f: Field, out: str, *, tagged: bool = False, pushed: bool = False) -> None:
+        """Encode <obj>.<attr> into ``out`` (a bytearray name). In tagged mode, values are compact and
         nullable structs use the tagged marker (uvarint 0/1)."""
         s = self.src
         t = f.spec.type
         compact = self.compact(f) or tagged
         nullable = self.nullable(f)
+        check_null = nullable or self.trace
         v = s.tmp("v")
-        self.trace_push(f.spec.name, f"len({out})")
-        s(f"{v} = o.{f.attr}")
+        if not pushed:
+            self.trace_push(f.spec.name, f"len({out})")
+        s(f"{v} = {self.eobj}.{f.attr}")
         kind = "array" if t.is_array else ("struct" if t.is_struct else t.name)
         if kind == "struct":
-            s(f"if {v} is None:")
-            s.indent()
-            if nullable:
-                s(f"{out} += {MARKER_NULL_TAGGED if tagged else MARKER_NULL}")
-            else:
-                s(f"raise NullNotAllowed({f.spec.name!r})")
-            s.dedent()
-            s("else:")
-            s.indent()
+            self.need(f.struct_cls)  # type: ignore[arg-type]
+            if check_null:
+                s(f"if {v} is None:")
+                s.indent()
+                if nullable:
+                    s(f"{out} += {MARKER_NULL_TAGGED if tagged else MARKER_NULL}")
+                else:
+                    s(f"raise NullNotAllowed({f.spec.name!r})")
+                s.dedent()
+                s("else:")
+                s.indent()
             if nullable:
                 s(f"{out} += b'\\x01'")
-            self.need(f.struct_cls)  # type: ignore[arg-type]
-            s(f"{self.fn_name(f.struct_cls, 'enc')}({v}, {out})")  # type: ignore[arg-type]
-            s.dedent()
-            self.trace_pop()
+            if out == "out" and not self.trace and self.inline_depth < 3:
+                self.inline_depth += 1
+                self.emit_encoder_body(f.struct_cls, v)  # type: ignore[arg-type]
+                self.inline_depth -= 1
+            else:
+                s(f"{self.fn_name(f.struct_cls, 'enc')}({v}, {out})")  # type: ignore[arg-type]
+            if check_null:
+                s.dedent()
+            if not pushed:
+                self.trace_pop()
             return
         if kind in ("bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64", "uuid"):
             if kind == "uuid" and nullable:
@@ -424,17 +451,19 @@ class VersionCodegen:
                 s(f"{out} += {v}.bytes")
             else:
                 s(f"{out} += {self.packer('>' + _FMT[kind])}({v})")
-            self.trace_pop()
+            if not pushed:
+                self.trace_pop()
             return
-        s(f"if {v} is None:")
-        s.indent()
-        if nullable:
-            s(f"{out} += {self.null_encode(compact, 'string' if kind == 'string' else 'x')}")
-        else:
-            s(f"raise NullNotAllowed({f.spec.name!r})")
-        s.dedent()
-        s("else:")
-        s.indent()
+        if check_null:
+            s(f"if {v} is None:")
+            s.indent()
+            if nullable:
+                s(f"{out} += {self.null_encode(compact, 'string' if kind == 'string' else 'x')}")
+            else:
+                s(f"raise NullNotAllowed({f.spec.name!r})")
+            s.dedent()
+            s("else:")
+            s.indent()
         n = s.tmp("n")
         if kind == "string":
             b = s.tmp("b")
@@ -447,11 +476,17 @@ class VersionCodegen:
             self.emit_len(n, compact, "bytes", out)
             s(f"{out} += {v}")
         else:  # array
+            if t.name == "string":
+                # A str is iterable, so without this a single name would be written as one-letter names.
+                s(f"if {v}.__class__ is str:")
+                s("    raise BadData('expected a list of strings, got a str')")
             s(f"{n} = len({v})")
             self.emit_len(n, compact, "array", out)
             self.emit_array_elements(f, v, n, compact, out)
-        s.dedent()
-        self.trace_pop()
+        if check_null:
+            s.dedent()
+        if not pushed:
+            self.trace_pop()
 
     def emit_array_elements(self, f: Field, v: str, n: str, compact: bool, out: str) -> None:
         s = self.src
@@ -466,16 +501,41 @@ class VersionCodegen:
                 s(f"    T.append(({i}, len({out})))")
                 s(f"    {fn}({e}, {out})")
                 s("    T.pop()")
+            elif out == "out" and self.inline_depth < 3:
+                s(f"for {e} in {v}:")
+                s.indent()
+                self.inline_depth += 1
+                self.emit_encoder_body(f.struct_cls, e)  # type: ignore[arg-type]
+                self.inline_depth -= 1
+                s.dedent()
             else:
                 s(f"for {e} in {v}:")
                 s(f"    {fn}({e}, {out})")
             return
         if et in ("bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64"):
-            s(f"{out} += spack('>%d{_FMT[et]}' % {n}, *{v})")
+            if self.trace:
+                e, i = s.tmp("e"), s.tmp("i")
+                s(f"for {i}, {e} in enumerate({v}):")
+                s(f"    T.append(({i}, len({out})))")
+                s(f"    {out} += {self.packer('>' + _FMT[et])}({e})")
+                s("    T.pop()")
+                return
+            pa = f"PA_{_FMT[et].replace('?', 'B_')}"
+            self.ns.setdefault(pa, _array_packers(_FMT[et]))
+            s(f"if {n} < {_ARRAY_UNPACKERS}:")
+            s(f"    {out} += {pa}[{n}](*{v})")
+            s("else:")
+            s(f"    {out} += spack('>%d{_FMT[et]}' % {n}, *{v})")
             return
         e = s.tmp("e")
-        s(f"for {e} in {v}:")
-        s.indent()
+        if self.trace:
+            i = s.tmp("i")
+            s(f"for {i}, {e} in enumerate({v}):")
+            s.indent()
+            s(f"T.append(({i}, len({out})))")
+        else:
+            s(f"for {e} in {v}:")
+            s.indent()
         if et == "uuid":
             s(f"{out} += {e}.bytes")
         elif et == "string":
@@ -492,31 +552,39 @@ class VersionCodegen:
             s(f"{out} += {e}")
         else:
             raise SchemaError(f"{self.msg.name}.{f.spec.name}: unsupported array element type {et}")
+        if self.trace:
+            s("T.pop()")
         s.dedent()
 
     def emit_tagged_encode(self, tagged: list[Field]) -> None:
         s = self.src
+        o = self.eobj
         if not tagged:
-            s("if o._unknown_tags:")
-            s("    write_unknown(None, o._unknown_tags, out)")
+            s(f"if {o}._unknown_tags:")
+            s(f"    write_unknown(None, {o}._unknown_tags, out)")
             s("else:")
             s("    out.append(0)")
             return
-        s("tf = None")
+        tf = s.tmp("tf")
+        s(f"{tf} = None")
         for f in sorted(tagged, key=lambda x: x.spec.tag):  # type: ignore[arg-type,return-value]
-            cond = self.differs_from_default(f, f"o.{f.attr}")
+            # Pushed before the default comparison: a value that cannot even be compared is this field's fault.
+            self.trace_push(f.spec.name, "len(out)")
+            cond = self.differs_from_default(f, f"{o}.{f.attr}")
             s(f"if {cond}:")
             s.indent()
-            s("tb = bytearray()")
-            self.emit_encode_field(f, "tb", tagged=True)
-            s("if tf is None:")
-            s("    tf = []")
-            s(f"tf.append(({f.spec.tag}, tb))")
+            tb = s.tmp("tb")
+            s(f"{tb} = bytearray()")
+            self.emit_encode_field(f, tb, tagged=True, pushed=True)
+            s(f"if {tf} is None:")
+            s(f"    {tf} = []")
+            s(f"{tf}.append(({f.spec.tag}, {tb}))")
             s.dedent()
-        s("if tf is None and not o._unknown_tags:")
+            self.trace_pop()
+        s(f"if {tf} is None and not {o}._unknown_tags:")
         s("    out.append(0)")
         s("else:")
-        s("    write_unknown(tf, o._unknown_tags, out)")
+        s(f"    write_unknown({tf}, {o}._unknown_tags, out)")
 
     # ---------------------------------------------------------------------------------------- decoder
     def gen_decoder(self, cls: type) -> None:
@@ -556,7 +624,7 @@ class VersionCodegen:
             self.emit_decode_field(regular[i], f"{obj}.{regular[i].attr}")
             i += 1
         if self.flexible:
-            self.emit_tagged_decode([f for f in fields if self.tagged(f)])
+            self.emit_tagged_decode(cls)
         else:
             s(f"{obj}._unknown_tags = None")
         self.obj = saved
@@ -662,6 +730,10 @@ class VersionCodegen:
             self.emit_fast_varlen_decode(kind, target, compact, nullable, f.spec.name)
             self.trace_pop()
             return
+        if kind == "array" and not self.trace:
+            self.emit_fast_array_decode(f, target, compact, nullable)
+            self.trace_pop()
+            return
         n = s.tmp("n")
         self.emit_read_len(n, compact, "string" if kind == "string" else "x")
         s(f"if {n} < 0:")
@@ -691,7 +763,8 @@ class VersionCodegen:
         self.trace_pop()
 
     def emit_fast_varlen_decode(self, kind: str, target: str, compact: bool, nullable: bool, name: str) -> None:
-        """Strings and bytes on the fast path: the common case inline, everything else in a helper.
+        """Strings and bytes on the fast path: the common cases (a short value, a null) inline, everything
+        else (long compact lengths, nulls where not allowed, bad lengths) in a helper.
 
         No bounds check here: slicing past the end cannot fail, but ``pos`` only grows, so the single
         ``pos > blen`` check at the end of the struct catches any overrun.
@@ -706,20 +779,68 @@ class VersionCodegen:
             s(f"    {n} += pos")
             s(f"    {target} = buf[pos + 1:{n}]{conv}")
             s(f"    pos = {n}")
+            if nullable:
+                s(f"elif {n} == 0:")
+                s(f"    {target} = None")
+                s("    pos += 1")
         elif kind == "string":
             s(f"{n} = buf[pos] << 8 | buf[pos + 1]")
             s(f"if {n} < 0x8000:")
             s(f"    {n} += pos + 2")
             s(f"    {target} = buf[pos + 2:{n}]{conv}")
             s(f"    pos = {n}")
+            if nullable:
+                s(f"elif {n} == 0xffff:")
+                s(f"    {target} = None")
+                s("    pos += 2")
         else:
             s(f"{n}, = {self.unpacker('>i')}(buf, pos)")
             s(f"if {n} >= 0:")
             s(f"    {n} += pos + 4")
             s(f"    {target} = buf[pos + 4:{n}]")
             s(f"    pos = {n}")
+            if nullable:
+                s(f"elif {n} == -1:")
+                s(f"    {target} = None")
+                s("    pos += 4")
         s("else:")
         s(f"    {target}, pos = {slow}(buf, pos)")
+
+    def emit_fast_array_decode(self, f: Field, target: str, compact: bool, nullable: bool) -> None:
+        """An array on the fast path: a one-byte compact count (or an int32 count that fits what is
+        left) inline; nulls, long counts and impossible counts in a helper.
+
+        A count under 128 needs no check against the bytes left: the element reads fail at the end of
+        the input long before 127 elements could cost anything, and fixed-width runs are unpacked by
+        ``struct``, which checks the length itself.
+        """
+        s = self.src
+        n = s.tmp("n")
+        slow = self.const(_slow_count(compact, nullable, f.spec.name), "RC")
+        if compact:
+            s(f"{n} = buf[pos]")
+            s(f"if 0 < {n} < 128:")
+            s(f"    {n} -= 1")
+            s("    pos += 1")
+            if nullable:
+                s(f"elif {n} == 0:")
+                s(f"    {n} = -1")
+                s("    pos += 1")
+            s("else:")
+            s(f"    {n}, pos = {slow}(buf, pos, blen)")
+        else:
+            s(f"{n}, = {self.unpacker('>i')}(buf, pos)")
+            s("pos += 4")
+            s(f"if not 0 <= {n} <= blen - pos:")
+            s(f"    {n} = {slow}({n}, pos, blen)")
+        if nullable:
+            s(f"if {n} < 0:")
+            s(f"    {target} = None")
+            s("else:")
+            s.indent()
+        self.emit_decode_array_elements(f, target, n, compact)
+        if nullable:
+            s.dedent()
 
     def emit_decode_array_elements(self, f: Field, target: str, n: str, compact: bool) -> None:
         s = self.src
@@ -730,8 +851,9 @@ class VersionCodegen:
             fn = self.fn_name(f.struct_cls, "dec")  # type: ignore[arg-type]
             e = s.tmp("e")
             s(f"{lst} = []")
-            ap = s.tmp("ap")
-            s(f"{ap} = {lst}.append")
+            # lst.append(e) straight: 3.11 specializes that call, while a bound ``ap = lst.append``
+            # costs an allocation per array and a slower call per element.
+            ap = f"{lst}.append"
             i = s.tmp("i")
             s(f"for {i} in range({n}):")
             if not self.trace and self.inline_depth < 3:
@@ -753,16 +875,29 @@ class VersionCodegen:
             return
         if et in ("bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64"):
             size = FIXED_WIDTH[et]
-            s(f"{target} = list(sunpack('>%d{_FMT[et]}' % {n}, buf, pos))")
+            # Short arrays (replica lists, partition lists) unpack with a prebuilt Struct per count:
+            # building the format string and looking it up in struct's cache costs more than the read.
+            ua = f"UA_{_FMT[et].replace('?', 'B_')}"
+            self.ns.setdefault(ua, _array_unpackers(_FMT[et]))
+            s(f"if {n} < {_ARRAY_UNPACKERS}:")
+            s(f"    {target} = list({ua}[{n}](buf, pos))")
+            s("else:")
+            s(f"    {target} = list(sunpack('>%d{_FMT[et]}' % {n}, buf, pos))")
             s(f"pos += {n} * {size}")
             return
         s(f"{lst} = []")
         i = s.tmp("i")
         s(f"for {i} in range({n}):")
         s.indent()
+        if self.trace:
+            s(f"T.append(({i}, pos))")
         if et == "uuid":
             s(f"{lst}.append(UUID(bytes={self.unpacker('>16s')}(buf, pos)[0]))")
             s("pos += 16")
+        elif et in ("string", "bytes", "records") and not self.trace:
+            e = s.tmp("el")
+            self.emit_fast_varlen_decode(et, e, compact, False, f"{f.spec.name}[]")
+            s(f"{lst}.append({e})")
         elif et in ("string", "bytes", "records"):
             m = s.tmp("m")
             self.emit_read_len(m, compact, "string" if et == "string" else "x")
@@ -776,21 +911,37 @@ class VersionCodegen:
             s(f"pos = {e}")
         else:
             raise SchemaError(f"{self.msg.name}.{f.spec.name}: unsupported array element type {et}")
+        if self.trace:
+            s("T.pop()")
         s.dedent()
         s(f"{target} = {lst}")
 
-    def emit_tagged_decode(self, tagged: list[Field]) -> None:
+    def emit_tagged_decode(self, cls: type) -> None:
+        """The tagged-field section of a struct: almost always empty (one zero byte), so that case is
+        inline and anything else goes to a per-struct helper generated by ``gen_tags_decoder``."""
         s = self.src
         o = self.obj
-        nt, unk, tag, size, tend = (s.tmp(x) for x in ("nt", "unk", "tag", "size", "tend"))
-        s(f"{nt} = buf[pos]")
-        s(f"if {nt} < 128:")
-        s("    pos += 1")
+        s("if buf[pos]:")
+        s(f"    pos = {self.fn_name(cls, 'tags')}({o}, buf, pos, blen)")
         s("else:")
-        s(f"    {nt}, pos = ruv(buf, pos)")
-        s(f"{o}._unknown_tags = None")
-        s(f"if {nt}:")
+        s("    pos += 1")
+        s(f"    {o}._unknown_tags = None")
+        if cls.__name__ not in self.tags_done:
+            self.tags_done.add(cls.__name__)
+            self.pending_tags.append(cls)
+
+    def gen_tags_decoder(self, cls: type) -> None:
+        s = self.src
+        fields: list[Field] = cls._kfields  # type: ignore[attr-defined]
+        tagged = [f for f in fields if self.tagged(f)]
+        saved_obj, saved_depth = self.obj, self.inline_depth
+        self.obj, self.inline_depth = "o", 0
+        s(f"def {self.fn_name(cls, 'tags')}(o, buf, pos, blen):")
         s.indent()
+        if self.trace:
+            s("T = TRACE")
+        nt, unk, tag, size, tend = (s.tmp(x) for x in ("nt", "unk", "tag", "size", "tend"))
+        s(f"{nt}, pos = ruv(buf, pos)")
         s(f"if {nt} > blen - pos:")
         s(f"    raise Truncated('tagged field count ' + str({nt}) + ' is larger than the bytes that remain')")
         s(f"{unk} = None")
@@ -806,24 +957,76 @@ class VersionCodegen:
             s(f"{'if' if first else 'elif'} {tag} == {f.spec.tag}:")
             first = False
             s.indent()
-            self.emit_decode_field(f, f"{o}.{f.attr}", tagged=True)
+            self.emit_decode_field(f, f"o.{f.attr}", tagged=True)
             s(f"if pos != {tend}:")
             s(f"    raise BadData('tagged field {f.spec.name} (tag {f.spec.tag}) has size ' + str({size}) + "
               f"' but its value took ' + str(pos - {tend} + {size}))")
             s.dedent()
-        if first:
-            s("if True:")
-        else:
+        if not first:
             s("else:")
-        s.indent()
+            s.indent()
         s(f"if {unk} is None:")
         s(f"    {unk} = {{}}")
         s(f"{unk}[{tag}] = bytes(buf[pos:{tend}])")
         s(f"pos = {tend}")
+        if not first:
+            s.dedent()
         s.dedent()
+        s(f"o._unknown_tags = {unk}")
+        s("return pos")
         s.dedent()
-        s(f"{o}._unknown_tags = {unk}")
-        s.dedent()
+        s("")
+        self.obj, self.inline_depth = saved_obj, saved_depth
+
+
+_ARRAY_UNPACKERS = 64
+_unpackers_cache: dict[str, tuple[Callable[..., Any], ...]] = {}
+
+
+def _array_packers(code: str) -> tuple[Callable[..., bytes], ...]:
+    """``pack`` of ``>{n}{code}`` for n below _ARRAY_UNPACKERS, shared by every compiled codec."""
+    key = "pack" + code
+    got = _unpackers_cache.get(key)
+    if got is None:
+        got = tuple(struct.Struct(f">{n}{code}").pack for n in range(_ARRAY_UNPACKERS))
+        _unpackers_cache[key] = got
+    return got  # type: ignore[return-value]
+
+
+def _array_unpackers(code: str) -> tuple[Callable[..., tuple[Any, ...]], ...]:
+    """``unpack_from`` of ``>{n}{code}`` for n below _ARRAY_UNPACKERS, shared by every compiled codec."""
+    got = _unpackers_cache.get(code)
+    if got is None:
+        got = tuple(struct.Struct(f">{n}{code}").unpack_from for n in range(_ARRAY_UNPACKERS))
+        _unpackers_cache[code] = got
+    return got
+
+
+def _slow_count(compact: bool, nullable: bool, name: str) -> Callable[..., Any]:
+    """The uncommon cases of an array count: null, a multi-byte compact count, a count larger than the
+    bytes left (refused before anything is allocated for it).
+
+    Compact: ``(buf, pos, blen) -> (count, pos)``; int32: ``(count, pos, blen) -> count`` (the count was
+    already read inline).  A null comes back as -1 where the version allows it.
+    """
+
+    def check(n: int, pos: int, blen: int) -> int:
+        if n < 0:
+            if nullable:
+                return -1
+            raise BadData(f"null value in non-nullable field {name}")
+        if n > blen - pos:
+            raise P.Truncated(f"array count {n} is larger than the bytes that remain")
+        return n
+
+    if not compact:
+        return check
+
+    def read(buf: bytes, pos: int, blen: int) -> tuple[int, int]:
+        n, pos = P.read_uvarint(buf, pos)
+        return check(n - 1, pos, blen), pos
+
+    return read
 
 
 def _slow_reader(kind: str, compact: bool, nullable: bool, name: str) -> Callable[[bytes, int], tuple[Any, int]]:
