@@ -213,7 +213,9 @@ class AdminClient:
                 return [GroupListing(g.group_id, g.protocol_type, g.group_state or None if v >= 4 else None,
                                      g.group_type or None if v >= 5 else None, node_id) for g in resp.groups]
 
-            return await _retrying(attempt, deadline, self.config, f"ListGroups on node {node_id}")
+            listed: list[GroupListing] = await _retrying(attempt, deadline, self.config,
+                                                         f"ListGroups on node {node_id}")
+            return listed
 
         per_node = await _driver.gather_per_node(sorted(self.net.nodes), one)
         seen: dict[str, GroupListing] = {}
