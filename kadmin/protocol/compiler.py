@@ -267,12 +267,15 @@ class VersionCodegen:
                 self.gen_decoder(cls)
             while self.pending_tags:
                 self.gen_tags_decoder(self.pending_tags.pop())
+        top_dec = self.fn_name(self.top, "dec")
+        self.src("def decode_entry(buf, pos, blen):")
+        self.src(f"    return {top_dec}(buf, str(buf, 'latin-1'), pos, blen)")
         text = "\n".join(self.src.lines) + "\n"
         filename = f"<kadmin {self.msg.name} v{self.version}{' trace' if self.trace else ''}>"
         linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
         code = compile(text, filename, "exec")
         exec(code, self.ns)
-        return self.ns[self.fn_name(self.top, "enc")], self.ns[self.fn_name(self.top, "dec")]
+        return self.ns[self.fn_name(self.top, "enc")], self.ns["decode_entry"]
 
     # ---------------------------------------------------------------------------------------- encoder
     def gen_encoder(self, cls: type) -> None:
@@ -589,7 +592,7 @@ class VersionCodegen:
     # ---------------------------------------------------------------------------------------- decoder
     def gen_decoder(self, cls: type) -> None:
         s = self.src
-        s(f"def {self.fn_name(cls, 'dec')}(buf, pos, blen):")
+        s(f"def {self.fn_name(cls, 'dec')}(buf, sbuf, pos, blen):")
         s.indent()
         if self.trace:
             s("T = TRACE")
@@ -613,18 +616,20 @@ class VersionCodegen:
                 self.emit_set_default(f)
         regular = [f for f in fields if self.present(f) and not self.tagged(f)]
         i = 0
+        peeked: str | None = None
         while i < len(regular):
             run = []
             while i < len(regular) and self.is_fixed(regular[i]):
                 run.append(regular[i])
                 i += 1
             if run:
-                self.emit_fixed_run_decode(run)
+                peeked = self.emit_fixed_run_decode(run, self.peek_code(regular[i] if i < len(regular) else None))
                 continue
-            self.emit_decode_field(regular[i], f"{obj}.{regular[i].attr}")
+            self.emit_decode_field(regular[i], f"{obj}.{regular[i].attr}", peeked=peeked)
+            peeked = None
             i += 1
         if self.flexible:
-            self.emit_tagged_decode(cls)
+            self.emit_tagged_decode(cls, peeked)
         else:
             s(f"{obj}._unknown_tags = None")
         self.obj = saved
@@ -642,12 +647,31 @@ class VersionCodegen:
         else:
             s(f"{self.obj}.{f.attr} = {self.const(f.default, 'DEF')}")
 
-    def emit_fixed_run_decode(self, run: list[Field]) -> None:
+    def peek_code(self, nxt: Field | None) -> str | None:
+        """The struct code for the length or count that opens ``nxt`` (None: the tagged-field section),
+        if the fast path starts by reading it: a fixed-width run just before then reads it in the same
+        ``unpack_from`` call, which saves a separate read per field.  A peek never reads past a valid
+        message: whatever follows the run is at least as long as the peeked prefix."""
+        if self.trace:
+            return None
+        if nxt is None:
+            return "B" if self.flexible else None
+        t = nxt.spec.type
+        compact = self.compact(nxt)
+        if t.is_array or t.name in ("string", "bytes", "records"):
+            if compact:
+                return "B"
+            return "H" if t.name == "string" and not t.is_array else "i"
+        return None
+
+    def emit_fixed_run_decode(self, run: list[Field], peek: str | None = None) -> str | None:
+        """Unpack a run of fixed-width fields with one call; returns the variable holding the peeked
+        prefix of the next field, if ``peek`` asked for one."""
         s = self.src
         if self.trace:
             for f in run:
                 self.emit_fixed_run_decode_one(f)
-            return
+            return None
         fmt = ">" + "".join(_FMT[f.spec.type.name] for f in run)
         size = struct.calcsize(fmt)
         targets = []
@@ -659,10 +683,16 @@ class VersionCodegen:
                 post.append(f"{self.obj}.{f.attr} = UUID(bytes={tmp})")
             else:
                 targets.append(f"{self.obj}.{f.attr}")
+        peeked = None
+        if peek:
+            peeked = s.tmp("pk")
+            targets.append(peeked)
+            fmt += peek
         s(f"{', '.join(targets)}, = {self.unpacker(fmt)}(buf, pos)")
         s(f"pos += {size}")
         for line in post:
             s(line)
+        return peeked
 
     def emit_fixed_run_decode_one(self, f: Field) -> None:
         s = self.src
@@ -692,7 +722,7 @@ class VersionCodegen:
             s(f"{n}, = {self.unpacker('>i')}(buf, pos)")
             s("pos += 4")
 
-    def emit_decode_field(self, f: Field, target: str, *, tagged: bool = False) -> None:
+    def emit_decode_field(self, f: Field, target: str, *, tagged: bool = False, peeked: str | None = None) -> None:
         s = self.src
         t = f.spec.type
         compact = self.compact(f) or tagged
@@ -712,9 +742,9 @@ class VersionCodegen:
                 s(f"if {null_cond}:")
                 s(f"    {target} = None")
                 s("else:")
-                s(f"    {target}, pos = {fn}(buf, pos, blen)")
+                s(f"    {target}, pos = {fn}(buf, sbuf, pos, blen)")
             else:
-                s(f"{target}, pos = {fn}(buf, pos, blen)")
+                s(f"{target}, pos = {fn}(buf, sbuf, pos, blen)")
             self.trace_pop()
             return
         if kind in _FMT:
@@ -727,11 +757,11 @@ class VersionCodegen:
             self.trace_pop()
             return
         if kind in ("string", "bytes", "records") and not self.trace:
-            self.emit_fast_varlen_decode(kind, target, compact, nullable, f.spec.name)
+            self.emit_fast_varlen_decode(kind, target, compact, nullable, f.spec.name, peeked)
             self.trace_pop()
             return
         if kind == "array" and not self.trace:
-            self.emit_fast_array_decode(f, target, compact, nullable)
+            self.emit_fast_array_decode(f, target, compact, nullable, peeked)
             self.trace_pop()
             return
         n = s.tmp("n")
@@ -762,42 +792,60 @@ class VersionCodegen:
         s.dedent()
         self.trace_pop()
 
-    def emit_fast_varlen_decode(self, kind: str, target: str, compact: bool, nullable: bool, name: str) -> None:
+    def emit_fast_varlen_decode(self, kind: str, target: str, compact: bool, nullable: bool, name: str,
+                                peeked: str | None = None) -> None:
         """Strings and bytes on the fast path: the common cases (a short value, a null) inline, everything
         else (long compact lengths, nulls where not allowed, bad lengths) in a helper.
 
         No bounds check here: slicing past the end cannot fail, but ``pos`` only grows, so the single
         ``pos > blen`` check at the end of the struct catches any overrun.
+
+        Strings are sliced out of ``sbuf``, the whole input decoded once as Latin-1: that is one slice
+        per string instead of a bytes slice plus a UTF-8 decode.  Latin-1 maps each byte to one
+        character, so offsets agree, and a slice that is ASCII is exactly what UTF-8 would give; any other
+        slice is decoded again as UTF-8 from the bytes (which also refuses invalid UTF-8).
         """
         s = self.src
-        n = s.tmp("n")
-        conv = ".decode('utf-8')" if kind == "string" else ""
+        n = peeked or s.tmp("n")
         slow = self.const(_slow_reader(kind, compact, nullable, name), "RD")
+
+        def take(start: str) -> None:
+            if kind == "string":
+                st = s.tmp("st")
+                s(f"    {target} = {st} = sbuf[{start}:{n}]")
+                s(f"    if not {st}.isascii():")
+                s(f"        {target} = buf[{start}:{n}].decode('utf-8')")
+            else:
+                s(f"    {target} = buf[{start}:{n}]")
+
         if compact:
-            s(f"{n} = buf[pos]")
+            if not peeked:
+                s(f"{n} = buf[pos]")
             s(f"if 0 < {n} < 128:")
             s(f"    {n} += pos")
-            s(f"    {target} = buf[pos + 1:{n}]{conv}")
+            take("pos + 1")
             s(f"    pos = {n}")
             if nullable:
                 s(f"elif {n} == 0:")
                 s(f"    {target} = None")
                 s("    pos += 1")
         elif kind == "string":
-            s(f"{n} = buf[pos] << 8 | buf[pos + 1]")
+            if not peeked:
+                s(f"{n} = buf[pos] << 8 | buf[pos + 1]")
             s(f"if {n} < 0x8000:")
             s(f"    {n} += pos + 2")
-            s(f"    {target} = buf[pos + 2:{n}]{conv}")
+            take("pos + 2")
             s(f"    pos = {n}")
             if nullable:
                 s(f"elif {n} == 0xffff:")
                 s(f"    {target} = None")
                 s("    pos += 2")
         else:
-            s(f"{n}, = {self.unpacker('>i')}(buf, pos)")
+            if not peeked:
+                s(f"{n}, = {self.unpacker('>i')}(buf, pos)")
             s(f"if {n} >= 0:")
             s(f"    {n} += pos + 4")
-            s(f"    {target} = buf[pos + 4:{n}]")
+            take("pos + 4")
             s(f"    pos = {n}")
             if nullable:
                 s(f"elif {n} == -1:")
@@ -806,7 +854,8 @@ class VersionCodegen:
         s("else:")
         s(f"    {target}, pos = {slow}(buf, pos)")
 
-    def emit_fast_array_decode(self, f: Field, target: str, compact: bool, nullable: bool) -> None:
+    def emit_fast_array_decode(self, f: Field, target: str, compact: bool, nullable: bool,
+                               peeked: str | None = None) -> None:
         """An array on the fast path: a one-byte compact count (or an int32 count that fits what is
         left) inline; nulls, long counts and impossible counts in a helper.
 
@@ -815,10 +864,11 @@ class VersionCodegen:
         ``struct``, which checks the length itself.
         """
         s = self.src
-        n = s.tmp("n")
+        n = peeked or s.tmp("n")
         slow = self.const(_slow_count(compact, nullable, f.spec.name), "RC")
         if compact:
-            s(f"{n} = buf[pos]")
+            if not peeked:
+                s(f"{n} = buf[pos]")
             s(f"if 0 < {n} < 128:")
             s(f"    {n} -= 1")
             s("    pos += 1")
@@ -829,7 +879,8 @@ class VersionCodegen:
             s("else:")
             s(f"    {n}, pos = {slow}(buf, pos, blen)")
         else:
-            s(f"{n}, = {self.unpacker('>i')}(buf, pos)")
+            if not peeked:
+                s(f"{n}, = {self.unpacker('>i')}(buf, pos)")
             s("pos += 4")
             s(f"if not 0 <= {n} <= blen - pos:")
             s(f"    {n} = {slow}({n}, pos, blen)")
@@ -867,7 +918,7 @@ class VersionCodegen:
                 return
             if self.trace:
                 s(f"    T.append(({i}, pos))")
-            s(f"    {e}, pos = {fn}(buf, pos, blen)")
+            s(f"    {e}, pos = {fn}(buf, sbuf, pos, blen)")
             s(f"    {ap}({e})")
             if self.trace:
                 s("    T.pop()")
@@ -916,13 +967,13 @@ class VersionCodegen:
         s.dedent()
         s(f"{target} = {lst}")
 
-    def emit_tagged_decode(self, cls: type) -> None:
+    def emit_tagged_decode(self, cls: type, peeked: str | None = None) -> None:
         """The tagged-field section of a struct: almost always empty (one zero byte), so that case is
         inline and anything else goes to a per-struct helper generated by ``gen_tags_decoder``."""
         s = self.src
         o = self.obj
-        s("if buf[pos]:")
-        s(f"    pos = {self.fn_name(cls, 'tags')}({o}, buf, pos, blen)")
+        s(f"if {peeked or 'buf[pos]'}:")
+        s(f"    pos = {self.fn_name(cls, 'tags')}({o}, buf, sbuf, pos, blen)")
         s("else:")
         s("    pos += 1")
         s(f"    {o}._unknown_tags = None")
@@ -936,7 +987,7 @@ class VersionCodegen:
         tagged = [f for f in fields if self.tagged(f)]
         saved_obj, saved_depth = self.obj, self.inline_depth
         self.obj, self.inline_depth = "o", 0
-        s(f"def {self.fn_name(cls, 'tags')}(o, buf, pos, blen):")
+        s(f"def {self.fn_name(cls, 'tags')}(o, buf, sbuf, pos, blen):")
         s.indent()
         if self.trace:
             s("T = TRACE")
