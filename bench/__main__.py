@@ -30,7 +30,8 @@ of what is left of ``--budget`` (default 570 s), and is killed when it overruns.
 Outputs: ``bench/results/latest.json`` (every module's raw dict, the normalized rows, errors, timings and the
 environment) and ``bench/results/latest.md`` (the ratios table, targets, notes and each module's details).  A
 full run of every module also rewrites the README section between ``<!-- bench:start -->`` and
-``<!-- bench:end -->`` (``--no-readme`` to skip).
+``<!-- bench:end -->`` (``--no-readme`` to skip).  With ``--only``, the other modules' entries are kept from
+the last run in the same mode (marked, with their dates), so one benchmark can be refreshed without a full run.
 """
 
 from __future__ import annotations
@@ -258,7 +259,10 @@ def markdown(report: dict[str, Any]) -> str:
         "# Benchmarks",
         "",
         f"Run {report['finished_utc']} ({report['mode']} mode, {report['elapsed_s']:.0f} s in all), commit "
-        f"`{env['commit']}`, Python {env['python']}, {env['cpus']} CPU(s), {env['platform']}.",
+        f"`{env['commit']}`, Python {env['python']}, {env['cpus']} CPU(s), {env['platform']}."
+        + (f"  Only {', '.join(report['only'])} ran this time; the other modules' figures are from earlier runs "
+           "(dates under Modules)." if report.get("only") and any(m.get("from_previous_run") for m in modules)
+           else ""),
         "",
         "Each benchmark measures kadmin and its peer side by side in the same run.  **ratio = peer time / kadmin "
         "time**: above 1, kadmin is faster.  Absolute seconds are context only: this is a shared 2-core machine.",
@@ -282,7 +286,8 @@ def markdown(report: dict[str, Any]) -> str:
                          f"{'yes' if t['met'] else '**NO**'} |")
     lines += ["", "## Modules", ""]
     for m in modules:
-        lines.append(f"### {m['name']} ({m.get('elapsed_s', 0):.0f} s)")
+        when = f", run {m['run_utc']}, commit `{m.get('commit', '?')}`" if m.get("from_previous_run") else ""
+        lines.append(f"### {m['name']} ({m.get('elapsed_s', 0):.0f} s{when})")
         lines.append("")
         if "error" in m:
             lines.append(f"Not run: {m['error']}")
@@ -319,11 +324,17 @@ def update_readme(report: dict[str, Any]) -> bool:
 
 
 def _commit() -> str:
+    """HEAD's short hash, plus "+ uncommitted changes" when kadmin/ or bench/ differ from it (the numbers are
+    then those of the working tree, which a reader of the results should know)."""
+    def git(*a: str) -> str:
+        return subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
+
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                              timeout=10).stdout.strip() or "unknown"
+        head = git("rev-parse", "--short", "HEAD") or "unknown"
+        dirty = git("status", "--porcelain", "--", "kadmin", "bench")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
+    return f"{head} + uncommitted changes" if dirty else head
 
 
 # --- main ------------------------------------------------------------------------------------------------
@@ -345,26 +356,39 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
 
     names = args.only or list(MODULES)
+    mode = "quick" if args.quick else "full"
+    commit = _commit()
     started = time.monotonic()
-    modules: list[dict[str, Any]] = []
+    fresh: dict[str, dict[str, Any]] = {}
     for i, name in enumerate(names):
         left = args.budget - (time.monotonic() - started)
         still_to_come = len(names) - i - 1
         timeout = max(MIN_SHARE_S, left - MIN_SHARE_S * still_to_come)
         record = run_module(name, args.quick, timeout)
+        record["run_utc"] = _now()
+        record["commit"] = commit
         if "error" not in record:
             record["normalized"], record["shape_problems"] = normalize(name, record["result"])
             log.info("bench.%s: %d row(s) in %.0f s", name, len(record["normalized"]["rows"]), record["elapsed_s"])
         else:
             log.warning("bench.%s: %s", name, record["error"])
-        modules.append(record)
+        fresh[name] = record
 
+    # With --only, the other modules keep their entries from the last run in the same mode, marked as such,
+    # so that refreshing one benchmark does not cost a full run on a shared machine.
+    previous = _previous(mode) if args.only else {}
+    modules = []
+    for name in MODULES:
+        if name in fresh:
+            modules.append(fresh[name])
+        elif name in previous:
+            modules.append(dict(previous[name], from_previous_run=True))
     report = {
-        "mode": "quick" if args.quick else "full",
+        "mode": mode,
         "only": args.only,
-        "finished_utc": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "finished_utc": _now(),
         "elapsed_s": round(time.monotonic() - started, 1),
-        "environment": {"commit": _commit(), "python": platform.python_version(), "cpus": os.cpu_count(),
+        "environment": {"commit": commit, "python": platform.python_version(), "cpus": os.cpu_count(),
                         "platform": platform.platform(terse=True)},
         "contract": "rows[].ratio = peer_s / kadmin_s (above 1: kadmin faster)",
         "modules": modules,
@@ -373,10 +397,27 @@ def main(argv: list[str] | None = None) -> int:
     (RESULTS / "latest.json").write_text(json.dumps(report, indent=2, default=_jsonable) + "\n")
     (RESULTS / "latest.md").write_text(markdown(report))
     log.info("wrote %s and %s (%.0f s)", RESULTS / "latest.json", RESULTS / "latest.md", report["elapsed_s"])
-    if not args.quick and not args.only and not args.no_readme and update_readme(report):
+    complete = {m["name"] for m in modules} == set(MODULES)
+    if mode == "full" and complete and not args.no_readme and update_readme(report):
         log.info("updated the benchmark section of %s", README)
     sys.stdout.write("\n".join(summary_table(modules)) + "\n")
     return 0
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _previous(mode: str) -> dict[str, dict[str, Any]]:
+    try:
+        old = json.loads((RESULTS / "latest.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    if old.get("mode") != mode:
+        return {}
+    when, commit = old.get("finished_utc", "?"), old.get("environment", {}).get("commit", "?")
+    return {m["name"]: {"run_utc": when, "commit": commit, **m} for m in old.get("modules", [])
+            if isinstance(m, dict) and "name" in m}
 
 
 if __name__ == "__main__":
