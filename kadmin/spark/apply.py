@@ -25,6 +25,7 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from kadmin.admin import quotas as admin_quotas
 from kadmin.errors import KafkaError
 from kadmin.spark.plan import ScopeArg, current_frame, diff, inspect, parse_scope, read_current
 from kadmin.spark.report import (
@@ -42,9 +43,12 @@ from kadmin.spark.validate import REASON, RejectedRowsError, validate
 log = logging.getLogger("kadmin.spark")
 
 MODES = ("apply", "validate", "plan")
-DEFAULT_BATCH_SIZE = 500
-DEFAULT_MAX_CONCURRENCY = 4
+# The client's own defaults, so that the Spark path and a direct alter_client_quotas batch alike.
+DEFAULT_BATCH_SIZE = admin_quotas.DEFAULT_BATCH_SIZE
+DEFAULT_MAX_CONCURRENCY = admin_quotas.DEFAULT_MAX_CONCURRENCY
 _STRICT_SAMPLES = 5
+ROWS_PER_STREAM_PARTITION = 100_000
+MAX_STREAM_PARTITIONS = 64
 
 Cells = tuple[str | None, str | None, str | None]
 
@@ -77,14 +81,25 @@ def _error_text(err: BaseException) -> str:
     return f"{name or type(err).__name__}: {err}"
 
 
-def actions_by_entity(plan: DataFrame) -> Iterator[tuple[Cells, list[tuple[str, str, float | None]]]]:
+def stream_partitions(actions: int) -> int:
+    """How many partitions to stream ``actions`` rows through.
+
+    ``toLocalIterator`` runs one Spark job per partition, so the default 200 shuffle partitions would cost
+    200 jobs for any plan; one partition per ``ROWS_PER_STREAM_PARTITION`` actions keeps the jobs few while
+    bounding what the driver's JVM buffers at once (one partition, two with prefetch).
+    """
+    return max(1, min(MAX_STREAM_PARTITIONS, -(-actions // ROWS_PER_STREAM_PARTITION)))
+
+
+def actions_by_entity(plan: DataFrame, partitions: int = 1,
+                      ) -> Iterator[tuple[Cells, list[tuple[str, str, float | None]]]]:
     """(entity cells, [(action, key, new value)]) per entity with changes, streamed from Spark.
 
     Only DataFrame API (no RDDs), so this runs on Spark Connect as well as on classic PySpark.
     """
     actions = plan.filter(F.col("action").isin("set", "remove")).select(
         *ENTITY_COLUMNS, KEY_COLUMN, "new_value", "action")
-    ordered = actions.repartition(*ENTITY_COLUMNS).sortWithinPartitions(*ENTITY_COLUMNS, KEY_COLUMN)
+    ordered = actions.repartition(partitions, *ENTITY_COLUMNS).sortWithinPartitions(*ENTITY_COLUMNS, KEY_COLUMN)
     current: Cells | None = None
     ops: list[tuple[str, str, float | None]] = []
     for row in ordered.toLocalIterator(prefetchPartitions=True):
@@ -237,7 +252,8 @@ def provision_quotas(
             report(Progress("done", 0, 0))
             failures = None
         else:
-            sent = send_actions(actions_by_entity(plan), admin, validate_only=mode == "validate",
+            stream = actions_by_entity(plan, stream_partitions(totals[1]))
+            sent = send_actions(stream, admin, validate_only=mode == "validate",
                                 allow_unknown_keys=allow_unknown_keys, batch_size=batch_size,
                                 max_concurrency=max_concurrency, totals=totals, report=report)
             failures = (desired_df.sparkSession.createDataFrame(sent.failures, schema=failures_schema())

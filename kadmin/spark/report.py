@@ -64,7 +64,7 @@ class ProgressReporter:
     def __call__(self, p: Progress) -> None:
         verb = "validated" if self.mode == "validate" else "sent"
         if p.phase == "planned":
-            log.info("%s: %d entit(y/ies) with changes planned (%d set/remove action(s))", self.mode,
+            log.info("%s: %d entities with changes planned (%d set/remove action(s))", self.mode,
                      p.entities_total, p.actions_total)
         elif p.phase == "sending":
             tenth = int(p.fraction * 10)
