@@ -182,7 +182,7 @@ def test_mixed_corruption_keeps_memory_bounded_and_the_healthy_nodes_working(set
     setup.hostile.seen.clear()
     tracemalloc.start()
     try:
-        problems = run_client(setup, rounds=3, judge_hostile=True)
+        problems = run_client(setup, rounds=2, judge_hostile=True)
         _current, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
