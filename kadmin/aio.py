@@ -27,7 +27,7 @@ from kadmin.admin.groups import (
 from kadmin.config import ClientConfig
 from kadmin.errors import KafkaError, ProtocolError, UnsupportedVersionError, error_for_code
 from kadmin.network.client import NetworkClient
-from kadmin.network.retry import Deadline
+from kadmin.network.retry import Deadline, backoff_delays, check_timeout
 from kadmin.protocol import api_name, message_type, shipped_names
 from kadmin.types import (
     ApiVersionRange,
@@ -79,12 +79,13 @@ class AdminClient:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    async def start(self) -> None:
+    async def start(self, deadline: Deadline | None = None) -> None:
+        """Bootstrap (once): metadata from any reachable bootstrap server, within ``deadline`` if given."""
         if self._start_lock is None:
             self._start_lock = asyncio.Lock()
         async with self._start_lock:
             if not self._started:
-                await self.net.start()
+                await self.net.start(deadline=deadline)
                 self._started = True
 
     async def close(self) -> None:
@@ -92,36 +93,34 @@ class AdminClient:
         self._started = False
 
     def _deadline(self, timeout: float | None) -> Deadline:
-        if timeout is not None and (not isinstance(timeout, (int, float)) or isinstance(timeout, bool)
-                                    or timeout <= 0):
-            raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
-        return Deadline(float(timeout) if timeout is not None else self.config.default_timeout_s)
+        checked = check_timeout(timeout)
+        return Deadline(checked if checked is not None else self.config.default_timeout_s)
 
     # --- cluster -----------------------------------------------------------------------------------------
 
     async def describe_cluster(self, *, timeout: float | None = None) -> ClusterDescription:
-        self._deadline(timeout)
-        await self.start()
-        await self.net.refresh_metadata()
+        deadline = self._deadline(timeout)
+        await self.start(deadline)
+        await self.net.refresh_metadata(deadline=deadline)
         nodes = tuple(sorted((Node(n.node_id, n.host, n.port, n.rack) for n in self.net.nodes.values()),
                              key=lambda n: n.node_id))
         return ClusterDescription(self.net.cluster_id, self.net.controller_id, nodes)
 
     async def api_versions(self, *, timeout: float | None = None) -> dict[int, NodeApiVersions]:
         """Per node: every API the node advertises, its range, ours, and the version we would use."""
-        self._deadline(timeout)
-        await self.start()
+        deadline = self._deadline(timeout)
+        await self.start(deadline)
         ours = _our_ranges()
 
         async def one(node_id: int) -> NodeApiVersions:
-            table = await self.net.api_versions(node_id)
+            table = await self.net.api_versions(node_id, deadline=deadline)
             apis: dict[int, ApiVersionRange] = {}
             for key, (lo, hi) in sorted(table.items()):
                 mine = ours.get(key)
                 negotiated: int | None = None
                 if mine is not None:
                     try:
-                        negotiated = await self.net.negotiated_version(node_id, key)
+                        negotiated = await self.net.negotiated_version(node_id, key, deadline=deadline)
                     except UnsupportedVersionError:
                         negotiated = None
                 apis[key] = ApiVersionRange(key, api_name(key) if mine else _release_api_name(key), lo, hi, mine,
@@ -144,7 +143,7 @@ class AdminClient:
         ids = validate_group_ids(keys, what="keys")
         code = key_type_code(key_type)
         deadline = self._deadline(timeout)
-        await self.start()
+        await self.start(deadline)
         found = await find_coordinators(self.net, ids, code, deadline, self.config)
         for k, v in found.items():
             if isinstance(v, Coordinator):
@@ -159,7 +158,7 @@ class AdminClient:
         if not isinstance(include_authorized_operations, bool):
             raise TypeError("include_authorized_operations must be a bool")
         deadline = self._deadline(timeout)
-        await self.start()
+        await self.start(deadline)
         return await _driver.run(self.net, DescribeGroupsHandler(include_authorized_operations), ids,
                                  CoordinatorLookup(self.coordinators), deadline, self.config)
 
@@ -167,7 +166,7 @@ class AdminClient:
                                      timeout: float | None = None) -> dict[str, None | KafkaError]:
         ids = validate_group_ids(group_ids)
         deadline = self._deadline(timeout)
-        await self.start()
+        await self.start(deadline)
         return await _driver.run(self.net, DeleteGroupsHandler(), ids, CoordinatorLookup(self.coordinators),
                                  deadline, self.config, write=True)
 
@@ -178,7 +177,7 @@ class AdminClient:
         ids = validate_group_ids(group_ids)
         parts = validate_partitions(partitions)
         deadline = self._deadline(timeout)
-        await self.start()
+        await self.start(deadline)
         return await _driver.run(self.net, OffsetFetchHandler(parts), ids, CoordinatorLookup(self.coordinators),
                                  deadline, self.config)
 
@@ -188,7 +187,7 @@ class AdminClient:
         state_list = _str_list(states, "states")
         type_list = _str_list(types, "types")
         deadline = self._deadline(timeout)
-        await self.start()
+        await self.start(deadline)
         await self.net.refresh_metadata()
         req = message_type(LIST_GROUPS, "request")
 
@@ -234,7 +233,7 @@ class AdminClient:
         """Committed offsets against the latest offsets (ListOffsets to each partition's leader)."""
         ids = validate_group_ids(group_ids)
         deadline = self._deadline(timeout)
-        await self.start()
+        await self.start(deadline)
         offsets = await _driver.run(self.net, OffsetFetchHandler(None), ids, CoordinatorLookup(self.coordinators),
                                     deadline, self.config)
         wanted: set[TopicPartition] = set()
@@ -264,6 +263,25 @@ class AdminClient:
 
     async def _log_end_offsets(self, partitions: set[TopicPartition],
                                deadline: Deadline) -> dict[TopicPartition, int | KafkaError]:
+        """Latest offsets; partitions answered with a retriable error (NOT_LEADER_OR_FOLLOWER after a leader
+        moved, LEADER_NOT_AVAILABLE...) are asked again with fresh metadata, with backoff, until the deadline."""
+        out: dict[TopicPartition, int | KafkaError] = {}
+        todo = set(partitions)
+        delays = backoff_delays(self.config)
+        while True:
+            got = await self._log_end_offsets_once(todo, deadline)
+            again = {tp for tp, v in got.items() if isinstance(v, KafkaError) and v.retriable}
+            out.update((tp, v) for tp, v in got.items() if tp not in again)
+            delay = next(delays)
+            if not again or deadline.remaining() <= delay:
+                out.update((tp, got[tp]) for tp in again)  # out of time: the last error is the answer
+                return out
+            log.debug("ListOffsets: asking again for %d partition(s) in %.3fs", len(again), delay)
+            await asyncio.sleep(delay)
+            todo = again
+
+    async def _log_end_offsets_once(self, partitions: set[TopicPartition],
+                                    deadline: Deadline) -> dict[TopicPartition, int | KafkaError]:
         topics = sorted({tp.topic for tp in partitions})
         meta_req = message_type(METADATA, "request")
         T = meta_req.MetadataRequestTopic  # type: ignore[attr-defined]
@@ -340,7 +358,7 @@ class AdminClient:
         if not isinstance(filter, quotas.ClientQuotaFilter):
             raise TypeError(f"filter must be a ClientQuotaFilter (e.g. ClientQuotaFilter.all()), not {filter!r}")
         deadline = self._deadline(timeout)
-        await self.start()
+        await self.start(deadline)
         return await admin_quotas.describe_client_quotas(self.net, filter, deadline, self.config)
 
     async def alter_client_quotas(
@@ -362,7 +380,7 @@ class AdminClient:
             raise TypeError("validate_only must be a bool")
         size, concurrency = admin_quotas.check_batching(batch_size, max_concurrency)
         deadline = self._deadline(timeout)
-        await self.start()
+        await self.start(deadline)
         return await admin_quotas.alter_client_quotas(self.net, items, deadline, self.config, validate_only=validate_only,
                                          batch_size=size, max_concurrency=concurrency)
 
@@ -379,7 +397,7 @@ class AdminClient:
         """
         quotas.validate_resolve_args(user, client_id, ip)
         deadline = self._deadline(timeout)
-        await self.start()
+        await self.start(deadline)
 
         async def describe(flt: quotas.ClientQuotaFilter) -> dict[quotas.ClientQuotaEntity, dict[str, float]]:
             return await admin_quotas.describe_client_quotas(self.net, flt, deadline, self.config)

@@ -20,6 +20,7 @@ from kadmin import aio, quotas
 from kadmin.admin import quotas as admin_quotas
 from kadmin.config import ClientConfig
 from kadmin.errors import ClientClosedError, ForkedProcessError, KafkaError, KafkaTimeoutError
+from kadmin.network.retry import check_timeout
 from kadmin.types import (
     ClusterDescription,
     Coordinator,
@@ -72,10 +73,11 @@ class AdminClient:
     def _call(self, coro: Coroutine[Any, Any, T], timeout: float | None) -> T:
         try:
             self._check()
-        except KafkaError:
+            checked = check_timeout(timeout)
+        except (KafkaError, ValueError):
             coro.close()
             raise
-        return self._submit(coro, timeout if timeout is not None else self.config.default_timeout_s)
+        return self._submit(coro, checked if checked is not None else self.config.default_timeout_s)
 
     def __enter__(self) -> AdminClient:
         self._call(self._aio.start(), None)

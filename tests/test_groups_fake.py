@@ -890,3 +890,19 @@ def test_many_concurrent_async_calls_share_lookups() -> None:
     assert sorted(looked_up_keys(cluster)) == sorted(ids)
     for res in results:
         assert set(res) == set(ids) and all(isinstance(v, GroupDescription) for v in res.values())
+
+
+def test_lag_asks_again_when_a_leader_answers_not_leader(cluster: FakeCluster) -> None:
+    # A leader that moved answers NOT_LEADER_OR_FOLLOWER (6, retriable): the partition is asked again with fresh
+    # metadata instead of reporting the transient error as its lag.
+    cluster.add_topic("t", partitions=1, offsets=[100])
+    cluster.commit("g", "t", 0, 40)
+    cluster.inject(cluster.leader_of("t", 0), 2, error_code=6, count=1)
+
+    async def body() -> Any:
+        async with client(cluster) as admin:
+            return await admin.consumer_group_lag(["g"])
+
+    res = run(body())
+    assert res["g"] == {TopicPartition("t", 0): PartitionLag(40, 100)}
+    assert len(entries(cluster, 2)) == 2

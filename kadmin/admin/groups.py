@@ -71,7 +71,18 @@ def validate_group_ids(group_ids: Any, *, what: str = "group_ids") -> list[str]:
             raise TypeError(f"{what} must contain strings; got {g!r} ({type(g).__name__})")
         if not g:
             raise ValueError(f"{what} contains an empty group id")
+        check_kafka_string(g, what)
     return list(dict.fromkeys(items))
+
+
+def check_kafka_string(value: str, what: str) -> None:
+    """A Kafka string: valid UTF-8 of at most 32767 bytes (an int16 length on the wire)."""
+    try:
+        size = len(value.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise ValueError(f"{what}: {value[:40]!r} cannot be encoded as UTF-8 (lone surrogate)") from None
+    if size > 32767:
+        raise ValueError(f"{what}: an id of {size} bytes is longer than Kafka's limit of 32767 bytes")
 
 
 # --- describe -------------------------------------------------------------------------------------------
@@ -230,7 +241,8 @@ def validate_partitions(partitions: Any) -> list[TopicPartition] | None:
             raise TypeError(f"partitions must contain TopicPartition or (topic, partition) pairs; got {p!r}")
         if not isinstance(tp.topic, str) or not tp.topic:
             raise ValueError(f"invalid topic in {tp!r}")
-        if not isinstance(tp.partition, int) or isinstance(tp.partition, bool) or tp.partition < 0:
+        check_kafka_string(tp.topic, "partitions")
+        if not isinstance(tp.partition, int) or isinstance(tp.partition, bool) or not 0 <= tp.partition < 2**31:
             raise ValueError(f"invalid partition in {tp!r}")
         out.append(tp)
     if not out:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import random
 import time
 from collections.abc import Awaitable, Callable, Iterator
@@ -31,6 +32,20 @@ T = TypeVar("T")
 
 #: Kafka's clients use 20% jitter on both reconnect and retry backoff.
 JITTER = 0.2
+
+
+def check_timeout(timeout: object) -> float | None:
+    """A caller's ``timeout``: None (the configured default) or a finite number of seconds above 0.
+
+    Checked before anything is sent or scheduled, so a bad value (a string, NaN, inf, 0, True) is a clear
+    ValueError at the call, not a confusing failure later.
+    """
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout) \
+            or timeout <= 0:
+        raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
+    return float(timeout)
 
 
 class Deadline:
