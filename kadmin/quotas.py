@@ -39,7 +39,7 @@ import enum
 import functools
 import math
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final, Literal, TypeAlias
 
@@ -92,6 +92,7 @@ class ClientQuotaEntity:
     """
 
     components: tuple[tuple[str, str | None], ...]
+    _hash: int = field(init=False, repr=False, compare=False)
 
     def __init__(self, components: Mapping[str, str | None] | Iterable[tuple[str, str | None]] = ()) -> None:
         if isinstance(components, ClientQuotaEntity):
@@ -117,6 +118,20 @@ class ClientQuotaEntity:
             seen.add(t)
         ordered = tuple(sorted(((t, n) for t, n in pairs), key=lambda c: (_TYPE_RANK.get(c[0], 3), c[0])))
         object.__setattr__(self, "components", ordered)
+        # Entities are dict keys everywhere (results, batches, plans): hash the nested tuple once.
+        object.__setattr__(self, "_hash", hash(ordered))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Rebuild through __init__ when unpickled: string hashes differ between processes (PYTHONHASHSEED).
+        return (ClientQuotaEntity, (self.components,))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ClientQuotaEntity):
+            return NotImplemented
+        return self._hash == other._hash and self.components == other.components
 
     @classmethod
     def of(cls, *, user: str | DefaultType | None = None, client_id: str | DefaultType | None = None,

@@ -409,3 +409,18 @@ def test_filters_fetch_everything_the_order_needs(store: dict[ClientQuotaEntity,
         assert dict(got.ip_quotas) == resolve_from(store, [(1, E({IP: ip})), (2, E({IP: None}))])
     for r in list(got.quotas.values()) + list(got.ip_quotas.values()):
         assert store[r.source][r.key] == r.value
+
+
+def test_entities_unpickled_in_another_process_hash_like_local_ones() -> None:
+    # ClientQuotaEntity caches its hash; string hashes differ between processes (PYTHONHASHSEED), so an
+    # unpickled entity must rebuild it, or dict lookups (results, plans) would silently miss.
+    import pickle
+    import subprocess
+    import sys
+
+    code = ("import pickle,sys; from kadmin.quotas import ClientQuotaEntity as E; "
+            "sys.stdout.buffer.write(pickle.dumps(E({'user': 'alice', 'client-id': None})))")
+    env = {**__import__("os").environ, "PYTHONHASHSEED": "12345"}
+    data = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True, env=env).stdout
+    entity = pickle.loads(data)
+    assert {ClientQuotaEntity({"user": "alice", "client-id": None}): 1}.get(entity) == 1

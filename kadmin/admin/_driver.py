@@ -301,8 +301,13 @@ async def _send_to_node(
             folded = handler.handle(req, resp, version, node)
         except KafkaError as exc:
             return {k: _retry_or_fail(exc) for k in req_keys}
-        return {k: folded.get(k, Failed(ProtocolError(
-            f"{handler.name}: node {node}'s response has no entry for {k!r}"))) for k in req_keys}
+        out: dict[K, Outcome] = {}
+        for k in req_keys:
+            got = folded.get(k)
+            # Built only when missing: an exception per key per response is costly on 1,000-key batches.
+            out[k] = got if got is not None else Failed(ProtocolError(
+                f"{handler.name}: node {node}'s response has no entry for {k!r}"))
+        return out
 
     merged: dict[K, Outcome] = {}
     for part in await asyncio.gather(*(one(r) for r in requests)):
