@@ -252,3 +252,16 @@ def test_string_is_not_a_list_of_strings() -> None:
     cls = message_type("DescribeGroupsRequest")
     with pytest.raises(ProtocolError, match=r"DescribeGroupsRequest v0: field Groups: .*list"):
         cls(groups="my-group").encode(0)
+
+
+def test_varint_beyond_32_bits_is_refused() -> None:
+    # A tag number in five varint bytes whose last byte has bits above 2**32: found by the fuzzer, it
+    # used to decode into an unknown tag that no encoder could write back.
+    cls = message_type("FindCoordinatorResponse")
+    body = bytes.fromhex("00000000" "01")  # throttle, no coordinators
+    assert cls.decode(body + b"\x00", 4, exact=True) == cls()
+    tag_ok = b"\x01" + b"\xff\xff\xff\xff\x0f" + b"\x00"  # tag 2**32-1, empty payload
+    assert cls.decode(body + tag_ok, 4).unknown_tagged_fields == {2**32 - 1: b""}
+    assert cls.decode(body + tag_ok, 4).encode(4) == body + tag_ok
+    with pytest.raises(ProtocolError, match=r"FindCoordinatorResponse v4.*32 bits"):
+        cls.decode(body + b"\x01" + b"\xff\xff\xff\xff\x10" + b"\x00", 4)

@@ -444,3 +444,43 @@ def test_json_roundtrip(name: str, version: int) -> None:
         assert back.encode(version) == x.encode(version)
 
     check()
+
+
+# --------------------------------------------------------------------------------------------------------
+# long arrays and strings: the multi-byte counts and lengths that generated data rarely reaches
+
+
+@pytest.mark.parametrize("version", [0, 4, 5])
+def test_long_arrays_roundtrip(version: int) -> None:
+    req = message_type("DescribeGroupsRequest")
+    msg = req(groups=[f"g{i}" for i in range(300)])  # 301 as a compact count needs two bytes
+    b = msg.encode(version)
+    assert req.decode(b, version, exact=True) == msg
+    if version >= 5:
+        assert b[:2] == bytes.fromhex("ad02")  # uvarint 301
+    else:
+        assert b[:4] == (300).to_bytes(4, "big")
+
+
+@pytest.mark.parametrize("version", [1, 9, 12])
+def test_long_primitive_and_struct_arrays(version: int) -> None:
+    md = message_type("MetadataResponse")
+    replicas = list(range(-100, 100))  # 200: past the prebuilt short-array packers
+    topic = md.MetadataResponseTopic(name="t", partitions=[
+        md.MetadataResponsePartition(partition_index=i, replica_nodes=replicas[: i * 3], isr_nodes=[i])
+        for i in range(70)])
+    msg = md(topics=[topic] * 130, brokers=[md.MetadataResponseBroker(node_id=i, host="h" * 300) for i in range(3)])
+    b = msg.encode(version)
+    back = md.decode(b, version, exact=True)
+    assert back == msg
+    assert back.topics[129].partitions[69].replica_nodes == replicas[: 69 * 3]
+    assert back.encode(version) == b
+
+
+def test_nullable_array_null_and_empty_differ() -> None:
+    q = message_type("DescribeClientQuotasResponse")
+    for version in (0, 1):
+        null, empty = q(entries=None), q(entries=[])
+        assert null.encode(version) != empty.encode(version)
+        assert q.decode(null.encode(version), version).entries is None
+        assert q.decode(empty.encode(version), version).entries == []

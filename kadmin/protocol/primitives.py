@@ -32,6 +32,10 @@ def read_uvarint(buf: bytes, pos: int) -> tuple[int, int]:
         pos += 1
         result |= (b & 0x7F) << shift
         if b < 0x80:
+            if result > 0xFFFFFFFF:
+                # A fifth byte above 0x0F: Java's readUnsignedVarint silently drops those bits; keeping
+                # them would give a value that no 32-bit varint (and so no re-encode) can hold.
+                raise ValueError("varint does not fit in 32 bits")
             return result, pos
         shift += 7
         if shift > 28:
