@@ -14,7 +14,7 @@ import struct
 import threading
 import uuid
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from kadmin.errors import ProtocolError, SchemaError, UnsupportedVersionError
 from kadmin.protocol import primitives as P
@@ -50,6 +50,7 @@ class Struct:
     """Base of every generated struct class (and of messages)."""
 
     __slots__ = ("_unknown_tags",)
+    _unknown_tags: dict[int, bytes] | None
     _kfields: ClassVar[list[Field]] = []
     _owner: ClassVar[type[Message] | None] = None
     _float_attrs: ClassVar[tuple[str, ...]] = ()
@@ -192,9 +193,9 @@ class Message(Struct):
         dec = cls._codec(version)[1]
         blen = len(buf)
         try:
-            if blen - pos < _GC_PAUSE_BYTES:
-                return dec(buf, pos, blen)  # type: ignore[no-any-return]
-            return _decode_gc_paused(dec, buf, pos, blen)
+            got: tuple[Any, int] = (dec(buf, pos, blen) if blen - pos < _GC_PAUSE_BYTES
+                                    else _decode_gc_paused(dec, buf, pos, blen))
+            return got
         except Exception as exc:  # noqa: BLE001
             raise cls._decode_error(buf, version, exc, start=pos) from None
 
@@ -307,7 +308,8 @@ def build_message_class(spec: MessageSpec) -> type[Message]:
                                                          f"{spec.name}.{sname}", "__module__": "kadmin.protocol"})
     top_attrs = [snake_case(f.name) for f in spec.fields]
     _check_attrs(spec.name, spec.name, top_attrs)
-    top = type(spec.name, (Message,), {"__slots__": tuple(top_attrs), "__module__": "kadmin.protocol"})
+    top = cast("type[Message]", type(spec.name, (Message,), {"__slots__": tuple(top_attrs),
+                                                              "__module__": "kadmin.protocol"}))
 
     def fields_of(owner: str, specs: list[FieldSpec]) -> list[Field]:
         out = []
@@ -349,8 +351,8 @@ def _check_attrs(msg: str, owner: str, attrs: list[str]) -> None:
 
 
 def _flexible_of(cls: type, version: int) -> bool:
-    owner = cls._owner if hasattr(cls, "_owner") and cls._owner is not None else cls  # type: ignore[attr-defined]
-    return version in owner.SCHEMA.flexible  # type: ignore[attr-defined, no-any-return]
+    owner: Any = getattr(cls, "_owner", None) or cls
+    return version in owner.SCHEMA.flexible
 
 
 # --------------------------------------------------------------------------------------------------------

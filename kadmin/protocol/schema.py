@@ -188,7 +188,7 @@ def _bool(v: Any, where: str) -> bool:
     if isinstance(v, bool):
         return v
     if v in ("true", "false"):
-        return v == "true"
+        return bool(v == "true")
     raise SchemaError(f"{where}: expected a boolean, got {v!r}")
 
 
