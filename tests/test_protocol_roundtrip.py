@@ -67,7 +67,8 @@ def test_generator_schema_roundtrip(name: str, version: int) -> None:
 
 def test_counts_cover_every_version() -> None:
     # A registry bug that hid a schema would make the parametrized tests pass vacuously.
-    assert len({n for n, _ in SHIPPED}) == 32
+    names = {n for n, _ in SHIPPED}
+    assert len(names) >= 32 and {"DescribeClientQuotasResponse", "AlterClientQuotasRequest", "RequestHeader"} <= names
     assert ("MetadataResponse", 12) in SHIPPED and ("ListOffsetsRequest", 0) in SHIPPED
     assert len(TEST_SCHEMA) == 11
 
