@@ -3,23 +3,26 @@
 Why the driver and not the executors: an AdminClient holds connections, negotiated versions and a
 coordinator cache; one client on the driver sends ``ceil(entities / batch_size)`` requests, where one per
 executor task would multiply connections and metadata requests by the number of partitions.  Why streaming:
-``toLocalIterator()`` brings one partition at a time, so the driver holds at most a partition of actions plus
-``max_concurrency`` batches in flight, never the whole plan.
+``toLocalIterator()`` brings one partition at a time, so the driver holds at most a partition of actions
+(two with prefetch) plus ``max_concurrency`` batches in flight, never the whole plan.
 
-The actions are repartitioned by entity and sorted within partitions, so that all keys of one entity arrive
-together and become one ``ClientQuotaAlteration`` (Kafka applies an entity's ops together).  Batches
-are sent from a small thread pool through the thread-safe synchronous ``kadmin.AdminClient``; results are
-folded on the calling thread, which is also where the progress callback runs.
+The plan is cached hash-partitioned by entity and sorted by (entity, key) within partitions (one shuffle,
+paid by the totals job that also gives the progress bar its total), so that the stream is a plain scan in
+which all keys of an entity arrive together and become one ``ClientQuotaAlteration`` (Kafka applies an
+entity's ops together).  Batches are sent from a small thread pool through the thread-safe synchronous
+``kadmin.AdminClient``; answers are folded on the calling thread, which is also where the progress
+callback runs.  If a run is interrupted, run it again: what was applied comes back ``unchanged``.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
 import logging
+import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame
@@ -27,7 +30,16 @@ from pyspark.sql import functions as F
 
 from kadmin.admin import quotas as admin_quotas
 from kadmin.errors import KafkaError
-from kadmin.spark.plan import ScopeArg, current_frame, diff, inspect, parse_scope, read_current
+from kadmin.spark.plan import (
+    BROADCAST_LIMIT,
+    ScopeArg,
+    check_admin,
+    current_frame,
+    diff,
+    inspect,
+    parse_scope,
+    read_current,
+)
 from kadmin.spark.report import (
     OK,
     VALIDATED,
@@ -39,6 +51,9 @@ from kadmin.spark.report import (
 )
 from kadmin.spark.schema import DEFAULT_ENTITY, ENTITY_COLUMNS, ENTITY_TYPES, KEY_COLUMN, normalize
 from kadmin.spark.validate import REASON, RejectedRowsError, validate
+
+if TYPE_CHECKING:
+    from kadmin.client import AdminClient
 
 log = logging.getLogger("kadmin.spark")
 
@@ -78,7 +93,11 @@ def _entity(cells: Cells) -> Any:
 
 def _error_text(err: BaseException) -> str:
     name = getattr(err, "name", None) if isinstance(err, KafkaError) else None
-    return f"{name or type(err).__name__}: {err}"
+    text = f"{name or type(err).__name__}: {err}"
+    if getattr(err, "possibly_applied", False):
+        # Sent but never answered: the entity may hold the new values already; a re-run settles it.
+        text += " (possibly applied: re-run to reconcile)"
+    return text
 
 
 def stream_partitions(actions: int) -> int:
@@ -91,31 +110,44 @@ def stream_partitions(actions: int) -> int:
     return max(1, min(MAX_STREAM_PARTITIONS, -(-actions // ROWS_PER_STREAM_PARTITION)))
 
 
-def actions_by_entity(plan: DataFrame, partitions: int = 1,
-                      ) -> Iterator[tuple[Cells, list[tuple[str, str, float | None]]]]:
-    """(entity cells, [(action, key, new value)]) per entity with changes, streamed from Spark.
+def by_entity(plan: DataFrame, partitions: int) -> DataFrame:
+    """The plan hash-partitioned by entity and sorted by (entity, key) within each partition.
 
-    Only DataFrame API (no RDDs), so this runs on Spark Connect as well as on classic PySpark.
+    Cached in this layout (the totals job materializes it), it serves every later pass without another
+    shuffle: the totals (grouped by entity, which the partitioning satisfies), the stream (a scan whose
+    sort Spark elides) and the results.
     """
-    actions = plan.filter(F.col("action").isin("set", "remove")).select(
-        *ENTITY_COLUMNS, KEY_COLUMN, "new_value", "action")
-    ordered = actions.repartition(partitions, *ENTITY_COLUMNS).sortWithinPartitions(*ENTITY_COLUMNS, KEY_COLUMN)
+    return plan.repartition(partitions, *ENTITY_COLUMNS).sortWithinPartitions(*ENTITY_COLUMNS, KEY_COLUMN)
+
+
+def actions_by_entity(plan: DataFrame) -> Iterator[tuple[Cells, list[tuple[str, float | None]]]]:
+    """(entity cells, [(key, new value or None to remove)]) per entity with changes, streamed from Spark.
+
+    ``plan`` must come from :func:`by_entity`: its repartition puts all rows of an entity in one partition,
+    and the sort here (free when ``plan`` is cached sorted) makes them consecutive.  One plain row per key is
+    the cheapest way into Python (measured: grouping per entity in Spark, with arrays, costs more driver
+    CPU than it saves).  Only DataFrame API (no RDDs), so this also runs on Spark Connect.
+    """
+    ordered = plan.filter(F.col("action").isin("set", "remove")) \
+        .select(*ENTITY_COLUMNS, KEY_COLUMN, "new_value").sortWithinPartitions(*ENTITY_COLUMNS, KEY_COLUMN)
     current: Cells | None = None
-    ops: list[tuple[str, str, float | None]] = []
-    for row in ordered.toLocalIterator(prefetchPartitions=True):
-        cells: Cells = (row[0], row[1], row[2])
+    ops: list[tuple[str, float | None]] = []
+    # Unpacked, not indexed: Row.__getitem__ is a Python-level method, unpacking iterates the tuple in C
+    # (this loop runs once per key, on the thread that also feeds the sends).
+    for user, client_id, ip, key, value in ordered.toLocalIterator(prefetchPartitions=True):
+        cells: Cells = (user, client_id, ip)
         if cells != current:
             if current is not None:
                 yield current, ops
             current, ops = cells, []
-        ops.append((row[5], row[3], row[4]))
+        ops.append((key, value))
     if current is not None:
         yield current, ops
 
 
 def send_actions(
-    entities: Iterator[tuple[Cells, list[tuple[str, str, float | None]]]],
-    admin: Any,
+    entities: Iterator[tuple[Cells, list[tuple[str, float | None]]]],
+    admin: AdminClient,
     *,
     validate_only: bool,
     allow_unknown_keys: bool,
@@ -174,8 +206,7 @@ def send_actions(
             for cells, ops in entities:
                 try:
                     alteration = ClientQuotaAlteration(_entity(cells), [
-                        Set(key, value) if action == "set" else Remove(key)  # type: ignore[arg-type]
-                        for action, key, value in ops])
+                        Remove(key) if value is None else Set(key, value) for key, value in ops])
                 except (TypeError, ValueError) as exc:
                     # Spark's validation mirrors kadmin.quotas, so this is a disagreement between the two:
                     # fail the entity where it can be seen rather than the batch it would travel in.
@@ -195,7 +226,7 @@ def send_actions(
 
 def provision_quotas(
     desired_df: DataFrame,
-    admin: Any,
+    admin: AdminClient,
     *,
     mode: str = "apply",
     batch_size: int = DEFAULT_BATCH_SIZE,
@@ -224,7 +255,9 @@ def provision_quotas(
                     ("allow_unknown_keys", allow_unknown_keys)):
         if not isinstance(b, bool):
             raise TypeError(f"{name} must be a bool, not {b!r}")
+    check_admin(admin)
     report = ProgressReporter(progress, mode)
+    shapes = parse_scope(scope) if scope is not None else None  # bad scopes fail before any Spark job
 
     validated = validate(normalize(desired_df, format), allow_unknown_keys=allow_unknown_keys)
     cached: list[DataFrame] = []
@@ -232,39 +265,62 @@ def provision_quotas(
         # Read and validate the input once, although scope, strict and plan each look at it.
         validated = validated.persist(StorageLevel.MEMORY_AND_DISK)
         cached.append(validated)
+    steps = _Steps(mode)
     try:
-        shapes = parse_scope(scope) if scope is not None else None
-        if scope is None or strict:
-            detected, rejected = inspect(validated)
+        # One small job gives the scope, the strict check and the stream's size; a plan with an explicit
+        # scope and no strict check needs none of them.
+        summary = inspect(validated) if mode != "plan" or scope is None or strict else None
+        steps("input read and validated")
+        if summary is not None:
             if scope is None:
-                shapes = detected
-            if strict and rejected:
-                _raise_strict(validated, rejected)
-        current = current_frame(desired_df.sparkSession, read_current(admin, shapes))
-        plan = diff(validated, current, remove_unlisted=remove_unlisted)
-        if mode == "plan":
+                shapes = summary.shapes
+            if strict and summary.rejected:
+                _raise_strict(validated, summary.rejected)
+        current_cols = read_current(admin, shapes)
+        current = current_frame(desired_df.sparkSession, current_cols)
+        steps("current quotas described")
+        plan = diff(validated, current, remove_unlisted=remove_unlisted,
+                    broadcast=len(current_cols[KEY_COLUMN]) <= BROADCAST_LIMIT)
+        if mode == "plan" or summary is None:
             return plan
-        plan = plan.persist(StorageLevel.MEMORY_AND_DISK)
+        # Every action comes from a valid row or (remove_unlisted) a current value: an upper bound known now.
+        bound = summary.valid + (len(current_cols[KEY_COLUMN]) if remove_unlisted else 0)
+        plan = by_entity(plan, stream_partitions(bound)).persist(StorageLevel.MEMORY_AND_DISK)
         cached.append(plan)
         totals = _totals(plan)
+        steps("plan computed")
         if totals[0] == 0:
             report(Progress("planned", 0, 0))
             report(Progress("done", 0, 0))
             failures = None
         else:
-            stream = actions_by_entity(plan, stream_partitions(totals[1]))
-            sent = send_actions(stream, admin, validate_only=mode == "validate",
+            sent = send_actions(actions_by_entity(plan), admin, validate_only=mode == "validate",
                                 allow_unknown_keys=allow_unknown_keys, batch_size=batch_size,
                                 max_concurrency=max_concurrency, totals=totals, report=report)
             failures = (desired_df.sparkSession.createDataFrame(sent.failures, schema=failures_schema())
                         if sent.failures else None)
+        steps("actions sent")
         results = with_outcomes(plan, failures, VALIDATED if mode == "validate" else OK)
         results = results.persist(StorageLevel.MEMORY_AND_DISK)
         results.count()  # materialize before the plan it was computed from is dropped
+        steps("results materialized")
         return results
     finally:
         for df in cached:
             df.unpersist()
+
+
+class _Steps:
+    """DEBUG lines with the time each step took: where a slow run spends its time, without a profiler."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.last = time.perf_counter()
+
+    def __call__(self, what: str) -> None:
+        now = time.perf_counter()
+        log.debug("%s: %s in %.2fs", self.mode, what, now - self.last)
+        self.last = now
 
 
 def _totals(plan: DataFrame) -> tuple[int, int]:

@@ -26,9 +26,11 @@ Actions, per (entity, quota_key):
 
 from __future__ import annotations
 
+import inspect as _inspect
 import logging
-from collections.abc import Iterable, Mapping
-from typing import Any, TypeAlias
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -46,6 +48,9 @@ from kadmin.spark.schema import (
     normalize,
 )
 from kadmin.spark.validate import REASON, validate
+
+if TYPE_CHECKING:
+    from kadmin.client import AdminClient
 
 log = logging.getLogger("kadmin.spark")
 
@@ -104,18 +109,26 @@ def _shape_order(s: Shape) -> tuple[int, ...]:
     return tuple(sorted(ENTITY_COLUMNS.index(c) for c in s))
 
 
-def inspect(validated: DataFrame) -> tuple[list[Shape], int]:
-    """(the shapes of the valid rows, how many rows are rejected), in one small aggregation job."""
+@dataclass(frozen=True)
+class InputSummary:
+    shapes: list[Shape]  # of the valid rows, sorted
+    valid: int
+    rejected: int
+
+
+def inspect(validated: DataFrame) -> InputSummary:
+    """The shapes of the valid rows and the valid/rejected row counts, in one small aggregation job."""
     flags = validated.groupBy(*(F.col(c).isNotNull().alias(c) for c in ENTITY_COLUMNS),
                               F.col(REASON).isNull().alias("_valid")).count().collect()
     shapes = {frozenset(c for c in ENTITY_COLUMNS if row[c]) for row in flags if row["_valid"]}
-    rejected = sum(int(row["count"]) for row in flags if not row["_valid"])
-    return sorted((s for s in shapes if s in _VALID_SHAPES), key=_shape_order), rejected
+    return InputSummary(sorted((s for s in shapes if s in _VALID_SHAPES), key=_shape_order),
+                        sum(int(row["count"]) for row in flags if row["_valid"]),
+                        sum(int(row["count"]) for row in flags if not row["_valid"]))
 
 
 def detect_scope(validated: DataFrame) -> list[Shape]:
     """The shapes of the valid input rows (see :func:`inspect`)."""
-    return inspect(validated)[0]
+    return inspect(validated).shapes
 
 
 def scope_filter(shapes: list[Shape] | None) -> Any:
@@ -150,7 +163,7 @@ def entity_row(entity: Any) -> tuple[str | None, str | None, str | None] | None:
 Columns = dict[str, list[Any]]
 
 
-def current_columns(described: dict[Any, Mapping[str, float]], shapes: list[Shape] | None) -> Columns:
+def current_columns(described: dict[Any, dict[str, float]], shapes: list[Shape] | None) -> Columns:
     """Describe results as columns (user, client_id, ip, quota_key, value), restricted to ``shapes``.
 
     Consumes ``described`` (popitem) so that the entities are freed as the columns grow: with 100,000
@@ -177,7 +190,18 @@ def current_columns(described: dict[Any, Mapping[str, float]], shapes: list[Shap
     return cols
 
 
-def read_current(admin: Any, shapes: list[Shape] | None) -> Columns:
+def check_admin(admin: object) -> None:
+    """Refuse the asyncio client up front: its methods return coroutines, which would fail deep inside."""
+    for name in ("describe_client_quotas", "alter_client_quotas"):
+        method = getattr(admin, name, None)
+        if method is None:
+            raise TypeError(f"admin must be a kadmin.AdminClient (it has no {name}), not {admin!r}")
+        if _inspect.iscoroutinefunction(method):
+            raise TypeError("admin must be the synchronous kadmin.AdminClient, not kadmin.aio.AdminClient: "
+                            "Spark's driver code is synchronous")
+
+
+def read_current(admin: AdminClient, shapes: list[Shape] | None) -> Columns:
     """One DescribeClientQuotas on the driver for the scope, as columns (nothing is read for an empty scope)."""
     if shapes is not None and not shapes:
         return current_columns({}, shapes)
@@ -221,7 +245,12 @@ def _arrow_table(cols: Columns) -> Any:
 # --- diff -------------------------------------------------------------------------------------------------
 
 
-def diff(validated: DataFrame, current: DataFrame, *, remove_unlisted: bool) -> DataFrame:
+#: Current quota values up to which the diff broadcasts them (the driver holds them anyway); above it, or
+#: with remove_unlisted (a full outer join cannot broadcast), Spark joins by shuffling both sides.
+BROADCAST_LIMIT = 2_000_000
+
+
+def diff(validated: DataFrame, current: DataFrame, *, remove_unlisted: bool, broadcast: bool = False) -> DataFrame:
     """The plan: one row per (entity, key) in the results schema, status planned / unchanged / rejected.
 
     ``validated`` is :func:`kadmin.spark.validate.validate`'s output (rejected rows included, so that they
@@ -237,6 +266,8 @@ def diff(validated: DataFrame, current: DataFrame, *, remove_unlisted: bool) -> 
         *(F.col(col).alias("c_" + col) for col in ENTITY_COLUMNS),
         F.col(KEY_COLUMN).alias("c_key"), F.col(VALUE_COLUMN).alias("old_value"),
     )
+    if broadcast and not remove_unlisted:
+        c = F.broadcast(c)
     cond = [d["d_" + col].eqNullSafe(c["c_" + col]) for col in ENTITY_COLUMNS] + [d["d_key"] == c["c_key"]]
     joined = d.join(c, on=cond, how="full_outer" if remove_unlisted else "left")
     desired = F.col("_desired").isNotNull()
@@ -261,7 +292,7 @@ def diff(validated: DataFrame, current: DataFrame, *, remove_unlisted: bool) -> 
     ).select(*RESULT_COLUMNS[:7], status.alias("status"), F.col(REASON).alias("error"))
 
 
-def plan_quotas(desired_df: DataFrame, admin: Any, *, scope: ScopeArg = None, remove_unlisted: bool = False,
+def plan_quotas(desired_df: DataFrame, admin: AdminClient, *, scope: ScopeArg = None, remove_unlisted: bool = False,
                 format: str | None = None, allow_unknown_keys: bool = False) -> DataFrame:
     """What provisioning ``desired_df`` would do, without sending anything: the results schema with
     status ``planned`` (for set/remove), ``unchanged`` or ``rejected``.
@@ -269,16 +300,18 @@ def plan_quotas(desired_df: DataFrame, admin: Any, *, scope: ScopeArg = None, re
     Runs a small Spark job to find the scope (unless ``scope`` is given) and one DescribeClientQuotas on
     the driver; the returned DataFrame is lazy and never collects the desired table.
     """
-    validated, current = prepare(desired_df, admin, scope=scope, format=format,
-                                 allow_unknown_keys=allow_unknown_keys)
-    return diff(validated, current, remove_unlisted=remove_unlisted)
+    validated, current, n_current = prepare(desired_df, admin, scope=scope, format=format,
+                                            allow_unknown_keys=allow_unknown_keys)
+    return diff(validated, current, remove_unlisted=remove_unlisted, broadcast=n_current <= BROADCAST_LIMIT)
 
 
-def prepare(desired_df: DataFrame, admin: Any, *, scope: ScopeArg, format: str | None,
-            allow_unknown_keys: bool) -> tuple[DataFrame, DataFrame]:
-    """(validated desired rows, current quotas of the scope as a DataFrame)."""
+def prepare(desired_df: DataFrame, admin: AdminClient, *, scope: ScopeArg, format: str | None,
+            allow_unknown_keys: bool) -> tuple[DataFrame, DataFrame, int]:
+    """(validated desired rows, current quotas of the scope as a DataFrame, how many current values)."""
+    check_admin(admin)
     if not isinstance(allow_unknown_keys, bool):
         raise TypeError(f"allow_unknown_keys must be a bool, not {allow_unknown_keys!r}")
     validated = validate(normalize(desired_df, format), allow_unknown_keys=allow_unknown_keys)
     shapes = detect_scope(validated) if scope is None else parse_scope(scope)
-    return validated, current_frame(desired_df.sparkSession, read_current(admin, shapes))
+    cols = read_current(admin, shapes)
+    return validated, current_frame(desired_df.sparkSession, cols), len(cols[KEY_COLUMN])

@@ -123,9 +123,10 @@ def validate(df: DataFrame, *, allow_unknown_keys: bool = False) -> DataFrame:
     merged = ranked.filter(F.col("_rn") == F.col("_rk"))
     conflict = F.max(F.col("_dr")).over(group) > 1
     rules.append(F.when(conflict, F.lit("conflicting values for the same entity and quota_key in the input")))
-    reason = F.concat_ws("; ", *rules)
-    return merged.withColumn(REASON, F.when(reason == "", F.lit(None).cast(StringType())).otherwise(reason)) \
-        .drop("_rn", "_rk", "_dr")
+    # Computed once into a column, then emptied to null (using the expression twice would evaluate it twice).
+    joined = merged.withColumn("_reasons", F.concat_ws("; ", *rules))
+    return joined.withColumn(REASON, F.when(F.col("_reasons") == "", F.lit(None).cast(StringType()))
+                             .otherwise(F.col("_reasons"))).drop("_rn", "_rk", "_dr", "_reasons")
 
 
 def _whole_number_rules(key: Column, value: Column, value_str: Column, maximum: dict[str, int]) -> list[Column]:
