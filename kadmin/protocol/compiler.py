@@ -821,7 +821,7 @@ class VersionCodegen:
         if compact:
             if not peeked:
                 s(f"{n} = buf[pos]")
-            s(f"if 0 < {n} < 128:")
+            s(f"if {n} < 128 and {n}:")
             s(f"    {n} += pos")
             take("pos + 1")
             s(f"    pos = {n}")
@@ -869,7 +869,7 @@ class VersionCodegen:
         if compact:
             if not peeked:
                 s(f"{n} = buf[pos]")
-            s(f"if 0 < {n} < 128:")
+            s(f"if {n} < 128 and {n}:")
             s(f"    {n} -= 1")
             s("    pos += 1")
             if nullable:
