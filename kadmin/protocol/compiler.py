@@ -8,6 +8,15 @@ walking the schema per message, and it is readable in a debugger (the source is 
 Each (message, version) is compiled twice, lazily: a fast variant, and a *tracing* variant that records
 the field path and byte offset as it goes.  The tracing variant only runs after the fast one failed, to
 turn a bare ``struct.error`` into a ProtocolError that says where in the message the bytes went wrong.
+That split is what lets the fast variant be lean: it checks only what no later operation would catch
+(counts larger than the input, before anything is allocated for them), and leaves the rest (None in a
+non-nullable field, an int16 length over 32767, reads past the end) to the operation that fails anyway.
+
+Where the time goes, and so the shape of the fast code: a large response is mostly many small structs in
+arrays, so struct arrays are inlined (no call per element), the common case of every length or count (one
+byte, or a null) is inline and the rest is a helper call, a fixed-width run also unpacks the length that
+follows it, strings are Latin-1 slices of the input (see ``emit_fast_varlen_decode``), and the tagged-field
+section, empty almost always, is one byte test.  What remains is mostly allocating the result objects.
 """
 
 from __future__ import annotations
