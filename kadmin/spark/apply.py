@@ -42,12 +42,13 @@ from kadmin.spark.plan import (
 )
 from kadmin.spark.report import (
     OK,
+    PLANNED,
     VALIDATED,
     Progress,
     ProgressCallback,
     ProgressReporter,
     failures_schema,
-    with_outcomes,
+    with_failures,
 )
 from kadmin.spark.schema import DEFAULT_ENTITY, ENTITY_COLUMNS, ENTITY_TYPES, KEY_COLUMN, normalize
 from kadmin.spark.validate import REASON, RejectedRowsError, validate
@@ -279,8 +280,9 @@ def provision_quotas(
         current_cols = read_current(admin, shapes)
         current = current_frame(desired_df.sparkSession, current_cols)
         steps("current quotas described")
+        ok_status = PLANNED if mode == "plan" else VALIDATED if mode == "validate" else OK
         plan = diff(validated, current, remove_unlisted=remove_unlisted,
-                    broadcast=len(current_cols[KEY_COLUMN]) <= BROADCAST_LIMIT)
+                    broadcast=len(current_cols[KEY_COLUMN]) <= BROADCAST_LIMIT, change_status=ok_status)
         if mode == "plan" or summary is None:
             return plan
         # Every action comes from a valid row or (remove_unlisted) a current value: an upper bound known now.
@@ -289,21 +291,23 @@ def provision_quotas(
         cached.append(plan)
         totals = _totals(plan)
         steps("plan computed")
+        failures: list[tuple[str | None, str | None, str | None, str]] = []
         if totals[0] == 0:
             report(Progress("planned", 0, 0))
             report(Progress("done", 0, 0))
-            failures = None
         else:
-            sent = send_actions(actions_by_entity(plan), admin, validate_only=mode == "validate",
-                                allow_unknown_keys=allow_unknown_keys, batch_size=batch_size,
-                                max_concurrency=max_concurrency, totals=totals, report=report)
-            failures = (desired_df.sparkSession.createDataFrame(sent.failures, schema=failures_schema())
-                        if sent.failures else None)
+            failures = send_actions(actions_by_entity(plan), admin, validate_only=mode == "validate",
+                                    allow_unknown_keys=allow_unknown_keys, batch_size=batch_size,
+                                    max_concurrency=max_concurrency, totals=totals, report=report).failures
         steps("actions sent")
-        results = with_outcomes(plan, failures, VALIDATED if mode == "validate" else OK)
-        results = results.persist(StorageLevel.MEMORY_AND_DISK)
+        if not failures:
+            # The cached plan already says what happened (every change succeeded): it is the results.
+            cached.remove(plan)
+            return plan
+        failed = desired_df.sparkSession.createDataFrame(failures, schema=failures_schema())
+        results = with_failures(plan, failed).persist(StorageLevel.MEMORY_AND_DISK)
         results.count()  # materialize before the plan it was computed from is dropped
-        steps("results materialized")
+        steps("failures joined into the results")
         return results
     finally:
         for df in cached:

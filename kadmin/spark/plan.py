@@ -250,8 +250,11 @@ def _arrow_table(cols: Columns) -> Any:
 BROADCAST_LIMIT = 2_000_000
 
 
-def diff(validated: DataFrame, current: DataFrame, *, remove_unlisted: bool, broadcast: bool = False) -> DataFrame:
-    """The plan: one row per (entity, key) in the results schema, status planned / unchanged / rejected.
+def diff(validated: DataFrame, current: DataFrame, *, remove_unlisted: bool, broadcast: bool = False,
+         change_status: str = "planned") -> DataFrame:
+    """The plan: one row per (entity, key) in the results schema, status unchanged / rejected, and
+    ``change_status`` for set/remove rows (``planned``; provisioning puts the status a success will have,
+    so that the plan it caches is already the results when nothing fails).
 
     ``validated`` is :func:`kadmin.spark.validate.validate`'s output (rejected rows included, so that they
     both show the current value and protect their key from ``remove_unlisted``); ``current`` holds only
@@ -281,7 +284,7 @@ def diff(validated: DataFrame, current: DataFrame, *, remove_unlisted: bool, bro
         .otherwise(F.lit("set"))
     )
     status = F.when(F.col("action") == "reject", F.lit("rejected")) \
-        .when(F.col("action") == "unchanged", F.lit("unchanged")).otherwise(F.lit("planned"))
+        .when(F.col("action") == "unchanged", F.lit("unchanged")).otherwise(F.lit(change_status))
     return joined.select(
         *(F.when(desired, F.col("d_" + col)).otherwise(F.col("c_" + col)).alias(col) for col in ENTITY_COLUMNS),
         F.when(desired, F.col("d_key")).otherwise(F.col("c_key")).alias(KEY_COLUMN),

@@ -83,23 +83,20 @@ def failures_schema() -> StructType:
     return entity_schema([StructField("error", StringType(), False)])
 
 
-def with_outcomes(plan: DataFrame, failures: DataFrame | None, ok_status: str) -> DataFrame:
-    """The plan with each set/remove row's status set from what the cluster answered for its entity.
+def with_failures(plan: DataFrame, failures: DataFrame) -> DataFrame:
+    """The plan with the set/remove rows of each failed entity marked ``failed``, with the entity's error.
 
-    ``failures`` holds one row per failed entity (entity columns + error); every other sent entity
-    succeeded: alter results are per entity, so all keys of an entity share its outcome.
+    ``failures`` holds one row per failed entity (entity columns + error); alter results are per entity,
+    so all keys of an entity share its outcome.  Every other row keeps the status the plan gave it.
     """
     sent = F.col("action").isin("set", "remove")
-    if failures is None:
-        return plan.select(*RESULT_COLUMNS[:7], F.when(sent, F.lit(ok_status)).otherwise(F.col("status"))
-                           .alias("status"), F.col("error"))
     f = failures.select(*(F.col(c).alias("f_" + c) for c in ENTITY_COLUMNS), F.col("error").alias("f_error"))
     cond = [plan[c].eqNullSafe(f["f_" + c]) for c in ENTITY_COLUMNS]
     joined = plan.join(F.broadcast(f), on=cond, how="left")
     failed = sent & F.col("f_error").isNotNull()
     return joined.select(
         *(plan[c] for c in RESULT_COLUMNS[:7]),
-        F.when(failed, F.lit(FAILED)).when(sent, F.lit(ok_status)).otherwise(plan["status"]).alias("status"),
+        F.when(failed, F.lit(FAILED)).otherwise(plan["status"]).alias("status"),
         F.when(failed, F.col("f_error")).otherwise(plan["error"]).alias("error"),
     )
 
