@@ -12,26 +12,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from collections.abc import Iterator
 
 from kadmin import AdminClient
 from kadmin.errors import KafkaError
+from kadmin.testing import embedded
 
 
-@contextlib.contextmanager
-def cluster_address(bootstrap: str | None) -> Iterator[str]:
+def cluster_address(bootstrap: str | None) -> contextlib.AbstractContextManager[str]:
     """The given cluster, or the embedded demo cluster for as long as the example runs."""
-    if bootstrap:
-        yield bootstrap
-        return
-    from kadmin.testing import FakeCluster
-    from kadmin.testing.__main__ import seed_demo
-
-    with FakeCluster(brokers=3) as cluster:
-        seed_demo(cluster)
-        print(f"(no --bootstrap-server: using kadmin's embedded fake cluster at {cluster.bootstrap}, "
-              "seeded with demo data)", file=sys.stderr)
-        yield cluster.bootstrap
+    return embedded.cluster_address(bootstrap, announce=lambda line: print(line, file=sys.stderr))
 
 
 def main() -> int:

@@ -36,7 +36,6 @@ from kadmin.types import (
     GroupDescription,
     GroupListing,
     ListGroupsResult,
-    Node,
     NodeApiVersions,
     OffsetAndMetadata,
     PartitionLag,
@@ -102,8 +101,7 @@ class AdminClient:
         deadline = self._deadline(timeout)
         await self.start(deadline)
         await self.net.refresh_metadata(deadline=deadline)
-        nodes = tuple(sorted((Node(n.node_id, n.host, n.port, n.rack) for n in self.net.nodes.values()),
-                             key=lambda n: n.node_id))
+        nodes = tuple(sorted(self.net.nodes.values(), key=lambda n: n.node_id))
         return ClusterDescription(self.net.cluster_id, self.net.controller_id, nodes)
 
     async def api_versions(self, *, timeout: float | None = None) -> dict[int, NodeApiVersions]:
@@ -126,7 +124,7 @@ class AdminClient:
                 apis[key] = ApiVersionRange(key, api_name(key) if mine else _release_api_name(key), lo, hi, mine,
                                             negotiated)
             n = self.net.nodes[node_id]
-            return NodeApiVersions(Node(n.node_id, n.host, n.port, n.rack), apis, _guess_release(table))
+            return NodeApiVersions(n, apis, _guess_release(table))
 
         per_node = await _driver.gather_per_node(sorted(self.net.nodes), one)
         out: dict[int, NodeApiVersions] = {}

@@ -24,8 +24,13 @@ class Node:
     port: int
     rack: str | None = None
 
+    @property
+    def address(self) -> str:
+        """host:port, with IPv6 literals in brackets."""
+        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+
     def __str__(self) -> str:
-        return f"{self.node_id}@{self.host}:{self.port}"
+        return f"{self.node_id}@{self.address}"
 
 
 @dataclass(frozen=True)

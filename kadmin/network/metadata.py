@@ -15,29 +15,16 @@ from typing import Any
 
 from kadmin.config import ClientConfig
 from kadmin.errors import error_for_code
-from kadmin.network.connection import Connection, format_address
+from kadmin.network.connection import Connection
 from kadmin.network.negotiation import VersionTable, choose_version, usable_range
 from kadmin.network.retry import Deadline
 from kadmin.protocol import message_type
+from kadmin.types import Node  # one Node type for the network layer and for results
 
 logger = logging.getLogger("kadmin.network.metadata")
 
 METADATA = 3
 DESCRIBE_CLUSTER = 60
-
-
-@dataclass(frozen=True)
-class Node:
-    """A broker as the cluster advertises it."""
-
-    node_id: int
-    host: str
-    port: int
-    rack: str | None = None
-
-    @property
-    def address(self) -> str:
-        return format_address(self.host, self.port)
 
 
 @dataclass(frozen=True)
