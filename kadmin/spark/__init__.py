@@ -23,6 +23,19 @@ Spark Connect.  The formats, scope and actions are described in :mod:`kadmin.spa
 * ``status``: ``ok`` | ``failed`` (apply), ``validated`` | ``failed`` (validate), ``planned`` (plan), and
   ``unchanged`` / ``rejected`` in every mode;
 * ``error``: why a row was rejected or failed (null otherwise).
+
+Guarantees worth knowing:
+
+* every input row is accounted for: valid rows become set/remove/unchanged rows, invalid ones ``reject``
+  rows with their reason; only *identical* duplicate rows (same entity, key and value) merge into one
+  result row, while different values for one entity and key are all rejected;
+* nothing is sent for a rejected row, and a rejected row never stops the valid ones (``strict=True``
+  refuses the whole input instead, before sending anything);
+* a second run of the same input sends nothing: values are compared by exact double equality, and
+  DoubleType values reach the wire with their bits unchanged (see :mod:`kadmin.spark.schema` for decimal
+  and integer columns);
+* a failure is per entity (``status="failed"``, ``error`` says why) and never stops other entities; running
+  the same input again retries exactly what is still different, including after an interruption.
 """
 
 from __future__ import annotations
