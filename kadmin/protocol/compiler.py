@@ -433,15 +433,7 @@ class VersionCodegen:
         if kind == "struct":
             self.need(f.struct_cls)  # type: ignore[arg-type]
             if check_null:
-                s(f"if {v} is None:")
-                s.indent()
-                if nullable:
-                    s(f"{out} += {MARKER_NULL_TAGGED if tagged else MARKER_NULL}")
-                else:
-                    s(f"raise NullNotAllowed({f.spec.name!r})")
-                s.dedent()
-                s("else:")
-                s.indent()
+                self.open_null_guard(v, out, MARKER_NULL_TAGGED if tagged else MARKER_NULL, nullable, f.spec.name)
             if nullable:
                 s(f"{out} += b'\\x01'")
             if out == "out" and not self.trace and self.inline_depth < 3:
@@ -467,15 +459,8 @@ class VersionCodegen:
                 self.trace_pop()
             return
         if check_null:
-            s(f"if {v} is None:")
-            s.indent()
-            if nullable:
-                s(f"{out} += {self.null_encode(compact, 'string' if kind == 'string' else 'x')}")
-            else:
-                s(f"raise NullNotAllowed({f.spec.name!r})")
-            s.dedent()
-            s("else:")
-            s.indent()
+            self.open_null_guard(v, out, self.null_encode(compact, "string" if kind == "string" else "x"), nullable,
+                                 f.spec.name)
         n = s.tmp("n")
         if kind == "string":
             b = s.tmp("b")
@@ -499,6 +484,19 @@ class VersionCodegen:
             s.dedent()
         if not pushed:
             self.trace_pop()
+
+    def open_null_guard(self, v: str, out: str, null_bytes: str, nullable: bool, name: str) -> None:
+        """Emit "if v is None: <write null or refuse> else:" and leave the else-branch open (indented)."""
+        s = self.src
+        s(f"if {v} is None:")
+        s.indent()
+        if nullable:
+            s(f"{out} += {null_bytes}")
+        else:
+            s(f"raise NullNotAllowed({name!r})")
+        s.dedent()
+        s("else:")
+        s.indent()
 
     def emit_array_elements(self, f: Field, v: str, n: str, compact: bool, out: str) -> None:
         s = self.src
