@@ -68,6 +68,16 @@ class RequestBuilder(Protocol):
     def build(self, version: int) -> Message | list[Message]: ...
 
 
+class BuildWith:
+    """A RequestBuilder from a function of the version: for operations whose requests need no other state."""
+
+    def __init__(self, make: Callable[[int], Message | list[Message]]) -> None:
+        self.make = make
+
+    def build(self, version: int) -> Message | list[Message]:
+        return self.make(version)
+
+
 class Handler(Protocol[K]):
     """What an operation tells the driver: its API, how to build, which keys a request carries, how to fold."""
 

@@ -12,7 +12,7 @@ import struct
 from collections.abc import Sequence
 from typing import Any
 
-from kadmin.admin._driver import Done, Failed, Outcome, Retry
+from kadmin.admin._driver import BuildWith, Done, Failed, Outcome, Retry
 from kadmin.errors import (
     GroupIdNotFoundError,
     KafkaError,
@@ -88,14 +88,6 @@ def check_kafka_string(value: str, what: str) -> None:
 # --- describe -------------------------------------------------------------------------------------------
 
 
-class _OneRequest:
-    def __init__(self, make: Any) -> None:
-        self.make = make
-
-    def build(self, version: int) -> Message | list[Message]:
-        return self.make(version)  # type: ignore[no-any-return]
-
-
 class DescribeGroupsHandler:
     api_key = DESCRIBE_GROUPS
     name = "DescribeGroups"
@@ -103,7 +95,7 @@ class DescribeGroupsHandler:
     def __init__(self, include_authorized_operations: bool) -> None:
         self.include_ops = include_authorized_operations
 
-    def builder(self, keys: Sequence[str]) -> _OneRequest:
+    def builder(self, keys: Sequence[str]) -> BuildWith:
         req = message_type(DESCRIBE_GROUPS, "request")
 
         def make(version: int) -> Message:
@@ -111,7 +103,7 @@ class DescribeGroupsHandler:
                 return req(groups=list(keys), include_authorized_operations=self.include_ops)
             return req(groups=list(keys))
 
-        return _OneRequest(make)
+        return BuildWith(make)
 
     def keys_of(self, request: Message, version: int) -> list[str]:
         return list(request.groups)  # type: ignore[attr-defined]
@@ -208,9 +200,9 @@ class DeleteGroupsHandler:
     api_key = DELETE_GROUPS
     name = "DeleteGroups"
 
-    def builder(self, keys: Sequence[str]) -> _OneRequest:
+    def builder(self, keys: Sequence[str]) -> BuildWith:
         req = message_type(DELETE_GROUPS, "request")
-        return _OneRequest(lambda version: req(groups_names=list(keys)))
+        return BuildWith(lambda version: req(groups_names=list(keys)))
 
     def keys_of(self, request: Message, version: int) -> list[str]:
         return list(request.groups_names)  # type: ignore[attr-defined]

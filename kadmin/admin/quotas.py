@@ -174,14 +174,6 @@ def _outcome(code: int, message: str | None) -> Outcome | None:
     return Retry(err) if err.retriable else Failed(err)
 
 
-class _Build:
-    def __init__(self, make: Any) -> None:
-        self.make = make
-
-    def build(self, version: int) -> Message | list[Message]:
-        return self.make(version)  # type: ignore[no-any-return]
-
-
 # --- describe ----------------------------------------------------------------------------------------------
 
 
@@ -200,8 +192,8 @@ class DescribeClientQuotasHandler:
         return req(components=[C(entity_type=c.entity_type, match_type=int(c.match_type), match=c.name)
                                for c in self.filter.components], strict=self.filter.strict)
 
-    def builder(self, keys: Sequence[ClientQuotaFilter]) -> _Build:
-        return _Build(lambda version: self.request())
+    def builder(self, keys: Sequence[ClientQuotaFilter]) -> _driver.BuildWith:
+        return _driver.BuildWith(lambda version: self.request())
 
     def keys_of(self, request: Message, version: int) -> list[ClientQuotaFilter]:
         return [self.filter]
@@ -259,7 +251,7 @@ class AlterClientQuotasHandler:
         entity = [req.EntityData(entity_type=t, entity_name=n) for t, n in a.entity.components]
         return req.EntryData(entity=entity, ops=ops)
 
-    def builder(self, keys: Sequence[ClientQuotaEntity]) -> _Build:
+    def builder(self, keys: Sequence[ClientQuotaEntity]) -> _driver.BuildWith:
         req: Any = message_type(ALTER_CLIENT_QUOTAS, "request")
         n = self.batch_size
 
@@ -272,7 +264,7 @@ class AlterClientQuotasHandler:
                 out.append(r)
             return out
 
-        return _Build(make)
+        return _driver.BuildWith(make)
 
     def keys_of(self, request: Message, version: int) -> list[ClientQuotaEntity]:
         keys = self._keys_of_request.get(id(request))
