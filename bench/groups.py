@@ -18,10 +18,13 @@ groups and extrapolated linearly, and the output says so.
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import sys
 import time
 import warnings
 from collections.abc import Sequence
+from multiprocessing.connection import Connection
+from types import TracebackType
 from typing import Any
 
 from kadmin.client import AdminClient
@@ -57,23 +60,143 @@ def _traffic(cluster: FakeCluster) -> dict[str, Any]:
     }
 
 
-def _kadmin(cluster: FakeCluster, ids: Sequence[str]) -> dict[str, Any]:
+# --- the cluster in a child process ---------------------------------------------------------------------------
+#
+# Real brokers are other processes (on other machines); an in-process FakeCluster would share the client's
+# interpreter, GIL and core, so every request's broker-side CPU would be charged to the client under test.  The
+# cluster therefore runs in a child process of its own, and both clients talk to it over 127.0.0.1 exactly as
+# before.  The parent drives it through a pipe with a handful of commands; figures that come from the request
+# log are computed there, from what the brokers received.
+
+
+def _serve_cluster(conn: Connection, brokers: int, versions: str, latency_s: float) -> None:
+    """The child: run a FakeCluster and answer commands until "close" (or until the parent goes away)."""
+    try:
+        cluster = FakeCluster(brokers=brokers, versions=versions, latency_s=latency_s)
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent, which raises it
+        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+        return
+    try:
+        conn.send(("ok", cluster.bootstrap))
+        while True:
+            try:
+                command, arg = conn.recv()
+            except (EOFError, OSError):
+                return  # the parent is gone
+            if command == "close":
+                conn.send(("ok", None))
+                return
+            try:
+                if command == "add_groups":
+                    for g in arg:
+                        cluster.add_group(g)
+                    value: Any = None
+                elif command == "clear_log":
+                    cluster.clear_log()
+                    value = None
+                elif command == "traffic":
+                    value = _traffic(cluster)
+                elif command == "coordinators":
+                    value = sorted({cluster.coordinator_of(g) for g in arg}, key=str)
+                else:
+                    raise ValueError(f"unknown command {command!r}")
+            except Exception as exc:  # noqa: BLE001 - reported to the parent, which raises it
+                conn.send(("error", f"{type(exc).__name__}: {exc}"))
+            else:
+                conn.send(("ok", value))
+    finally:
+        cluster.close()
+        conn.close()
+
+
+class ClusterProcess:
+    """A FakeCluster in a child process; a context manager that always stops the child."""
+
+    def __init__(self, brokers: int, versions: str, latency_s: float) -> None:
+        ctx = multiprocessing.get_context("spawn")  # no fork of a process that may hold threads and locks
+        self._conn, child_end = ctx.Pipe()
+        self._proc = ctx.Process(target=_serve_cluster, args=(child_end, brokers, versions, latency_s),
+                                 name="bench-groups-cluster", daemon=True)
+        self._proc.start()
+        child_end.close()
+        try:
+            self.bootstrap: str = self._reply(timeout_s=60.0)
+        except BaseException:
+            self._stop()
+            raise
+
+    def _reply(self, timeout_s: float = 600.0) -> Any:
+        if not self._conn.poll(timeout_s):
+            raise RuntimeError(f"the cluster process did not answer within {timeout_s:g} s")
+        try:
+            status, value = self._conn.recv()
+        except EOFError:
+            raise RuntimeError(f"the cluster process exited (status {self._proc.exitcode})") from None
+        if status != "ok":
+            raise RuntimeError(f"the cluster process failed: {value}")
+        return value
+
+    def _call(self, command: str, arg: Any = None) -> Any:
+        self._conn.send((command, arg))
+        return self._reply()
+
+    def add_groups(self, ids: Sequence[str]) -> None:
+        self._call("add_groups", list(ids))
+
+    def clear_log(self) -> None:
+        self._call("clear_log")
+
+    def traffic(self) -> dict[str, Any]:
+        """Request counts and the lookup span, from the brokers' request log."""
+        result: dict[str, Any] = self._call("traffic")
+        return result
+
+    def coordinators(self, ids: Sequence[str]) -> int:
+        """How many distinct coordinators the groups have."""
+        return len(self._call("coordinators", list(ids)))
+
+    def _stop(self) -> None:
+        try:
+            if self._proc.is_alive():
+                try:
+                    self._conn.send(("close", None))
+                    self._conn.poll(10.0)
+                except (OSError, ValueError):
+                    pass
+                self._proc.join(10.0)
+        finally:
+            if self._proc.is_alive():
+                self._proc.terminate()
+                self._proc.join(5.0)
+            if self._proc.is_alive():
+                self._proc.kill()
+                self._proc.join()
+            self._conn.close()
+
+    def __enter__(self) -> ClusterProcess:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self._stop()
+
+
+def _kadmin(cluster: ClusterProcess, ids: Sequence[str]) -> dict[str, Any]:
     with AdminClient(cluster.bootstrap, default_timeout_s=600.0) as admin:
         admin.describe_cluster()
         cluster.clear_log()
         t0 = time.perf_counter()
         res = admin.describe_consumer_groups(ids, timeout=600.0)
         wall = time.perf_counter() - t0
-        traffic = _traffic(cluster)
+        traffic = cluster.traffic()
     ok = sum(1 for v in res.values() if isinstance(v, GroupDescription))
     if ok != len(ids):
         raise RuntimeError(f"kadmin described {ok} of {len(ids)} groups")
-    coordinators = {cluster.coordinator_of(g) for g in ids}
     return {"client": "kadmin", "groups": len(ids), "measured_groups": len(ids), "extrapolated": False,
-            "wall_s": round(wall, 3), "coordinators": len(coordinators), **traffic}
+            "wall_s": round(wall, 3), "coordinators": cluster.coordinators(ids), **traffic}
 
 
-def _kafka_python(cluster: FakeCluster, ids: Sequence[str], sample: int) -> dict[str, Any]:
+def _kafka_python(cluster: ClusterProcess, ids: Sequence[str], sample: int) -> dict[str, Any]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         from kafka.admin import KafkaAdminClient
@@ -88,7 +211,7 @@ def _kafka_python(cluster: FakeCluster, ids: Sequence[str], sample: int) -> dict
         t0 = time.perf_counter()
         res = describe(measured)
         wall = time.perf_counter() - t0
-        traffic = _traffic(cluster)
+        traffic = cluster.traffic()
     finally:
         admin.close()
     ok = sum(1 for v in res.values() if isinstance(v, dict) and v.get("error") is None)
@@ -122,9 +245,8 @@ def run(quick: bool = False, *, groups: int | None = None) -> dict[str, Any]:
     ids = [f"bench-group-{i}" for i in range(n)]
     cases: dict[str, Any] = {}
     for label, preset, what in CASES:
-        with FakeCluster(brokers=BROKERS, versions=preset, latency_s=LATENCY_S) as cluster:
-            for g in ids:
-                cluster.add_group(g)
+        with ClusterProcess(BROKERS, preset, LATENCY_S) as cluster:
+            cluster.add_groups(ids)
             kadmin = _kadmin(cluster, ids)
             batched = preset != "2.8"
             sample = n if batched or n <= KAFKA_PYTHON_SAMPLE else KAFKA_PYTHON_SAMPLE

@@ -28,7 +28,7 @@ import logging
 import os
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kadmin.config import ClientConfig
@@ -434,6 +434,25 @@ class NetworkClient:
         conn, neg = await self._node_connection(node_id, deadline)
         check_version(api_key, version, neg.versions, self._config, node=conn.label)
         return await conn.request(request, version, deadline=deadline)
+
+    async def send_many(self, node_id: int, requests: Sequence[Message], version: int, *, deadline: Deadline,
+                        each: Callable[[int, Any, KafkaError | None], None]) -> None:
+        """``send`` for many requests of one API to one node, pipelined: ``each(i, response, error)`` per request.
+
+        What ``send`` raises before anything is written (UnsupportedVersionError, no connection, the deadline)
+        is raised here for the whole batch; what happens to one request (its answer, or its own error) goes
+        to ``each``, as each answer arrives.  Cheaper than one ``send`` per request when there are thousands
+        (single-key FindCoordinator on brokers without KIP-699): one connection lookup and version check, and
+        no task or timer per request.
+        """
+        if not requests:
+            return
+        api_key = type(requests[0]).API_KEY
+        if api_key is None:
+            raise TypeError(f"{type(requests[0]).__name__} is not a request message")
+        conn, neg = await self._node_connection(node_id, deadline)
+        check_version(api_key, version, neg.versions, self._config, node=conn.label)
+        await conn.request_many(requests, version, deadline=deadline, each=each)
 
     async def send_any(self, build: Callable[[int], Message], api_key: int, *,
                        deadline: Deadline) -> tuple[int, Any]:

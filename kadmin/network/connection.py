@@ -20,6 +20,7 @@ import contextlib
 import logging
 import ssl
 import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from kadmin.config import ClientConfig
@@ -80,7 +81,10 @@ class Connection:
         self._next_corr = 0
         self._closed = False
         self._close_reason: BaseException | None = None
-        self._slots = asyncio.Semaphore(config.max_in_flight)
+        # Request slots (config.max_in_flight): a count and a FIFO of waiters, like asyncio.Semaphore, but a free
+        # slot is taken without a coroutine call, which matters when thousands of requests are pipelined.
+        self._free_slots = config.max_in_flight
+        self._slot_waiters: collections.deque[asyncio.Future[None]] = collections.deque()
         self._drain_lock = asyncio.Lock()
         self._outbuf: list[bytes] = []
         self._flush_scheduled = False
@@ -170,13 +174,23 @@ class Connection:
                                         f"({api_name(api_key)} not sent)")
         frame = await self.request_raw(api_key, version, body, deadline=deadline)
         try:
+            return self._decode(frame, api_key, version)
+        except KafkaConnectionError as err:
+            await self.close(err.__cause__)
+            raise
+
+    def _decode(self, frame: bytes, api_key: int, version: int) -> Any:
+        """The response message of ``frame``; notes its throttle time.
+
+        A well-framed answer whose body is not a valid answer means the peer is broken or the bytes were
+        damaged on the way, and later frames on this stream deserve no more trust than this one: the caller
+        closes the connection (with the ProtocolError, the ``__cause__`` of the KafkaConnectionError raised
+        here), and the request fails retriably, so it goes to a fresh connection or (for any-node requests)
+        to another node, instead of one bad node failing keys that other nodes can answer.
+        """
+        try:
             response = decode_response(frame, api_key, version)
         except ProtocolError as exc:
-            # A well-framed answer whose body is not a valid answer: the peer is broken or the bytes were
-            # damaged on the way, and later frames on this stream deserve no more trust than this one.  Close,
-            # and fail retriably, so the request goes to a fresh connection or (for any-node requests) to
-            # another node, instead of one bad node failing keys that other nodes can answer.
-            await self.close(exc)
             raise KafkaConnectionError(f"{self.label} sent a {api_name(api_key)} v{version} response that does "
                                        f"not decode, so the connection was closed: {exc}") from exc
         throttle_ms = getattr(response, "throttle_time_ms", 0) or 0
@@ -200,33 +214,28 @@ class Connection:
             raise KafkaTimeoutError(f"deadline passed before {api_name(api_key)} could be sent to {self.label}")
         timeout = min(request_timeout, budget)
         started = time.monotonic()
-        try:
-            if self._slots.locked():
-                await asyncio.wait_for(self._slots.acquire(), timeout)
-            else:
-                await self._slots.acquire()  # free slot: returns at once, no wait_for cancellation race
-        except asyncio.TimeoutError:
-            raise self._timeout_error(api_key, version, budget, request_timeout, "waiting for a free slot") from None
+        if not self._take_slot():
+            waiter = self._wait_slot()
+            try:
+                await asyncio.wait_for(waiter, timeout)
+            except BaseException as exc:
+                self._drop_waiter(waiter)  # a slot handed over as the wait ended goes back
+                if isinstance(exc, asyncio.TimeoutError):
+                    raise self._timeout_error(api_key, version, budget, request_timeout,
+                                              "waiting for a free slot") from None
+                raise
         try:
             if self._closed:
                 raise self._closed_error()
-            corr = self._next_corr
-            self._next_corr = 0 if corr >= _MAX_CORRELATION_ID else corr + 1
-            frame = encode_request(api_key, version, corr, self._config.client_id, body)
-            if len(frame) - 4 > self._config.max_frame_bytes:
-                raise ProtocolError(f"{api_name(api_key)} request of {len(frame) - 4} bytes is larger than "
-                                    f"max_frame_bytes={self._config.max_frame_bytes}")
-            fut: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
-            self._pending[corr] = _Pending(api_key, version, fut)
-            self.max_in_flight_seen = max(self.max_in_flight_seen, len(self._pending))
-            try:
-                await self._write(frame)
-            except BaseException:
-                if fut.done() and not fut.cancelled():
-                    fut.exception()  # retrieved: this caller gets its own error
-                fut.cancel()
-                raise
-            self.requests_sent[(api_key, version)] += 1
+            fut = self._start(api_key, version, body)
+            if self._writer.transport.get_write_buffer_size() > _DRAIN_ABOVE:
+                try:
+                    await self._drain()
+                except BaseException:
+                    if fut.done() and not fut.cancelled():
+                        fut.exception()  # retrieved: this caller gets its own error
+                    fut.cancel()
+                    raise
             left = timeout - (time.monotonic() - started)
             try:
                 return await asyncio.wait_for(fut, max(left, 0.0))
@@ -240,7 +249,222 @@ class Connection:
                 fut.cancel()
                 raise
         finally:
-            self._slots.release()
+            self._release_slot()
+
+    async def request_many(self, requests: Sequence[Message], version: int, *, deadline: Deadline,
+                           each: Callable[[int, Any, KafkaError | None], None]) -> None:
+        """Send many requests of one API at ``version``, pipelined; ``each(i, response, error)`` per request.
+
+        The same as ``request`` on every request at once (the same slots, throttling, timeouts and errors: each
+        request gets its response or its own KafkaError), without a task, a timer and a waiter per request:
+        requests are written as slots free up, and answers are decoded and handed to ``each`` as they arrive,
+        in arrival order.  ``each`` runs in this coroutine; an exception from it ends the call (requests
+        still in flight are abandoned, as if cancelled) and propagates.
+        """
+        n = len(requests)
+        if n == 0:
+            return
+        api_key = type(requests[0]).API_KEY
+        if api_key is None or any(type(r).API_KEY != api_key for r in requests):
+            raise ProtocolError("request_many needs request messages of one API")
+        name = api_name(api_key)
+        bodies: list[bytes | None] = [None] * n
+        wait = self.throttle_until - time.monotonic()
+        if wait > 0:
+            # As ``request`` does for each request: encode first (an unencodable request fails as such), then
+            # hold everything back while the peer throttles us.
+            for i, r in enumerate(requests):
+                try:
+                    bodies[i] = r.encode(version)
+                except KafkaError as exc:
+                    each(i, None, exc)
+            logger.debug("%s is throttling us; holding %d %s requests for %.3fs", self.label, n, name, wait)
+            if not await sleep_within(wait, deadline):
+                for i in range(n):
+                    if bodies[i] is not None:
+                        each(i, None, KafkaTimeoutError(f"the deadline passed while {self.label} was throttling "
+                                                        f"requests ({name} not sent)"))
+                return
+            todo = [i for i in range(n) if bodies[i] is not None]
+        else:
+            todo = list(range(n))
+        if self._closed:
+            for i in todo:
+                each(i, None, self._closed_error())
+            return
+        request_timeout = self._config.request_timeout_s
+        budget = deadline.remaining()
+        if budget <= 0:
+            for i in todo:
+                each(i, None, KafkaTimeoutError(f"deadline passed before {name} could be sent to {self.label}"))
+            return
+        timeout = min(request_timeout, budget)
+        loop = asyncio.get_running_loop()
+        expired = False
+
+        def expire() -> None:
+            nonlocal expired
+            expired = True
+            if not wake.done():
+                wake.set_result(None)
+
+        ready: collections.deque[asyncio.Future[bytes]] = collections.deque()
+
+        def arrived(fut: asyncio.Future[bytes]) -> None:
+            ready.append(fut)
+            if not wake.done():
+                wake.set_result(None)
+
+        def woken(_: asyncio.Future[Any]) -> None:
+            if not wake.done():
+                wake.set_result(None)
+
+        wake: asyncio.Future[None] = loop.create_future()
+        timer = loop.call_later(timeout, expire)
+        in_flight: dict[asyncio.Future[bytes], int] = {}
+        waiter: asyncio.Future[None] | None = None
+        pos = 0  # next index of ``todo`` to send
+        held = 0  # slots held and not yet used (granted to ``waiter``)
+        try:
+            while pos < len(todo) or in_flight:
+                # Send while slots are free.
+                while pos < len(todo) and not expired:
+                    if held:
+                        held -= 1
+                    elif waiter is None and self._take_slot():
+                        pass
+                    else:
+                        if waiter is None:
+                            waiter = self._wait_slot()
+                            waiter.add_done_callback(woken)
+                        break
+                    i = todo[pos]
+                    pos += 1
+                    if self._closed:
+                        self._release_slot()
+                        each(i, None, self._closed_error())
+                        continue
+                    try:
+                        body = bodies[i]
+                        if body is None:
+                            body = requests[i].encode(version)
+                        fut = self._start(api_key, version, body)
+                    except KafkaError as exc:
+                        self._release_slot()
+                        each(i, None, exc)
+                        continue
+                    fut.add_done_callback(arrived)
+                    in_flight[fut] = i
+                    if self._writer.transport.get_write_buffer_size() > _DRAIN_ABOVE:
+                        with contextlib.suppress(KafkaConnectionError):
+                            # A failed write closed the connection: every request in flight (this one too)
+                            # fails with the connection's error, and the rest are not sent.
+                            await self._drain()
+                while ready:
+                    fut = ready.popleft()
+                    i = in_flight.pop(fut)
+                    self._release_slot()
+                    if fut.cancelled():  # pragma: no cover - only this call cancels its futures
+                        continue
+                    failure = fut.exception()
+                    if failure is not None:
+                        each(i, None, failure if isinstance(failure, KafkaError)
+                             else KafkaConnectionError(str(failure)))
+                        continue
+                    try:
+                        response = self._decode(fut.result(), api_key, version)
+                    except KafkaConnectionError as bad:
+                        await self.close(bad.__cause__)
+                        each(i, None, bad)
+                        continue
+                    each(i, response, None)
+                if expired:
+                    break
+                if waiter is not None and waiter.done():
+                    waiter = None
+                    held += 1
+                if pos < len(todo) and held == 0 and waiter is None and not self._slot_waiters \
+                        and self._free_slots > 0:
+                    continue  # slots were freed above: go on sending without waiting
+                if not ready and (pos < len(todo) or in_flight) and held == 0:
+                    await wake
+                    wake = loop.create_future()
+            if expired:
+                # The batch's time is up: what waits for a slot and what waits for an answer fail as ``request``
+                # fails them; a request timeout (not just the caller's deadline) closes the connection.
+                last: KafkaError | None = None
+                for i in todo[pos:]:
+                    each(i, None, self._timeout_error(api_key, version, budget, request_timeout,
+                                                      "waiting for a free slot"))
+                pos = len(todo)
+                for fut, i in list(in_flight.items()):
+                    del in_flight[fut]
+                    fut.cancel()  # a late answer is read and dropped by the reader
+                    self._release_slot()
+                    last = self._timeout_error(api_key, version, budget, request_timeout, "waiting for the response")
+                    each(i, None, last)
+                if isinstance(last, KafkaConnectionError):
+                    await self.close(last)
+        finally:
+            timer.cancel()
+            if waiter is not None:
+                self._drop_waiter(waiter)
+            for _ in range(held):
+                self._release_slot()
+            for fut in in_flight:
+                fut.cancel()
+
+    # ----------------------------------------------------------------------------------------------- slots
+
+    def _take_slot(self) -> bool:
+        """Take a free slot if there is one and nobody is queued for it."""
+        if self._free_slots > 0 and not self._slot_waiters:
+            self._free_slots -= 1
+            return True
+        return False
+
+    def _wait_slot(self) -> asyncio.Future[None]:
+        """A future that is resolved when a slot is handed over (FIFO)."""
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._slot_waiters.append(fut)
+        return fut
+
+    def _drop_waiter(self, waiter: asyncio.Future[None]) -> None:
+        """Give up waiting for a slot: a slot already handed over goes back, an unserved wait is withdrawn."""
+        if waiter.done() and not waiter.cancelled():
+            self._release_slot()
+        else:
+            waiter.cancel()
+
+    def _release_slot(self) -> None:
+        while self._slot_waiters:
+            waiter = self._slot_waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+        self._free_slots += 1
+
+    # ----------------------------------------------------------------------------------------------- writing
+
+    def _start(self, api_key: int, version: int, body: bytes) -> asyncio.Future[bytes]:
+        """Queue one request (the caller holds a slot); its future gets the response frame."""
+        corr = self._next_corr
+        self._next_corr = 0 if corr >= _MAX_CORRELATION_ID else corr + 1
+        frame = encode_request(api_key, version, corr, self._config.client_id, body)
+        if len(frame) - 4 > self._config.max_frame_bytes:
+            raise ProtocolError(f"{api_name(api_key)} request of {len(frame) - 4} bytes is larger than "
+                                f"max_frame_bytes={self._config.max_frame_bytes}")
+        fut: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self._pending[corr] = _Pending(api_key, version, fut)
+        if len(self._pending) > self.max_in_flight_seen:
+            self.max_in_flight_seen = len(self._pending)
+        self._outbuf.append(frame)
+        self.bytes_sent += len(frame)
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush)
+        self.requests_sent[(api_key, version)] += 1
+        return fut
 
     def _timeout_error(self, api_key: int, version: int, budget: float, request_timeout: float,
                        doing: str) -> KafkaError:
@@ -250,25 +474,17 @@ class Connection:
                                         f"({doing}); closing the connection")
         return KafkaTimeoutError(f"{what}: the call's deadline passed ({doing})")
 
-    async def _write(self, frame: bytes) -> None:
+    async def _drain(self) -> None:
         # Frames queued in the same event-loop turn leave in one write (one syscall instead of one per request):
-        # what makes hundreds of pipelined single-key lookups cheap.  Backpressure: wait for the socket only
-        # when the transport holds more than _DRAIN_ABOVE unsent bytes.
-        if self._closed:
-            raise self._closed_error()
-        self._outbuf.append(frame)
-        self.bytes_sent += len(frame)
-        if not self._flush_scheduled:
-            self._flush_scheduled = True
-            asyncio.get_running_loop().call_soon(self._flush)
-        if self._writer.transport.get_write_buffer_size() > _DRAIN_ABOVE:
-            try:
-                async with self._drain_lock:
-                    await self._writer.drain()
-            except (OSError, RuntimeError) as exc:
-                err = KafkaConnectionError(f"writing to {self.label} failed: {exc}")
-                await self.close(err)
-                raise self._closed_error() from None
+        # what makes hundreds of pipelined single-key lookups cheap.  Backpressure: writers wait for the socket
+        # only when the transport holds more than _DRAIN_ABOVE unsent bytes.
+        try:
+            async with self._drain_lock:
+                await self._writer.drain()
+        except (OSError, RuntimeError) as exc:
+            err = KafkaConnectionError(f"writing to {self.label} failed: {exc}")
+            await self.close(err)
+            raise self._closed_error() from None
 
     def _flush(self) -> None:
         self._flush_scheduled = False

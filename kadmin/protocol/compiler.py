@@ -908,21 +908,30 @@ class VersionCodegen:
             self.need(f.struct_cls)  # type: ignore[arg-type]
             fn = self.fn_name(f.struct_cls, "dec")  # type: ignore[arg-type]
             e = s.tmp("e")
-            s(f"{lst} = []")
+            if self.trace or self.inline_depth >= 3 or not _is_leaf(f.struct_cls):  # type: ignore[arg-type]
+                s(f"{lst} = []")
             # lst.append(e) straight: 3.11 specializes that call, while a bound ``ap = lst.append``
             # costs an allocation per array and a slower call per element.
             ap = f"{lst}.append"
             i = s.tmp("i")
-            s(f"for {i} in range({n}):")
             if not self.trace and self.inline_depth < 3:
                 self.inline_depth += 1
+                if _is_leaf(f.struct_cls):  # type: ignore[arg-type]
+                    self.emit_short_array_decode(f.struct_cls, lst, n)  # type: ignore[arg-type]
+                    s("else:")
+                    s.indent()
+                    s(f"{lst} = []")
+                s(f"for {i} in range({n}):")
                 s.indent()
                 self.emit_decoder_body(f.struct_cls, e)  # type: ignore[arg-type]
                 s(f"{ap}({e})")
                 s.dedent()
+                if _is_leaf(f.struct_cls):  # type: ignore[arg-type]
+                    s.dedent()
                 self.inline_depth -= 1
                 s(f"{target} = {lst}")
                 return
+            s(f"for {i} in range({n}):")
             if self.trace:
                 s(f"    T.append(({i}, pos))")
             s(f"    {e}, pos = {fn}(buf, sbuf, pos, blen)")
@@ -973,6 +982,28 @@ class VersionCodegen:
             s("T.pop()")
         s.dedent()
         s(f"{target} = {lst}")
+
+    def emit_short_array_decode(self, cls: type, lst: str, n: str) -> None:
+        """Opens ``if``: arrays of one or two small structs decoded without a loop.
+
+        Why: most struct arrays in admin responses are tiny (a quota entry's entities and values, a
+        group's handful of members), and for two elements the loop's machinery (``range``, the
+        iterator, the appends, a growing list) costs as much as decoding them.  Only leaf structs (no
+        arrays or structs inside) are unrolled, so the generated code grows by two bodies at most.
+        """
+        s = self.src
+        first, second = s.tmp("e"), s.tmp("e")
+        s(f"if 0 < {n} <= 2:")
+        s.indent()
+        self.emit_decoder_body(cls, first)
+        s(f"if {n} == 1:")
+        s(f"    {lst} = [{first}]")
+        s("else:")
+        s.indent()
+        self.emit_decoder_body(cls, second)
+        s(f"{lst} = [{first}, {second}]")
+        s.dedent()
+        s.dedent()
 
     def emit_tagged_decode(self, cls: type, peeked: str | None = None) -> None:
         """The tagged-field section of a struct: almost always empty (one zero byte), so that case is
@@ -1039,6 +1070,11 @@ class VersionCodegen:
 
 _ARRAY_UNPACKERS = 64
 _unpackers_cache: dict[str, tuple[Callable[..., Any], ...]] = {}
+
+
+def _is_leaf(cls: type) -> bool:
+    """A struct with no arrays and no structs inside (in any version)."""
+    return not any(f.spec.type.is_array or f.spec.type.is_struct for f in cls._kfields)  # type: ignore[attr-defined]
 
 
 def _array_packers(code: str) -> tuple[Callable[..., bytes], ...]:
