@@ -413,6 +413,7 @@ class Connection:
                 self._release_slot()
             for fut in in_flight:
                 fut.cancel()
+                self._release_slot()
 
     # ----------------------------------------------------------------------------------------------- slots
 
