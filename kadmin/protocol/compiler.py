@@ -611,9 +611,14 @@ class VersionCodegen:
         s.dedent()
         s("")
 
-    def emit_decoder_body(self, cls: type, obj: str) -> None:
+    def emit_decoder_body(self, cls: type, obj: str, head_peeked: str | None = None,
+                          tail_peek: Field | None = None) -> str | None:
         """Decode one struct into the variable ``obj``; used for function bodies and, on the fast path,
-        inlined into the loop of a struct array (no call, no tuple, per element)."""
+        inlined into the loop of a struct array (no call, no tuple, per element).
+
+        ``head_peeked``: a variable that already holds the prefix of the first field.  ``tail_peek``: a
+        field known to follow this struct (the next element of an unrolled array); a fixed-width run at
+        the end of the struct then reads that field's prefix too, and the variable is returned."""
         s = self.src
         saved, self.obj = getattr(self, "obj", "o"), obj
         fields: list[Field] = cls._kfields  # type: ignore[attr-defined]
@@ -623,14 +628,18 @@ class VersionCodegen:
                 self.emit_set_default(f)
         regular = [f for f in fields if self.present(f) and not self.tagged(f)]
         i = 0
-        peeked: str | None = None
+        peeked: str | None = head_peeked
+        tail: str | None = None
         while i < len(regular):
             run = []
             while i < len(regular) and self.is_fixed(regular[i]):
                 run.append(regular[i])
                 i += 1
             if run:
-                peeked = self.emit_fixed_run_decode(run, self.peek_code(regular[i] if i < len(regular) else None))
+                if i < len(regular) or self.flexible:
+                    peeked = self.emit_fixed_run_decode(run, self.peek_code(regular[i] if i < len(regular) else None))
+                else:
+                    tail = self.emit_fixed_run_decode(run, self.peek_code(tail_peek) if tail_peek else None)
                 continue
             self.emit_decode_field(regular[i], f"{obj}.{regular[i].attr}", peeked=peeked)
             peeked = None
@@ -640,6 +649,7 @@ class VersionCodegen:
         else:
             s(f"{obj}._unknown_tags = None")
         self.obj = saved
+        return tail
 
     def emit_set_default(self, f: Field) -> None:
         s = self.src
@@ -863,6 +873,13 @@ class VersionCodegen:
 
     def emit_fast_array_decode(self, f: Field, target: str, compact: bool, nullable: bool,
                                peeked: str | None = None) -> None:
+        if f.spec.type.is_struct and self.inline_depth < 3 and _is_leaf(f.struct_cls):  # type: ignore[arg-type]
+            self.emit_short_array_decode(f, target, compact, nullable, peeked)
+            return
+        self.emit_fast_array_count(f, target, compact, nullable, peeked)
+
+    def emit_fast_array_count(self, f: Field, target: str, compact: bool, nullable: bool,
+                              peeked: str | None = None) -> None:
         """An array on the fast path: a one-byte compact count (or an int32 count that fits what is
         left) inline; nulls, long counts and impossible counts in a helper.
 
@@ -908,30 +925,21 @@ class VersionCodegen:
             self.need(f.struct_cls)  # type: ignore[arg-type]
             fn = self.fn_name(f.struct_cls, "dec")  # type: ignore[arg-type]
             e = s.tmp("e")
-            if self.trace or self.inline_depth >= 3 or not _is_leaf(f.struct_cls):  # type: ignore[arg-type]
-                s(f"{lst} = []")
+            s(f"{lst} = []")
             # lst.append(e) straight: 3.11 specializes that call, while a bound ``ap = lst.append``
             # costs an allocation per array and a slower call per element.
             ap = f"{lst}.append"
             i = s.tmp("i")
+            s(f"for {i} in range({n}):")
             if not self.trace and self.inline_depth < 3:
                 self.inline_depth += 1
-                if _is_leaf(f.struct_cls):  # type: ignore[arg-type]
-                    self.emit_short_array_decode(f.struct_cls, lst, n)  # type: ignore[arg-type]
-                    s("else:")
-                    s.indent()
-                    s(f"{lst} = []")
-                s(f"for {i} in range({n}):")
                 s.indent()
                 self.emit_decoder_body(f.struct_cls, e)  # type: ignore[arg-type]
                 s(f"{ap}({e})")
                 s.dedent()
-                if _is_leaf(f.struct_cls):  # type: ignore[arg-type]
-                    s.dedent()
                 self.inline_depth -= 1
                 s(f"{target} = {lst}")
                 return
-            s(f"for {i} in range({n}):")
             if self.trace:
                 s(f"    T.append(({i}, pos))")
             s(f"    {e}, pos = {fn}(buf, sbuf, pos, blen)")
@@ -983,26 +991,66 @@ class VersionCodegen:
         s.dedent()
         s(f"{target} = {lst}")
 
-    def emit_short_array_decode(self, cls: type, lst: str, n: str) -> None:
-        """Opens ``if``: arrays of one or two small structs decoded without a loop.
+    def emit_short_array_decode(self, f: Field, target: str, compact: bool, nullable: bool,
+                                peeked: str | None) -> None:
+        """An array of leaf structs (no arrays or structs inside): one or two elements without a loop.
 
-        Why: most struct arrays in admin responses are tiny (a quota entry's entities and values, a
-        group's handful of members), and for two elements the loop's machinery (``range``, the
-        iterator, the appends, a growing list) costs as much as decoding them.  Only leaf structs (no
-        arrays or structs inside) are unrolled, so the generated code grows by two bodies at most.
+        Why: most struct arrays in admin responses are tiny (a quota entry's entities and values), and
+        for two elements the loop's machinery (``range``, the iterator, the appends, a growing list)
+        costs as much as decoding them.  The common counts are tested first, before the general count
+        checks (a count of 1 or 2 needs none: element reads fail at the end of the input), and the first
+        of two elements reads the prefix of the second with its own trailing fixed-width fields.  Only
+        leaf structs are unrolled, so the generated code grows by three bodies at most.
         """
         s = self.src
+        cls: type = f.struct_cls  # type: ignore[assignment]
+        n = peeked or s.tmp("n")
+        if compact:  # the raw byte is count + 1
+            if not peeked:
+                s(f"{n} = buf[pos]")
+            s(f"if {n} == 2 or {n} == 3:")
+            s("    pos += 1")
+            one = f"{n} == 2"
+        else:
+            if not peeked:
+                s(f"{n}, = {self.unpacker('>i')}(buf, pos)")
+            s("pos += 4")
+            s(f"if {n} == 1 or {n} == 2:")
+            one = f"{n} == 1"
+        s.indent()
+        self.inline_depth += 1
         first, second = s.tmp("e"), s.tmp("e")
-        s(f"if 0 < {n} <= 2:")
+        s(f"if {one}:")
         s.indent()
         self.emit_decoder_body(cls, first)
-        s(f"if {n} == 1:")
-        s(f"    {lst} = [{first}]")
+        s(f"{target} = [{first}]")
+        s.dedent()
         s("else:")
         s.indent()
-        self.emit_decoder_body(cls, second)
-        s(f"{lst} = [{first}, {second}]")
+        regular = [x for x in cls._kfields if self.present(x) and not self.tagged(x)]  # type: ignore[attr-defined]
+        head = regular[0] if regular else None
+        carried = self.emit_decoder_body(cls, first, tail_peek=head)
+        self.emit_decoder_body(cls, second, head_peeked=carried)
+        s(f"{target} = [{first}, {second}]")
+        self.inline_depth -= 1
         s.dedent()
+        s.dedent()
+        s("else:")
+        s.indent()
+        if compact:
+            self.emit_fast_array_count(f, target, compact, nullable, n)
+        else:  # the count is read and pos moved on: only the checks are left
+            slow = self.const(_slow_count(compact, nullable, f.spec.name), "RC")
+            s(f"if not 0 <= {n} <= blen - pos:")
+            s(f"    {n} = {slow}({n}, pos, blen)")
+            if nullable:
+                s(f"if {n} < 0:")
+                s(f"    {target} = None")
+                s("else:")
+                s.indent()
+            self.emit_decode_array_elements(f, target, n, compact)
+            if nullable:
+                s.dedent()
         s.dedent()
 
     def emit_tagged_decode(self, cls: type, peeked: str | None = None) -> None:
