@@ -392,6 +392,8 @@ class FakeCluster:
 
     def _take_faults(self, node_id: int, api_key: int) -> Faults:
         with self._lock:
+            if not self._faults:
+                return Faults()  # the usual case, on every request: nothing to match
             return take(self._faults, node_id, api_key)
 
     # ------------------------------------------------------------------------------------------ request log

@@ -26,9 +26,15 @@ def java_string_hash(s: str) -> int:
     Kafka iterates UTF-16 code units; characters outside the BMP count as two (a surrogate pair).
     """
     h = 0
-    data = s.encode("utf-16-be")
-    for i in range(0, len(data), 2):
-        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
+    if s.isascii():
+        # One UTF-16 code unit per character, equal to its byte: iterate the bytes (the fake broker hashes
+        # every key of every group request, so this is on its hot path).
+        for b in s.encode("ascii"):
+            h = (31 * h + b) & 0xFFFFFFFF
+    else:
+        data = s.encode("utf-16-be")
+        for i in range(0, len(data), 2):
+            h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
     return h - (1 << 32) if h >= (1 << 31) else h
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kadmin.protocol import Message
+from kadmin.testing.schemas import fake_message_type
 from kadmin.testing.state import ClusterState, Group, partition_for
 
 if TYPE_CHECKING:
@@ -128,8 +129,6 @@ def register(api_key: int, *, handle: Handle, error_response: ErrorResponse,
 
 def response_class(api_key: int) -> Any:
     """The response class; typed Any because its struct classes are attributes made at run time."""
-    from kadmin.testing.schemas import fake_message_type
-
     return fake_message_type(api_key, "response")
 
 
