@@ -17,8 +17,10 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
 import logging
 import ssl
+import struct
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -34,7 +36,7 @@ from kadmin.errors import (
 from kadmin.network.retry import Deadline, sleep_within
 from kadmin.protocol import Message, api_name, message_type
 from kadmin.protocol.headers import (
-    encode_request,
+    encode_request_header,
     read_correlation_id,
     response_body_offset,
     response_header_version,
@@ -45,6 +47,7 @@ logger = logging.getLogger("kadmin.network.connection")
 _MAX_CORRELATION_ID = 2**31 - 1
 
 
+_FRAME_HEAD = struct.Struct(">ihhi")  # size, api key, version, correlation id: how every request frame starts
 _DRAIN_ABOVE = 1 << 20  # bytes queued in the transport before a writer waits for the socket
 
 
@@ -87,6 +90,7 @@ class Connection:
         self._slot_waiters: collections.deque[asyncio.Future[None]] = collections.deque()
         self._drain_lock = asyncio.Lock()
         self._outbuf: list[bytes] = []
+        self._header_tails: dict[tuple[int, int], bytes] = {}
         self._flush_scheduled = False
         #: Bytes written to the socket so far: lets callers (and tests) prove that nothing was sent.
         self.bytes_sent = 0
@@ -451,10 +455,17 @@ class Connection:
         """Queue one request (the caller holds a slot); its future gets the response frame."""
         corr = self._next_corr
         self._next_corr = 0 if corr >= _MAX_CORRELATION_ID else corr + 1
-        frame = encode_request(api_key, version, corr, self._config.client_id, body)
-        if len(frame) - 4 > self._config.max_frame_bytes:
-            raise ProtocolError(f"{api_name(api_key)} request of {len(frame) - 4} bytes is larger than "
+        tail = self._header_tails.get((api_key, version))
+        if tail is None:
+            # The request header is the same for every request of an API version but for the correlation id:
+            # built once (by encode_request_header, which defines it), then only the id is packed per request.
+            tail = self._header_tails[(api_key, version)] = encode_request_header(
+                api_key, version, 0, self._config.client_id)[8:]
+        size = 8 + len(tail) + len(body)
+        if size > self._config.max_frame_bytes:
+            raise ProtocolError(f"{api_name(api_key)} request of {size} bytes is larger than "
                                 f"max_frame_bytes={self._config.max_frame_bytes}")
+        frame = _FRAME_HEAD.pack(size, api_key, version, corr) + tail + body
         fut: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         self._pending[corr] = _Pending(api_key, version, fut)
         if len(self._pending) > self.max_in_flight_seen:
@@ -589,11 +600,15 @@ class Connection:
         return f"<Connection {self.label} {state}>"
 
 
+@functools.cache
+def _response_codec(api_key: int, version: int) -> tuple[int, type[Message]]:
+    return response_header_version(api_key, version), message_type(api_key, "response")
+
+
 def decode_response(frame: bytes, api_key: int, version: int) -> Any:
     """Decode a response frame (header included) for a request sent at ``version``."""
-    hv = response_header_version(api_key, version)
-    offset = response_body_offset(frame, hv)
-    cls = message_type(api_key, "response")
+    hv, cls = _response_codec(api_key, version)
+    offset = 4 if hv == 0 else response_body_offset(frame, hv)
     obj, _end = cls.decode_from(frame, offset, version)
     return obj
 
