@@ -32,3 +32,17 @@ def test_bench_smoke_reports_counts_from_the_request_log(monkeypatch: pytest.Mon
     assert table.count("| (a) 3.9") == 2 and table.count("| (b) 2.8") == 2
     assert "target b_wall_time_20x_below_kafka_python" in table
     assert "measured on 50 groups" in table and "extrapolated linearly to 150" in table
+
+
+def test_cluster_process_answers_commands_and_is_always_stopped() -> None:
+    with pytest.raises(ZeroDivisionError):
+        with bench.ClusterProcess(3, "2.8", 0.0) as cluster:
+            proc = cluster._proc  # noqa: SLF001
+            cluster.add_groups(["g1", "g2", "g3", "g4"])
+            assert cluster.coordinators(["g1", "g2", "g3", "g4"]) >= 1
+            traffic = cluster.traffic()
+            assert traffic["requests"] == 0 and traffic["find_coordinator"] == 0
+            with pytest.raises(RuntimeError, match="unknown command"):
+                cluster._call("nope")  # noqa: SLF001
+            1 / 0  # noqa: B018 - an error in the benchmark must still stop the child
+    assert not proc.is_alive() and proc.exitcode is not None
