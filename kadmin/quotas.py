@@ -379,12 +379,11 @@ def _keys_for(entity: ClientQuotaEntity) -> Mapping[str, _Kind] | None:
 
     Raises ValueError for the combinations Kafka refuses."""
     types = set(entity.types)
-    where = f"quota entity {entity}"
     if not types:
-        raise ValueError(f"{where}: an entity needs at least one component (e.g. {{'user': 'alice'}})")
+        raise ValueError(f"quota entity {entity}: an entity needs at least one component (e.g. {{'user': 'alice'}})")
     if IP in types and (USER in types or CLIENT_ID in types):
-        raise ValueError(f"{where}: an ip entity cannot be combined with user or client-id (Kafka accepts user, "
-                         "client-id, user+client-id, or ip alone)")
+        raise ValueError(f"quota entity {entity}: an ip entity cannot be combined with user or client-id (Kafka "
+                         "accepts user, client-id, user+client-id, or ip alone)")
     if not types <= {USER, CLIENT_ID, IP}:
         return None
     return IP_KEYS if IP in types else USER_CLIENT_KEYS
@@ -398,7 +397,9 @@ def _check_entity_names(entity: ClientQuotaEntity) -> None:
 
 
 def _as_float(entity: ClientQuotaEntity, key: str, value: object) -> float:
-    where = f"quota entity {entity}, key {key!r}"
+    if type(value) is float and value - value == 0.0:  # the common case: a finite plain float
+        return value
+    where = f"quota entity {entity}, key {key!r}"  # built only off the common path: it formats the entity
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{where}: value must be a float (or an int), not {value!r} ({type(value).__name__})")
     if isinstance(value, int):
@@ -455,10 +456,7 @@ def _check_ops(entity: ClientQuotaEntity, ops: Sequence[Any], allow_unknown_keys
                 applies = "ip" if key in IP_KEYS else "user/client-id"
                 raise ValueError(f"quota entity {entity}: {key!r} applies to {applies} entities only")
             if not allow_unknown_keys:
-                why = (f"is not a quota key kadmin knows for {'/'.join(entity.types)} entities"
-                       if known is not None else f"is on an entity type kadmin does not know ({entity})")
-                raise ValueError(f"quota entity {entity}: key {key!r} {why}; pass allow_unknown_keys=True to "
-                                 "send it anyway (the broker decides)")
+                raise _unknown_key(entity, key, known)
             kind = _ALL_KEYS.get(key)  # a known name keeps its value rules even on an unknown entity type
         if isinstance(op, Set):
             value = _as_float(entity, key, op.value)
@@ -467,6 +465,22 @@ def _check_ops(entity: ClientQuotaEntity, ops: Sequence[Any], allow_unknown_keys
         else:
             out.append(op)
     return tuple(out)
+
+
+def _unknown_key(entity: ClientQuotaEntity, key: str, known: Mapping[str, _Kind] | None) -> ValueError:
+    why = (f"is not a quota key kadmin knows for {'/'.join(entity.types)} entities"
+           if known is not None else f"is on an entity type kadmin does not know ({entity})")
+    return ValueError(f"quota entity {entity}: key {key!r} {why}; pass allow_unknown_keys=True to send it anyway "
+                      "(the broker decides)")
+
+
+def _check_keys_known(entity: ClientQuotaEntity, ops: Sequence[QuotaOp]) -> None:
+    """The one call-time rule an alteration's constructor cannot know: keys kadmin does not know are refused
+    unless the call allows them (everything else was checked, and normalized, when it was built)."""
+    known = _keys_for(entity)
+    for op in ops:
+        if known is None or op.key not in known:
+            raise _unknown_key(entity, op.key, known)
 
 
 @dataclass(frozen=True, init=False)
@@ -509,7 +523,8 @@ def validate_alterations(alterations: Iterable[ClientQuotaAlteration], *,
         if a.entity in seen:
             raise ValueError(f"quota entity {a.entity} appears in more than one alteration; merge its ops into one")
         seen.add(a.entity)
-        _check_ops(a.entity, a.ops, allow_unknown_keys)
+        if not allow_unknown_keys:
+            _check_keys_known(a.entity, a.ops)
     return items
 
 
