@@ -368,3 +368,13 @@ def test_resolve_follows_kafkas_precedence(cluster: FakeCluster, admin: AdminCli
     cluster.clear_log()
     assert admin.resolve_client_quotas("alice", "app").value("producer_byte_rate") is None
     assert cluster.count(DESCRIBE) == 4
+
+
+def test_max_concurrency_bounds_the_requests_in_flight(cluster: FakeCluster, admin: AdminClient) -> None:
+    # Split requests of one call go out pipelined, but alter_client_quotas keeps its own bound.
+    cluster.delay(None, ALTER, 0.005, count=1000)
+    alts = [ClientQuotaAlteration(E({"client-id": f"c{i}"}), [Set("producer_byte_rate", 1.0)]) for i in range(40)]
+    res = admin.alter_client_quotas(alts, batch_size=2, max_concurrency=3)
+    assert all(v is None for v in res.values()) and cluster.count(ALTER) == 20
+    conns = [c for c in (admin._aio.net.connection(n) for n in cluster.node_ids) if c is not None]
+    assert conns and max(c.max_in_flight_seen for c in conns) <= 3

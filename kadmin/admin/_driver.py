@@ -292,7 +292,7 @@ async def _send_to_node(
     except KafkaError as exc:  # e.g. a key type this version cannot carry
         return {k: Failed(exc) for k in keys}
     requests = built if isinstance(built, list) else [built]
-    if len(requests) > 1:
+    if len(requests) > 1 and getattr(net, "send_many", None) is not None:
         return await _send_many(net, handler, node, requests, version, deadline, sent)
 
     async def one(req: Message) -> dict[K, Outcome]:
@@ -333,6 +333,8 @@ async def _send_many(net: Any, handler: Handler[K], node: int, requests: list[Me
 
     Per request this is what sending each one on its own would give (the same errors, retries and in-flight
     bound), without a task per request: thousands of single-key lookups cost little more than their bytes.
+    Used when ``net`` has a ``send_many`` (NetworkClient does); other nets (wrappers that bound a call's
+    concurrency, test stubs) get one ``send`` per request.
     """
     req_keys = [handler.keys_of(r, version) for r in requests]
     if sent is not None:

@@ -64,6 +64,10 @@ class _BoundedNet:
     Why here and not in the driver: the driver sends every request a builder returns at once, which is right
     for one request per coordinator but would put thousands of entities on the wire together."""
 
+    #: Not the network client's send_many, which would pipeline a split request list past ``limit``: without
+    #: it, the driver sends such a list one request at a time through ``send`` below.
+    send_many = None
+
     def __init__(self, net: Any, limit: int) -> None:
         self._net = net
         self._sem = asyncio.Semaphore(limit)
