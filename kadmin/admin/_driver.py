@@ -301,25 +301,11 @@ async def _send_to_node(
             sent.update(req_keys)
         try:
             resp = await net.send(node, req, version, deadline=deadline)
-        except UnsupportedVersionError as exc:
-            # The node's table changed under us (a broker was upgraded/downgraded between negotiation and
-            # send): re-plan from scratch next round.
-            return {k: Retry(exc) for k in req_keys}
         except KafkaError as exc:
-            return {k: _retry_or_fail(exc) for k in req_keys}
+            return _not_sent(exc, req_keys)
         if sent is not None:
             sent.difference_update(req_keys)
-        try:
-            folded = handler.handle(req, resp, version, node)
-        except KafkaError as exc:
-            return {k: _retry_or_fail(exc) for k in req_keys}
-        out: dict[K, Outcome] = {}
-        for k in req_keys:
-            got = folded.get(k)
-            # Built only when missing: an exception per key per response is costly on 1,000-key batches.
-            out[k] = got if got is not None else Failed(ProtocolError(
-                f"{handler.name}: node {node}'s response has no entry for {k!r}"))
-        return out
+        return _fold(handler, req, resp, version, node, req_keys)
 
     merged: dict[K, Outcome] = {}
     for part in await asyncio.gather(*(one(r) for r in requests)):
@@ -345,34 +331,43 @@ async def _send_many(net: Any, handler: Handler[K], node: int, requests: list[Me
     def each(i: int, resp: Any, error: KafkaError | None) -> None:
         keys = req_keys[i]
         if error is not None:
-            if isinstance(error, UnsupportedVersionError):
-                merged.update({k: Retry(error) for k in keys})
-            else:
-                out = _retry_or_fail(error)
-                merged.update({k: out for k in keys})
+            merged.update(_not_sent(error, keys))
             return
         if sent is not None:
             sent.difference_update(keys)
-        try:
-            folded = handler.handle(requests[i], resp, version, node)
-        except KafkaError as exc:
-            out = _retry_or_fail(exc)
-            merged.update({k: out for k in keys})
-            return
-        for k in keys:
-            got = folded.get(k)
-            merged[k] = got if got is not None else Failed(ProtocolError(
-                f"{handler.name}: node {node}'s response has no entry for {k!r}"))
+        merged.update(_fold(handler, requests[i], resp, version, node, keys))
 
     try:
         await net.send_many(node, requests, version, deadline=deadline, each=each)
-    except UnsupportedVersionError as exc:
-        # As for one request: the node's table changed between negotiation and send; re-plan next round.
-        return {k: Retry(exc) for ks in req_keys for k in ks}
+    except KafkaError as exc:
+        return _not_sent(exc, [k for ks in req_keys for k in ks])
+    return merged
+
+
+def _not_sent(exc: KafkaError, keys: Iterable[K]) -> dict[K, Outcome]:
+    """The outcome of keys whose request got no answer."""
+    if isinstance(exc, UnsupportedVersionError):
+        # The node's table changed under us (a broker was upgraded/downgraded between negotiation and send):
+        # re-plan from scratch next round.
+        return {k: Retry(exc) for k in keys}
+    out = _retry_or_fail(exc)
+    return {k: out for k in keys}
+
+
+def _fold(handler: Handler[K], req: Message, resp: Any, version: int, node: int, keys: Iterable[K]) -> dict[K, Outcome]:
+    """One answer folded into the outcomes of the keys its request carried; a key it leaves out fails."""
+    try:
+        folded = handler.handle(req, resp, version, node)
     except KafkaError as exc:
         out = _retry_or_fail(exc)
-        return {k: out for ks in req_keys for k in ks}
-    return merged
+        return {k: out for k in keys}
+    result: dict[K, Outcome] = {}
+    for k in keys:
+        got = folded.get(k)
+        # Built only when missing: an exception per key per response is costly on 1,000-key batches.
+        result[k] = got if got is not None else Failed(ProtocolError(
+            f"{handler.name}: node {node}'s response has no entry for {k!r}"))
+    return result
 
 
 def _retry_or_fail(exc: KafkaError) -> Outcome:

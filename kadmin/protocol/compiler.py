@@ -249,6 +249,10 @@ class VersionCodegen:
     def nullable(self, f: Field) -> bool:
         return self.version in f.spec.nullable
 
+    def regular_fields(self, cls: type) -> list[Field]:
+        """The fields of ``cls`` written in order at this version (present and not tagged)."""
+        return [f for f in cls._kfields if self.present(f) and not self.tagged(f)]  # type: ignore[attr-defined]
+
     # --- generation entry point
     def generate(self) -> tuple[Callable[..., Any], Callable[..., Any]]:
         self.ns.update(
@@ -310,7 +314,7 @@ class VersionCodegen:
         s = self.src
         saved, self.eobj = self.eobj, obj
         fields: list[Field] = cls._kfields  # type: ignore[attr-defined]
-        regular = [f for f in fields if self.present(f) and not self.tagged(f)]
+        regular = self.regular_fields(cls)
         # Non-ignorable fields that this version lacks must still hold their default (Kafka refuses to drop them).
         for f in fields:
             if self.present(f) or f.spec.ignorable:
@@ -626,7 +630,7 @@ class VersionCodegen:
         for f in fields:
             if not self.present(f) or self.tagged(f):
                 self.emit_set_default(f)
-        regular = [f for f in fields if self.present(f) and not self.tagged(f)]
+        regular = self.regular_fields(cls)
         i = 0
         peeked: str | None = head_peeked
         tail: str | None = None
@@ -879,7 +883,7 @@ class VersionCodegen:
         self.emit_fast_array_count(f, target, compact, nullable, peeked)
 
     def emit_fast_array_count(self, f: Field, target: str, compact: bool, nullable: bool,
-                              peeked: str | None = None) -> None:
+                              peeked: str | None = None, *, count_read: bool = False) -> None:
         """An array on the fast path: a one-byte compact count (or an int32 count that fits what is
         left) inline; nulls, long counts and impossible counts in a helper.
 
@@ -905,7 +909,8 @@ class VersionCodegen:
         else:
             if not peeked:
                 s(f"{n}, = {self.unpacker('>i')}(buf, pos)")
-            s("pos += 4")
+            if not count_read:  # ``count_read``: the int32 count is in ``peeked`` and pos is past it
+                s("pos += 4")
             s(f"if not 0 <= {n} <= blen - pos:")
             s(f"    {n} = {slow}({n}, pos, blen)")
         if nullable:
@@ -1027,7 +1032,7 @@ class VersionCodegen:
         s.dedent()
         s("else:")
         s.indent()
-        regular = [x for x in cls._kfields if self.present(x) and not self.tagged(x)]  # type: ignore[attr-defined]
+        regular = self.regular_fields(cls)
         head = regular[0] if regular else None
         carried = self.emit_decoder_body(cls, first, tail_peek=head)
         self.emit_decoder_body(cls, second, head_peeked=carried)
@@ -1037,20 +1042,10 @@ class VersionCodegen:
         s.dedent()
         s("else:")
         s.indent()
-        if compact:
+        if compact:  # the raw byte was only peeked
             self.emit_fast_array_count(f, target, compact, nullable, n)
         else:  # the count is read and pos moved on: only the checks are left
-            slow = self.const(_slow_count(compact, nullable, f.spec.name), "RC")
-            s(f"if not 0 <= {n} <= blen - pos:")
-            s(f"    {n} = {slow}({n}, pos, blen)")
-            if nullable:
-                s(f"if {n} < 0:")
-                s(f"    {target} = None")
-                s("else:")
-                s.indent()
-            self.emit_decode_array_elements(f, target, n, compact)
-            if nullable:
-                s.dedent()
+            self.emit_fast_array_count(f, target, compact, nullable, n, count_read=True)
         s.dedent()
 
     def emit_tagged_decode(self, cls: type, peeked: str | None = None) -> None:
