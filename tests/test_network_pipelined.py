@@ -6,27 +6,20 @@ from __future__ import annotations
 import asyncio
 import struct
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
-from contextlib import asynccontextmanager
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
+from test_network_connection import Handler, read_frame, run
+from test_network_connection import raw_server as server
 
 from kadmin.config import ClientConfig
 from kadmin.errors import KafkaConnectionError, KafkaError, KafkaTimeoutError, ProtocolError
 from kadmin.network import Connection, Deadline
 from kadmin.protocol import message_type
 
-T = TypeVar("T")
-Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
-
 REQ = message_type(18, "request")
 RESP = message_type(18, "response")
 V = 3  # ApiVersions v3: a request body that carries a string, so requests can differ in size and content
-
-
-def run(coro: Coroutine[Any, Any, T], timeout: float = 30.0) -> T:
-    return asyncio.run(asyncio.wait_for(coro, timeout))
 
 
 def cfg(**kw: Any) -> ClientConfig:
@@ -45,38 +38,8 @@ def answer(corr: int, throttle_ms: int = 0, body: bytes | None = None) -> bytes:
     return struct.pack(">i", len(payload)) + payload
 
 
-async def read_frame(reader: asyncio.StreamReader) -> bytes:
-    (size,) = struct.unpack(">i", await reader.readexactly(4))
-    return await reader.readexactly(size)
-
-
 def corr_of(frame: bytes) -> int:
     return int(struct.unpack_from(">i", frame, 4)[0])
-
-
-@asynccontextmanager
-async def server(handler: Handler) -> AsyncIterator[int]:
-    tasks: set[asyncio.Task[None]] = set()
-
-    async def wrapped(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        tasks.add(task)
-        try:
-            await handler(reader, writer)
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass
-        finally:
-            writer.close()
-
-    srv = await asyncio.start_server(wrapped, "127.0.0.1", 0)
-    try:
-        yield srv.sockets[0].getsockname()[1]
-    finally:
-        srv.close()
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def answering(delay_s: float = 0.0, throttle_ms: int = 0) -> Handler:
