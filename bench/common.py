@@ -15,7 +15,9 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
+
+K = TypeVar("K")
 
 
 def best_of(fn: Callable[[], Any], repeat: int, number: int = 1,
@@ -29,6 +31,26 @@ def best_of(fn: Callable[[], Any], repeat: int, number: int = 1,
             fn()
         elapsed = (clock() - start) / number
         best = min(best, elapsed)
+    return best
+
+
+def best_of_interleaved(fns: dict[K, Callable[[], Any]], repeat: int, numbers: dict[K, int],
+                        clock: Callable[[], float] = time.process_time) -> dict[K, float]:
+    """Seconds per call of each function: like ``best_of``, but the repetitions take turns.
+
+    Why: when one function's repetitions all run back to back, a noisy minute on the shared machine can
+    land on all of them and on none of its rival's, and the ratio then measures the machine.  Taking
+    turns spreads any slow stretch over every contender, so their minima come from the same conditions.
+    """
+    best = dict.fromkeys(fns, float("inf"))
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            number = numbers[name]
+            gc.collect()
+            start = clock()
+            for _ in range(number):
+                fn()
+            best[name] = min(best[name], (clock() - start) / number)
     return best
 
 

@@ -830,14 +830,14 @@ class VersionCodegen:
         n = peeked or s.tmp("n")
         slow = self.const(_slow_reader(kind, compact, nullable, name), "RD")
 
-        def take(start: str) -> None:
+        def take(start: str, end: str = n) -> None:
             if kind == "string":
                 st = s.tmp("st")
-                s(f"    {target} = {st} = sbuf[{start}:{n}]")
+                s(f"    {target} = {st} = sbuf[{start}:{end}]")
                 s(f"    if not {st}.isascii():")
-                s(f"        {target} = buf[{start}:{n}].decode('utf-8')")
+                s(f"        {target} = buf[{start}:{end}].decode('utf-8')")
             else:
-                s(f"    {target} = buf[{start}:{n}]")
+                s(f"    {target} = buf[{start}:{end}]")
 
         if compact:
             if not peeked:
@@ -850,9 +850,19 @@ class VersionCodegen:
                 s(f"elif {n} == 0:")
                 s(f"    {target} = None")
                 s("    pos += 1")
+        elif kind == "string" and not peeked:
+            # Nearly every string is shorter than 256 bytes: a zero high byte is one subscript and proves
+            # the length is the low byte; longer strings and bad lengths go to the helper.
+            p = s.tmp("p")
+            s("if not buf[pos]:")
+            s(f"    {p} = pos + 2")
+            s(f"    pos = {p} + buf[pos + 1]")
+            take(p, "pos")
+            if nullable:
+                s("elif buf[pos + 1] == 255 and buf[pos] == 255:")
+                s(f"    {target} = None")
+                s("    pos += 2")
         elif kind == "string":
-            if not peeked:
-                s(f"{n} = buf[pos] << 8 | buf[pos + 1]")
             s(f"if {n} < 0x8000:")
             s(f"    {n} += pos + 2")
             take("pos + 2")
@@ -1013,33 +1023,33 @@ class VersionCodegen:
         if compact:  # the raw byte is count + 1
             if not peeked:
                 s(f"{n} = buf[pos]")
-            s(f"if {n} == 2 or {n} == 3:")
-            s("    pos += 1")
-            one = f"{n} == 2"
+            two, one, step = f"{n} == 3", f"{n} == 2", "pos += 1"
         else:
             if not peeked:
                 s(f"{n}, = {self.unpacker('>i')}(buf, pos)")
             s("pos += 4")
-            s(f"if {n} == 1 or {n} == 2:")
-            one = f"{n} == 1"
-        s.indent()
+            two, one, step = f"{n} == 2", f"{n} == 1", None
+        # Two first: it costs one comparison, and one element costs two either way.
         self.inline_depth += 1
         first, second = s.tmp("e"), s.tmp("e")
-        s(f"if {one}:")
+        s(f"if {two}:")
         s.indent()
-        self.emit_decoder_body(cls, first)
-        s(f"{target} = [{first}]")
-        s.dedent()
-        s("else:")
-        s.indent()
+        if step:
+            s(step)
         regular = self.regular_fields(cls)
         head = regular[0] if regular else None
         carried = self.emit_decoder_body(cls, first, tail_peek=head)
         self.emit_decoder_body(cls, second, head_peeked=carried)
         s(f"{target} = [{first}, {second}]")
+        s.dedent()
+        s(f"elif {one}:")
+        s.indent()
+        if step:
+            s(step)
+        self.emit_decoder_body(cls, first)
+        s(f"{target} = [{first}]")
+        s.dedent()
         self.inline_depth -= 1
-        s.dedent()
-        s.dedent()
         s("else:")
         s.indent()
         if compact:  # the raw byte was only peeked
