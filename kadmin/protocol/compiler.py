@@ -21,6 +21,7 @@ section, empty almost always, is one byte test.  What remains is mostly allocati
 
 from __future__ import annotations
 
+import itertools
 import keyword
 import linecache
 import re
@@ -265,6 +266,7 @@ class VersionCodegen:
                 "FieldVersionError": FieldVersionError,
                 "UUID": uuid.UUID,
                 "new": object.__new__,
+                "repeat": itertools.repeat,
                 "fbits": P.float_bits,
                 "spack": struct.pack,
                 "sunpack": struct.unpack_from,
@@ -616,17 +618,19 @@ class VersionCodegen:
         s("")
 
     def emit_decoder_body(self, cls: type, obj: str, head_peeked: str | None = None,
-                          tail_peek: Field | None = None) -> str | None:
+                          tail_peek: Field | None = None, *, allocated: bool = False) -> str | None:
         """Decode one struct into the variable ``obj``; used for function bodies and, on the fast path,
         inlined into the loop of a struct array (no call, no tuple, per element).
 
         ``head_peeked``: a variable that already holds the prefix of the first field.  ``tail_peek``: a
         field known to follow this struct (the next element of an unrolled array); a fixed-width run at
-        the end of the struct then reads that field's prefix too, and the variable is returned."""
+        the end of the struct then reads that field's prefix too, and the variable is returned.
+        ``allocated``: ``obj`` already holds a fresh instance (see ``emit_decode_array_elements``)."""
         s = self.src
         saved, self.obj = getattr(self, "obj", "o"), obj
         fields: list[Field] = cls._kfields  # type: ignore[attr-defined]
-        s(f"{obj} = new({self.const(cls, 'C')})")
+        if not allocated:
+            s(f"{obj} = new({self.const(cls, 'C')})")
         for f in fields:
             if not self.present(f) or self.tagged(f):
                 self.emit_set_default(f)
@@ -940,21 +944,24 @@ class VersionCodegen:
             self.need(f.struct_cls)  # type: ignore[arg-type]
             fn = self.fn_name(f.struct_cls, "dec")  # type: ignore[arg-type]
             e = s.tmp("e")
+            if not self.trace and self.inline_depth < 3:
+                # The elements are allocated in one C-level pass (``map`` over ``object.__new__``) and
+                # then filled in place: that saves a Python-level call and a list append per element.
+                # The count was checked against the bytes left before this allocates anything.
+                s(f"{target} = {lst} = list(map(new, repeat({self.const(f.struct_cls, 'C')}, {n})))")
+                s(f"for {e} in {lst}:")
+                self.inline_depth += 1
+                s.indent()
+                self.emit_decoder_body(f.struct_cls, e, allocated=True)  # type: ignore[arg-type]
+                s.dedent()
+                self.inline_depth -= 1
+                return
             s(f"{lst} = []")
             # lst.append(e) straight: 3.11 specializes that call, while a bound ``ap = lst.append``
             # costs an allocation per array and a slower call per element.
             ap = f"{lst}.append"
             i = s.tmp("i")
             s(f"for {i} in range({n}):")
-            if not self.trace and self.inline_depth < 3:
-                self.inline_depth += 1
-                s.indent()
-                self.emit_decoder_body(f.struct_cls, e)  # type: ignore[arg-type]
-                s(f"{ap}({e})")
-                s.dedent()
-                self.inline_depth -= 1
-                s(f"{target} = {lst}")
-                return
             if self.trace:
                 s(f"    T.append(({i}, pos))")
             s(f"    {e}, pos = {fn}(buf, sbuf, pos, blen)")
