@@ -846,14 +846,16 @@ class VersionCodegen:
         if compact:
             if not peeked:
                 s(f"{n} = buf[pos]")
-            s(f"if {n} < 128 and {n}:")
+            if nullable:  # null first: two comparisons for a value either way, one instead of three for null
+                s(f"if {n} == 0:")
+                s(f"    {target} = None")
+                s("    pos += 1")
+                s(f"elif {n} < 128:")
+            else:
+                s(f"if {n} < 128 and {n}:")
             s(f"    {n} += pos")
             take("pos + 1")
             s(f"    pos = {n}")
-            if nullable:
-                s(f"elif {n} == 0:")
-                s(f"    {target} = None")
-                s("    pos += 1")
         elif kind == "string" and not peeked:
             # Nearly every string is shorter than 256 bytes: a zero high byte is one subscript and proves
             # the length is the low byte; longer strings and bad lengths go to the helper.
