@@ -244,3 +244,51 @@ def test_throttling_holds_the_whole_batch_and_the_deadline_still_counts() -> Non
             await conn.close()
 
     run(main())
+
+
+def test_a_throttled_answer_mid_batch_holds_back_the_requests_not_yet_written() -> None:
+    # KIP-219: once an answer says "throttled for 300 ms", nothing more goes to that broker until the time is
+    # up, also inside one pipelined batch; answers to what is already in flight are still read.
+    arrivals: list[float] = []
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        first = True
+        while True:
+            frame = await read_frame(reader)
+            arrivals.append(time.monotonic())
+            writer.write(answer(corr_of(frame), 300 if first else 0))
+            first = False
+            await writer.drain()
+
+    async def main() -> None:
+        async with server(handler) as port:
+            conn = await Connection.open("127.0.0.1", port, config=cfg(max_in_flight=4))
+            got = Collect()
+            t0 = time.monotonic()
+            await conn.request_many([request(i) for i in range(12)], V, deadline=Deadline(5), each=got)
+            assert len(got.got) == 12 and not got.errors()
+            # The first answer comes back throttled while at most 4 requests are out: the rest wait for it.
+            assert len(arrivals) == 12
+            assert sum(1 for t in arrivals if t - t0 < 0.25) <= 4, [round(t - t0, 3) for t in arrivals]
+            assert time.monotonic() - t0 >= 0.3
+            assert slots_all_free(conn)
+            await conn.close()
+
+    run(main())
+
+
+def test_a_deadline_that_ends_during_a_mid_batch_throttle_fails_the_unsent_requests_as_throttled() -> None:
+    async def main() -> None:
+        async with server(answering(throttle_ms=2000)) as port:
+            conn = await Connection.open("127.0.0.1", port, config=cfg(max_in_flight=2))
+            got = Collect()
+            await conn.request_many([request(i) for i in range(6)], V, deadline=Deadline(0.3), each=got)
+            assert len(got.got) == 6
+            answered = [i for i, (r, e) in got.got.items() if e is None]
+            held = [e for e in got.errors() if "throttling" in str(e)]
+            assert answered and len(answered) <= 2 and len(held) == 6 - len(answered)
+            assert all(isinstance(e, KafkaTimeoutError) for e in held)
+            assert not conn._closed and slots_all_free(conn)  # noqa: SLF001 - the deadline, not the peer, ran out
+            await conn.close()
+
+    run(main())

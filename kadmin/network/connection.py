@@ -323,6 +323,16 @@ class Connection:
             if not wake.done():
                 wake.set_result(None)
 
+        # KIP-219 mid-batch: an answer that says "throttled" holds back the requests not yet written, as it
+        # holds back the next ``request``; answers to those already in flight are still read meanwhile.
+        hold: asyncio.TimerHandle | None = None
+
+        def hold_over() -> None:
+            nonlocal hold
+            hold = None
+            if not wake.done():
+                wake.set_result(None)
+
         wake: asyncio.Future[None] = loop.create_future()
         timer = loop.call_later(timeout, expire)
         in_flight: dict[asyncio.Future[bytes], int] = {}
@@ -331,8 +341,14 @@ class Connection:
         held = 0  # slots held and not yet used (granted to ``waiter``)
         try:
             while pos < len(todo) or in_flight:
-                # Send while slots are free.
-                while pos < len(todo) and not expired:
+                # Send while slots are free (and the peer is not throttling us).
+                while pos < len(todo) and not expired and hold is None:
+                    throttled = self.throttle_until - time.monotonic()
+                    if throttled > 0:
+                        logger.debug("%s is throttling us; holding %d %s requests for %.3fs", self.label,
+                                     len(todo) - pos, name, throttled)
+                        hold = loop.call_later(throttled, hold_over)
+                        break
                     if held:
                         held -= 1
                     elif waiter is None and self._take_slot():
@@ -387,10 +403,10 @@ class Connection:
                 if waiter is not None and waiter.done():
                     waiter = None
                     held += 1
-                if pos < len(todo) and held == 0 and waiter is None and not self._slot_waiters \
+                if pos < len(todo) and held == 0 and waiter is None and hold is None and not self._slot_waiters \
                         and self._free_slots > 0:
                     continue  # slots were freed above: go on sending without waiting
-                if not ready and (pos < len(todo) or in_flight) and held == 0:
+                if not ready and (pos < len(todo) or in_flight) and (held == 0 or hold is not None):
                     await wake
                     wake = loop.create_future()
             if expired:
@@ -398,6 +414,10 @@ class Connection:
                 # fails them; a request timeout (not just the caller's deadline) closes the connection.
                 last: KafkaError | None = None
                 for i in todo[pos:]:
+                    if hold is not None:
+                        each(i, None, KafkaTimeoutError(f"the deadline passed while {self.label} was throttling "
+                                                        f"requests ({name} not sent)"))
+                        continue
                     each(i, None, self._timeout_error(api_key, version, budget, request_timeout,
                                                       "waiting for a free slot"))
                 pos = len(todo)
@@ -411,6 +431,8 @@ class Connection:
                     await self.close(last)
         finally:
             timer.cancel()
+            if hold is not None:
+                hold.cancel()
             if waiter is not None:
                 self._drop_waiter(waiter)
             for _ in range(held):
