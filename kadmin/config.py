@@ -211,7 +211,7 @@ class ClientConfig:
         set_(self, "max_versions", _normalize_pins(self.max_versions, "max_versions"))
         set_(self, "min_versions", _normalize_pins(self.min_versions, "min_versions"))
         for key, lo in self.min_versions.items():
-            hi = self.max_versions.get(key)  # type: ignore[call-overload]
+            hi = self.max_versions.get(key)
             if hi is not None and lo > hi:
                 raise ValueError(f"API key {key}: min_versions {lo} is above max_versions {hi}")
 
@@ -230,8 +230,8 @@ class ClientConfig:
 
     def pinned_range(self, api_key: int) -> tuple[int, int]:
         """The user's (min, max) pin for an API; (0, 32767) when unpinned."""
-        lo = self.min_versions.get(api_key, 0)  # type: ignore[call-overload]
-        hi = self.max_versions.get(api_key, 32767)  # type: ignore[call-overload]
+        lo = self.min_versions.get(api_key, 0)
+        hi = self.max_versions.get(api_key, 32767)
         return int(lo), int(hi)
 
     def __repr__(self) -> str:

@@ -35,7 +35,7 @@ class KafkaError(Exception):
 
     def __eq__(self, other: object) -> bool:
         # Results are compared in tests and reports; two errors of the same kind and text are the same result.
-        return type(other) is type(self) and other.message == self.message  # type: ignore[attr-defined]
+        return type(other) is type(self) and other.message == self.message
 
     def __hash__(self) -> int:
         return hash((type(self), self.message))

@@ -1146,7 +1146,7 @@ def _array_packers(code: str) -> tuple[Callable[..., bytes], ...]:
     if got is None:
         got = tuple(struct.Struct(f">{n}{code}").pack for n in range(_ARRAY_UNPACKERS))
         _unpackers_cache[key] = got
-    return got  # type: ignore[return-value]
+    return got
 
 
 def _array_unpackers(code: str) -> tuple[Callable[..., tuple[Any, ...]], ...]:

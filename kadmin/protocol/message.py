@@ -82,7 +82,7 @@ class Struct:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self._key() == other._key()  # type: ignore[attr-defined]
+        return self._key() == other._key()
 
     def __ne__(self, other: object) -> bool:
         eq = self.__eq__(other)
@@ -327,7 +327,7 @@ def build_message_class(spec: MessageSpec) -> type[Message]:
     all_fields.append((top, fields_of(spec.name, spec.fields), spec.name))
     for cls, flist, owner in all_fields:
         for f in flist:
-            f.default = default_value(f.spec, owner, struct_classes)  # type: ignore[arg-type]
+            f.default = default_value(f.spec, owner, struct_classes)
         cls._kfields = flist
         cls._owner = top
         cls.__init__ = _make_init(owner, flist, {})  # type: ignore[method-assign]

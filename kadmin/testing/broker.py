@@ -149,7 +149,7 @@ class Broker:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         if task is not None:
-            self._tasks.add(task)  # type: ignore[arg-type]
+            self._tasks.add(task)
         self._writers.add(writer)
         peer = writer.get_extra_info("peername")
         conn = Connection(f"/{peer[0]}" if peer else "/127.0.0.1")
@@ -174,7 +174,7 @@ class Broker:
                 pass
             self._writers.discard(writer)
             if task is not None:
-                self._tasks.discard(task)  # type: ignore[arg-type]
+                self._tasks.discard(task)
             writer.close()
 
     async def _send(self, out: Outbox, payload: bytes) -> None:
