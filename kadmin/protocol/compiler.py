@@ -853,9 +853,10 @@ class VersionCodegen:
                 s(f"elif {n} < 128:")
             else:
                 s(f"if {n} < 128 and {n}:")
-            s(f"    {n} += pos")
-            take("pos + 1")
-            s(f"    pos = {n}")
+            p = s.tmp("p")
+            s(f"    {p} = pos + 1")
+            s(f"    pos += {n}")
+            take(p, "pos")
         elif kind == "string" and not peeked:
             # Nearly every string is shorter than 256 bytes: a zero high byte is one subscript and proves
             # the length is the low byte; longer strings and bad lengths go to the helper.
