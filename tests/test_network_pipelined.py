@@ -42,12 +42,15 @@ def corr_of(frame: bytes) -> int:
     return int(struct.unpack_from(">i", frame, 4)[0])
 
 
-def answering(delay_s: float = 0.0, throttle_ms: int = 0) -> Handler:
-    """Answers every request, in order, ``delay_s`` after reading it (the first one with ``throttle_ms``)."""
+def answering(delay_s: float = 0.0, throttle_ms: int = 0, arrivals: list[float] | None = None) -> Handler:
+    """Answers every request, in order, ``delay_s`` after reading it (the first one with ``throttle_ms``);
+    notes when each request arrived in ``arrivals``, if given."""
     async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         first = True
         while True:
             frame = await read_frame(reader)
+            if arrivals is not None:
+                arrivals.append(time.monotonic())
             if delay_s:
                 await asyncio.sleep(delay_s)
             writer.write(answer(corr_of(frame), throttle_ms if first else 0))
@@ -251,17 +254,8 @@ def test_a_throttled_answer_mid_batch_holds_back_the_requests_not_yet_written() 
     # up, also inside one pipelined batch; answers to what is already in flight are still read.
     arrivals: list[float] = []
 
-    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        first = True
-        while True:
-            frame = await read_frame(reader)
-            arrivals.append(time.monotonic())
-            writer.write(answer(corr_of(frame), 300 if first else 0))
-            first = False
-            await writer.drain()
-
     async def main() -> None:
-        async with server(handler) as port:
+        async with server(answering(throttle_ms=300, arrivals=arrivals)) as port:
             conn = await Connection.open("127.0.0.1", port, config=cfg(max_in_flight=4))
             got = Collect()
             t0 = time.monotonic()
