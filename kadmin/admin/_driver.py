@@ -148,10 +148,10 @@ async def run(
     write: bool = False,
 ) -> dict[K, Any]:
     """Run one admin operation over ``keys``; returns {key: value or KafkaError} for every key."""
-    pending: list[K] = list(dict.fromkeys(keys))
+    order: list[K] = list(dict.fromkeys(keys))
+    pending = order
     results: dict[K, Any] = {}
     last_error: dict[K, KafkaError] = {}
-    maybe_applied: set[K] = set()  # writes sent and not answered (yet): cleared by an answer
     in_doubt: set[K] = set()  # writes that had a send never answered: an answer later does not clear it
     delays = backoff_delays(config)
     round_no = 0
@@ -175,8 +175,12 @@ async def run(
                     # deadline of a call with less time than ours, not an answer.  Look the key up again.
                     where = Retry(where.error)
                 _apply(where, k, results, retry, last_error, lookup)
+        # Writes: the keys of every request sent and not answered (yet), one entry per request, removed by its
+        # answer (per request, not per key: thousands of keys cost one entry).  What is left after the round
+        # was never answered: those keys are in doubt from now on.
+        unanswered: dict[object, list[K]] | None = {} if write else None
         outcomes = await asyncio.gather(
-            *(_send_to_node(net, handler, node, node_keys, deadline, maybe_applied if write else None)
+            *(_send_to_node(net, handler, node, node_keys, deadline, unanswered)
               for node, node_keys in by_node.items())
         )
         for (node, node_keys), node_outcomes in zip(by_node.items(), outcomes, strict=False):
@@ -185,6 +189,9 @@ async def run(
             node_failed_connection = False
             for k in node_keys:
                 out = node_outcomes.get(k)
+                if type(out) is Done:  # the common case, without _apply's call and isinstance chain
+                    results[k] = out.value
+                    continue
                 if out is None:
                     out = Failed(ProtocolError(f"{handler.name}: node {node}'s response has no entry for {k!r}"))
                 if isinstance(out, Retry) and isinstance(out.error, KafkaConnectionError):
@@ -192,8 +199,9 @@ async def run(
                 _apply(out, k, results, retry, last_error, lookup)
             if node_failed_connection:
                 lookup.forget_node(node)
-        if write:
-            in_doubt |= maybe_applied
+        if unanswered:
+            for sent_keys in unanswered.values():
+                in_doubt.update(sent_keys)
         pending = retry
         if pending:
             delay = min(next(delays), max(0.0, deadline.remaining()))
@@ -204,7 +212,7 @@ async def run(
         msg = f"{handler.name}: no result for {k!r} before the deadline"
         if cause is not None:
             msg += f" (last error: {type(cause).__name__}: {cause})"
-        results[k] = KafkaTimeoutError(msg, possibly_applied=write and (k in maybe_applied or k in in_doubt))
+        results[k] = KafkaTimeoutError(msg, possibly_applied=write and k in in_doubt)
     for k in in_doubt:
         err = results.get(k)
         if isinstance(err, KafkaError) and not isinstance(err, KafkaTimeoutError) and _applied_looks_like(
@@ -214,7 +222,11 @@ async def run(
                 f"the resend was answered {type(err).__name__}: {err}, which is also what the earlier request "
                 f"having been applied looks like", possibly_applied=True)
             doubt.__cause__ = err
-    return {k: results[k] for k in dict.fromkeys(keys)}
+    if len(results) == len(order) and list(results) == order:
+        # Already in the keys' order (one node, one round: the usual case).  Comparing the two lists is by
+        # identity first, so this costs no hashing, where rebuilding the dict costs two lookups per key.
+        return results
+    return {k: results[k] for k in order}
 
 
 #: For writes: the answers a *resend* gets when the first send, never answered, was applied after all.  Such an
@@ -278,9 +290,12 @@ def _apply(out: Outcome, k: Any, results: dict[Any, Any], retry: list[Any], last
 
 
 async def _send_to_node(
-    net: Any, handler: Handler[K], node: int, keys: list[K], deadline: Deadline, sent: set[K] | None
+    net: Any, handler: Handler[K], node: int, keys: list[K], deadline: Deadline,
+    unanswered: dict[object, list[K]] | None,
 ) -> dict[K, Outcome]:
-    """Negotiate with ``node`` now, build, send every request concurrently, fold each answer by its own keys."""
+    """Negotiate with ``node`` now, build, send every request concurrently, fold each answer by its own keys.
+
+    ``unanswered`` (writes only) holds the keys of each request from its send until its answer."""
     try:
         version = await net.negotiated_version(node, handler.api_key, deadline=deadline)
     except UnsupportedVersionError as exc:
@@ -293,28 +308,32 @@ async def _send_to_node(
         return {k: Failed(exc) for k in keys}
     requests = built if isinstance(built, list) else [built]
     if len(requests) > 1 and getattr(net, "send_many", None) is not None:
-        return await _send_many(net, handler, node, requests, version, deadline, sent)
+        return await _send_many(net, handler, node, requests, version, deadline, unanswered)
+    merged: dict[K, Outcome] = {}
 
-    async def one(req: Message) -> dict[K, Outcome]:
+    async def one(req: Message) -> None:
         req_keys = handler.keys_of(req, version)
-        if sent is not None:
-            sent.update(req_keys)
+        token = object()
+        if unanswered is not None:
+            unanswered[token] = req_keys
         try:
             resp = await net.send(node, req, version, deadline=deadline)
         except KafkaError as exc:
-            return _not_sent(exc, req_keys)
-        if sent is not None:
-            sent.difference_update(req_keys)
-        return _fold(handler, req, resp, version, node, req_keys)
+            merged.update(_not_sent(exc, req_keys))
+            return
+        if unanswered is not None:
+            del unanswered[token]
+        _fold(handler, req, resp, version, node, req_keys, merged)
 
-    merged: dict[K, Outcome] = {}
-    for part in await asyncio.gather(*(one(r) for r in requests)):
-        merged.update(part)
+    if len(requests) == 1:
+        await one(requests[0])
+    else:
+        await asyncio.gather(*(one(r) for r in requests))
     return merged
 
 
 async def _send_many(net: Any, handler: Handler[K], node: int, requests: list[Message], version: int,
-                     deadline: Deadline, sent: set[K] | None) -> dict[K, Outcome]:
+                     deadline: Deadline, unanswered: dict[object, list[K]] | None) -> dict[K, Outcome]:
     """Several requests to one node (a split lookup): pipelined by the network client, each folded on arrival.
 
     Per request this is what sending each one on its own would give (the same errors, retries and in-flight
@@ -323,9 +342,10 @@ async def _send_many(net: Any, handler: Handler[K], node: int, requests: list[Me
     concurrency, test stubs) get one ``send`` per request.
     """
     req_keys = [handler.keys_of(r, version) for r in requests]
-    if sent is not None:
-        for ks in req_keys:
-            sent.update(ks)
+    tokens = [object() for _ in requests]
+    if unanswered is not None:
+        for token, ks in zip(tokens, req_keys, strict=True):
+            unanswered[token] = ks
     merged: dict[K, Outcome] = {}
 
     def each(i: int, resp: Any, error: KafkaError | None) -> None:
@@ -333,9 +353,9 @@ async def _send_many(net: Any, handler: Handler[K], node: int, requests: list[Me
         if error is not None:
             merged.update(_not_sent(error, keys))
             return
-        if sent is not None:
-            sent.difference_update(keys)
-        merged.update(_fold(handler, requests[i], resp, version, node, keys))
+        if unanswered is not None:
+            del unanswered[tokens[i]]
+        _fold(handler, requests[i], resp, version, node, keys, merged)
 
     try:
         await net.send_many(node, requests, version, deadline=deadline, each=each)
@@ -354,20 +374,24 @@ def _not_sent(exc: KafkaError, keys: Iterable[K]) -> dict[K, Outcome]:
     return {k: out for k in keys}
 
 
-def _fold(handler: Handler[K], req: Message, resp: Any, version: int, node: int, keys: Iterable[K]) -> dict[K, Outcome]:
-    """One answer folded into the outcomes of the keys its request carried; a key it leaves out fails."""
+def _fold(handler: Handler[K], req: Message, resp: Any, version: int, node: int, keys: Iterable[K],
+          into: dict[K, Outcome]) -> None:
+    """One answer folded into ``into``, the outcomes of the keys its request carried; a key it leaves out fails.
+
+    Written into the caller's dict directly: one insert per key, instead of a dict per request merged again."""
     try:
         folded = handler.handle(req, resp, version, node)
     except KafkaError as exc:
         out = _retry_or_fail(exc)
-        return {k: out for k in keys}
-    result: dict[K, Outcome] = {}
+        for k in keys:
+            into[k] = out
+        return
+    get = folded.get
     for k in keys:
-        got = folded.get(k)
+        got = get(k)
         # Built only when missing: an exception per key per response is costly on 1,000-key batches.
-        result[k] = got if got is not None else Failed(ProtocolError(
+        into[k] = got if got is not None else Failed(ProtocolError(
             f"{handler.name}: node {node}'s response has no entry for {k!r}"))
-    return result
 
 
 def _retry_or_fail(exc: KafkaError) -> Outcome:

@@ -239,31 +239,32 @@ class AlterClientQuotasHandler:
     name = "AlterClientQuotas"
 
     def __init__(self, alterations: Sequence[ClientQuotaAlteration], *, validate_only: bool, batch_size: int) -> None:
-        self.by_entity = {a.entity: a for a in alterations}
-        # Answers name entities in wire form; map them back by their (type, name) pairs without rebuilding and
-        # re-validating a ClientQuotaEntity per entry (this was most of the client's time on large batches).
-        self.by_wire = {_wire_key_of(a.entity.components): a.entity for a in alterations}
+        self._req: Any = message_type(ALTER_CLIENT_QUOTAS, "request")
+        # Every entity's EntryData, built once (the struct classes are the same at every version): each
+        # request of each round takes its entries from here, so a retried entity is not built again.  Entries
+        # are only read when a request is encoded, so one can be in several requests (rounds) safely.
+        self._entries: dict[ClientQuotaEntity, Any] = _entries(self._req, alterations)
+        # Answers name entities in wire form.  Brokers usually list them as asked, so an entry is first
+        # compared with the entity at its position in the request; otherwise it is found by its (type, name)
+        # pairs in this table, built on first need (never a ClientQuotaEntity rebuilt and re-validated per
+        # entry: that was most of the client's time on large batches).
+        self._by_wire: dict[tuple[tuple[str, str | None], ...], ClientQuotaEntity] | None = None
         self._keys_of_request: dict[int, list[ClientQuotaEntity]] = {}
         self.validate_only = validate_only
         self.batch_size = batch_size
         # Entities answered REQUEST_TIMED_OUT at least once: the controller may have applied them.
         self.maybe_applied: set[ClientQuotaEntity] = set()
 
-    def _entry(self, req: Any, a: ClientQuotaAlteration) -> Any:
-        ops = [req.OpData(key=op.key, value=op.value, remove=False) if isinstance(op, Set)
-               else req.OpData(key=op.key, value=0.0, remove=True) for op in a.ops]
-        entity = [req.EntityData(entity_type=t, entity_name=n) for t, n in a.entity.components]
-        return req.EntryData(entity=entity, ops=ops)
-
     def builder(self, keys: Sequence[ClientQuotaEntity]) -> _driver.BuildWith:
-        req: Any = message_type(ALTER_CLIENT_QUOTAS, "request")
+        req = self._req
         n = self.batch_size
+        entries = self._entries
 
         def make(version: int) -> list[Message]:
             out: list[Message] = []
             for i in range(0, len(keys), n):
                 chunk = list(keys[i:i + n])
-                r = req(entries=[self._entry(req, self.by_entity[k]) for k in chunk], validate_only=self.validate_only)
+                r = req(entries=[entries[k] for k in chunk], validate_only=self.validate_only)
                 self._keys_of_request[id(r)] = chunk
                 out.append(r)
             return out
@@ -277,27 +278,68 @@ class AlterClientQuotasHandler:
         return [self._entity(e.entity) for e in request.entries]  # type: ignore[attr-defined]
 
     def _entity(self, parts: Any) -> ClientQuotaEntity:
-        known = self.by_wire.get(_wire_key_of((p.entity_type, p.entity_name) for p in parts))
+        by_wire = self._by_wire
+        if by_wire is None:
+            by_wire = self._by_wire = {_wire_key_of(e.components): e for e in self._entries}
+        known = by_wire.get(_wire_key_of([(p.entity_type, p.entity_name) for p in parts]))
         return known if known is not None else entity_from_wire(parts)
 
     def handle(self, request: Message, response: Message, version: int,
                node_id: int) -> dict[ClientQuotaEntity, Outcome]:
         out: dict[ClientQuotaEntity, Outcome] = {}
-        self._keys_of_request.pop(id(request), None)
-        for entry in response.entries:  # type: ignore[attr-defined]
-            entity = self._entity(entry.entity)
-            if entity not in self.by_entity:
-                log.warning("AlterClientQuotas: node %d answered for entity %s, which was not asked about",
-                            node_id, entity)
+        asked = self._keys_of_request.pop(id(request), None) or ()
+        n_asked = len(asked)
+        for i, entry in enumerate(response.entries):  # type: ignore[attr-defined]
+            parts = entry.entity
+            entity = asked[i] if i < n_asked else None
+            if entity is None or not _same_entity(parts, entity.components):
+                entity = self._entity(parts)
+                if entity not in self._entries:
+                    log.warning("AlterClientQuotas: node %d answered for entity %s, which was not asked about",
+                                node_id, entity)
+                    continue
+            code = entry.error_code
+            if code == 0:
+                out[entity] = _OK
                 continue
-            bad = _outcome(entry.error_code, entry.error_message)
-            if bad is None:
-                out[entity] = Done(None)
+            bad = _outcome(code, entry.error_message)
+            if bad is None:  # pragma: no cover - only code 0 means no error
+                out[entity] = _OK
                 continue
             if isinstance(bad, Retry) and isinstance(bad.error, RequestTimedOutError) and not self.validate_only:
                 self.maybe_applied.add(entity)
             out[entity] = bad
         return out
+
+
+_OK: Done[None] = Done(None)  # frozen: one instance serves every entity answered without error
+
+
+def _entries(req: Any, alterations: Sequence[ClientQuotaAlteration]) -> dict[ClientQuotaEntity, Any]:
+    """{entity: its request EntryData}; ops carry the alteration's floats as they are (normalized, so exact)."""
+    Entry, Entity, Op = req.EntryData, req.EntityData, req.OpData
+    out: dict[ClientQuotaEntity, Any] = {}
+    for a in alterations:
+        comps = a.entity.components
+        if len(comps) == 1:  # the common shape, without a comprehension's frame
+            ((t, n),) = comps
+            entity = [Entity(entity_type=t, entity_name=n)]
+        else:
+            entity = [Entity(entity_type=t, entity_name=n) for t, n in comps]
+        ops = [Op(key=op.key, value=op.value, remove=False) if isinstance(op, Set)
+               else Op(key=op.key, value=0.0, remove=True) for op in a.ops]
+        out[a.entity] = Entry(entity=entity, ops=ops)
+    return out
+
+
+def _same_entity(parts: Any, components: tuple[tuple[str, str | None], ...]) -> bool:
+    """Whether wire entity parts are exactly ``components``, in the same order (as they were sent)."""
+    if len(parts) != len(components):
+        return False
+    for p, (t, n) in zip(parts, components, strict=True):
+        if p.entity_type != t or p.entity_name != n:
+            return False
+    return True
 
 
 async def alter_client_quotas(net: Any, alterations: Sequence[ClientQuotaAlteration], deadline: Deadline,
@@ -307,15 +349,15 @@ async def alter_client_quotas(net: Any, alterations: Sequence[ClientQuotaAlterat
     handler = AlterClientQuotasHandler(alterations, validate_only=validate_only, batch_size=batch_size)
     lookup = QuotaNode(bounded, ALTER_CLIENT_QUOTAS)
     keys = [a.entity for a in alterations]
-    res = await _driver.run(bounded, handler, keys, lookup, deadline, config, write=not validate_only)
+    res: dict[ClientQuotaEntity, None | KafkaError] = await _driver.run(
+        bounded, handler, keys, lookup, deadline, config, write=not validate_only)
     if lookup.unsupported is not None and all(v is lookup.unsupported for v in res.values()):
         raise lookup.unsupported
-    out: dict[ClientQuotaEntity, None | KafkaError] = {}
-    for entity in keys:
+    # The driver's dict is already one entry per entity, in order: only the few that timed out are revisited.
+    for entity in handler.maybe_applied:
         v = res[entity]
-        if (isinstance(v, KafkaTimeoutError) and not v.possibly_applied and entity in handler.maybe_applied):
-            v = KafkaTimeoutError(f"{v.message}; a broker timed out on it earlier, so it may have been applied",
-                                  possibly_applied=True)
-        out[entity] = v
-    return out
+        if isinstance(v, KafkaTimeoutError) and not v.possibly_applied:
+            res[entity] = KafkaTimeoutError(f"{v.message}; a broker timed out on it earlier, so it may have been "
+                                            "applied", possibly_applied=True)
+    return res
 
