@@ -109,14 +109,19 @@ class ClientQuotaEntity:
                 pairs.append(p)
         seen: set[str] = set()
         for t, n in pairs:
-            _check_type(t, "ClientQuotaEntity")
+            if type(t) is not str or not t:  # the full check (and its message) only off the common path
+                _check_type(t, "ClientQuotaEntity")
             if n is not None and not isinstance(n, str):
                 raise TypeError(f"ClientQuotaEntity: the {t} name must be a string or None (the default), "
                                 f"not {n!r}")
             if t in seen:
                 raise ValueError(f"ClientQuotaEntity: entity type {t!r} appears twice in {pairs!r}")
             seen.add(t)
-        ordered = tuple(sorted(((t, n) for t, n in pairs), key=lambda c: (_TYPE_RANK.get(c[0], 3), c[0])))
+        if len(pairs) == 1:  # nothing to order (entities of one type are most of them)
+            ((t, n),) = pairs
+            ordered: tuple[tuple[str, str | None], ...] = ((t, n),)
+        else:
+            ordered = tuple(sorted(((t, n) for t, n in pairs), key=lambda c: (_TYPE_RANK.get(c[0], 3), c[0])))
         object.__setattr__(self, "components", ordered)
         # Entities are dict keys everywhere (results, batches, plans): hash the nested tuple once.
         object.__setattr__(self, "_hash", hash(ordered))
@@ -378,6 +383,10 @@ def _keys_for(entity: ClientQuotaEntity) -> Mapping[str, _Kind] | None:
     """The keys Kafka accepts for this entity's combination of types; None when kadmin does not know a type.
 
     Raises ValueError for the combinations Kafka refuses."""
+    comps = entity.components
+    if len(comps) == 1:  # one type combines with nothing: only whether kadmin knows it
+        t = comps[0][0]
+        return IP_KEYS if t == IP else USER_CLIENT_KEYS if t == USER or t == CLIENT_ID else None
     types = set(entity.types)
     if not types:
         raise ValueError(f"quota entity {entity}: an entity needs at least one component (e.g. {{'user': 'alice'}})")
@@ -433,9 +442,13 @@ def _check_value(entity: ClientQuotaEntity, key: str, value: float, kind: _Kind 
                          f"maximum {_LIMITS[kind]}")
 
 
-def _check_ops(entity: ClientQuotaEntity, ops: Sequence[Any], allow_unknown_keys: bool) -> tuple[QuotaOp, ...]:
-    """Validate and normalize the ops of one entity; the rules are in the module docstring."""
+def _check_ops(entity: ClientQuotaEntity, ops: Sequence[Any],
+               allow_unknown_keys: bool) -> tuple[tuple[QuotaOp, ...], bool]:
+    """Validate and normalize the ops of one entity; the rules are in the module docstring.
+
+    Also says whether kadmin knows every key for this entity (what :func:`_check_keys_known` requires)."""
     known = _keys_for(entity)
+    all_known = known is not None
     _check_entity_names(entity)
     if not ops:
         raise ValueError(f"quota entity {entity}: the alteration has no operations")
@@ -452,6 +465,7 @@ def _check_ops(entity: ClientQuotaEntity, ops: Sequence[Any], allow_unknown_keys
         seen.add(key)
         kind = known.get(key) if known is not None else None
         if kind is None:
+            all_known = False
             if known is not None and key in _ALL_KEYS:
                 applies = "ip" if key in IP_KEYS else "user/client-id"
                 raise ValueError(f"quota entity {entity}: {key!r} applies to {applies} entities only")
@@ -464,7 +478,7 @@ def _check_ops(entity: ClientQuotaEntity, ops: Sequence[Any], allow_unknown_keys
             out.append(op if type(op.value) is float else Set(key, value))
         else:
             out.append(op)
-    return tuple(out)
+    return tuple(out), all_known
 
 
 def _unknown_key(entity: ClientQuotaEntity, key: str, known: Mapping[str, _Kind] | None) -> ValueError:
@@ -493,6 +507,9 @@ class ClientQuotaAlteration:
 
     entity: ClientQuotaEntity
     ops: tuple[QuotaOp, ...]
+    # Whether kadmin knows every key for this entity, found while the ops were checked: the call-time rule
+    # (unknown keys need allow_unknown_keys) is then one attribute read per alteration.
+    _all_known: bool = field(init=False, repr=False, compare=False)
 
     def __init__(self, entity: ClientQuotaEntity, ops: Iterable[QuotaOp]) -> None:
         if not isinstance(entity, ClientQuotaEntity):
@@ -503,7 +520,9 @@ class ClientQuotaAlteration:
             raise TypeError(f"quota entity {entity}: ops must be a list of Set(key, value)/Remove(key), not a "
                             f"{type(ops).__name__} (no implicit 'None means remove')")
         object.__setattr__(self, "entity", entity)
-        object.__setattr__(self, "ops", _check_ops(entity, list(ops), allow_unknown_keys=True))
+        checked, all_known = _check_ops(entity, list(ops), allow_unknown_keys=True)
+        object.__setattr__(self, "ops", checked)
+        object.__setattr__(self, "_all_known", all_known)
 
 
 def validate_alterations(alterations: Iterable[ClientQuotaAlteration], *,
@@ -516,14 +535,19 @@ def validate_alterations(alterations: Iterable[ClientQuotaAlteration], *,
     items = list(alterations)
     if not items:
         raise ValueError("alterations is empty")
-    seen: set[ClientQuotaEntity] = set()
+    # Entities are equal exactly when their (canonical) components are: the tuples hash in C, where an entity's
+    # __hash__ is a Python call.  One set operation per alteration (add, then did the size change).
+    seen: set[tuple[tuple[str, str | None], ...]] = set()
+    add = seen.add
     for a in items:
         if not isinstance(a, ClientQuotaAlteration):
             raise TypeError(f"alterations must contain ClientQuotaAlteration, not {a!r}")
-        if a.entity in seen:
+        size = len(seen)
+        add(a.entity.components)
+        if len(seen) == size:
             raise ValueError(f"quota entity {a.entity} appears in more than one alteration; merge its ops into one")
-        seen.add(a.entity)
-        if not allow_unknown_keys:
+        # getattr: an alteration unpickled from before the flag existed has none; it is checked in full.
+        if not allow_unknown_keys and not getattr(a, "_all_known", False):
             _check_keys_known(a.entity, a.ops)
     return items
 
