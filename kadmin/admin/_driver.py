@@ -92,9 +92,12 @@ class Handler(Protocol[K]):
 
 
 class Lookup(Protocol[K]):
-    """Maps keys to nodes. Errors per key are outcomes too (a lookup can fail for one key only)."""
+    """Maps keys to nodes. Errors per key are outcomes too (a lookup can fail for one key only).
 
-    async def locate(self, keys: Sequence[K], deadline: Deadline) -> dict[K, int | Outcome]: ...
+    A lookup that sends every key to the same node may answer with that node id alone: the driver then
+    takes the keys as they are, instead of reading one dict entry per key."""
+
+    async def locate(self, keys: Sequence[K], deadline: Deadline) -> dict[K, int | Outcome] | int: ...
 
     def forget(self, keys: Iterable[K]) -> None: ...
 
@@ -160,9 +163,14 @@ async def run(
         if deadline.expired:
             break
         retry: list[K] = []
-        located = await _locate(lookup, pending, deadline)
+        found = await _locate(lookup, pending, deadline)
         by_node: dict[int, list[K]] = {}
-        for k in pending:
+        located: dict[K, int | Outcome] = {}
+        if isinstance(found, int):  # every key to one node
+            by_node[found] = list(pending)
+        else:
+            located = found
+        for k in pending if located is found else ():
             where = located.get(k)
             if where is None:
                 retry.append(k)
@@ -247,7 +255,7 @@ def _applied_looks_like(handler: Handler[Any], err: KafkaError) -> bool:
     return err.code in codes
 
 
-async def _locate(lookup: Lookup[K], keys: Sequence[K], deadline: Deadline) -> dict[K, int | Outcome]:
+async def _locate(lookup: Lookup[K], keys: Sequence[K], deadline: Deadline) -> dict[K, int | Outcome] | int:
     """``lookup.locate`` bounded by this call's deadline, and never cancelled by this call.
 
     Why a shielded task: lookups are shared between concurrent calls (CoordinatorCache collapses lookups of

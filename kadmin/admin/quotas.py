@@ -101,9 +101,10 @@ class QuotaNode:
         preferred = [n for n in order if n not in self._avoid]
         return preferred + [n for n in order if n in self._avoid]
 
-    async def locate(self, keys: Sequence[Any], deadline: Deadline) -> dict[Any, int | Outcome]:
+    async def locate(self, keys: Sequence[Any], deadline: Deadline) -> dict[Any, int | Outcome] | int:
+        # Every key goes to the one node: said once (the driver's short form), not once per key.
         if self._node is not None:
-            return {k: self._node for k in keys}
+            return self._node
         unsupported: list[tuple[int, KafkaError]] = []
         last: KafkaError | None = None
         for node in self._candidates():
@@ -120,7 +121,7 @@ class QuotaNode:
                 last = exc
                 continue
             self._node = node
-            return {k: node for k in keys}
+            return node
         if unsupported and last is None:
             self.unsupported = await self._explain(unsupported, deadline)
             return {k: Failed(self.unsupported) for k in keys}
@@ -240,10 +241,13 @@ class AlterClientQuotasHandler:
 
     def __init__(self, alterations: Sequence[ClientQuotaAlteration], *, validate_only: bool, batch_size: int) -> None:
         self._req: Any = message_type(ALTER_CLIENT_QUOTAS, "request")
-        # Every entity's EntryData, built once (the struct classes are the same at every version): each
-        # request of each round takes its entries from here, so a retried entity is not built again.  Entries
-        # are only read when a request is encoded, so one can be in several requests (rounds) safely.
-        self._entries: dict[ClientQuotaEntity, Any] = _entries(self._req, alterations)
+        self.keys = [a.entity for a in alterations]  # the driver's keys, in the alterations' order
+        # Every entity's EntryData, built once, in the alterations' order (the struct classes are the same at
+        # every version).  The first round's keys are the entities in that order, so its requests take slices
+        # of this list; a retry round takes its entities' entries from a table built then.  Entries are only
+        # read when a request is encoded, so one can be in several requests (rounds) safely.
+        self._built: list[Any] = _entries(self._req, alterations)
+        self._entry_of: dict[ClientQuotaEntity, Any] | None = None
         # Answers name entities in wire form.  Brokers usually list them as asked, so an entry is first
         # compared with the entity at its position in the request; otherwise it is found by its (type, name)
         # pairs in this table, built on first need (never a ClientQuotaEntity rebuilt and re-validated per
@@ -255,16 +259,25 @@ class AlterClientQuotasHandler:
         # Entities answered REQUEST_TIMED_OUT at least once: the controller may have applied them.
         self.maybe_applied: set[ClientQuotaEntity] = set()
 
+    def _entries_for(self, keys: Sequence[ClientQuotaEntity]) -> list[Any]:
+        # List equality compares by identity first: the usual case (all entities, in order) costs no hashing.
+        if len(keys) == len(self.keys) and keys == self.keys:
+            return self._built
+        if self._entry_of is None:
+            self._entry_of = dict(zip(self.keys, self._built, strict=True))
+        entry_of = self._entry_of
+        return [entry_of[k] for k in keys]
+
     def builder(self, keys: Sequence[ClientQuotaEntity]) -> _driver.BuildWith:
         req = self._req
         n = self.batch_size
-        entries = self._entries
 
         def make(version: int) -> list[Message]:
+            entries = self._entries_for(keys)
             out: list[Message] = []
             for i in range(0, len(keys), n):
                 chunk = list(keys[i:i + n])
-                r = req(entries=[entries[k] for k in chunk], validate_only=self.validate_only)
+                r = req(entries=entries[i:i + n], validate_only=self.validate_only)
                 self._keys_of_request[id(r)] = chunk
                 out.append(r)
             return out
@@ -277,11 +290,15 @@ class AlterClientQuotasHandler:
             return keys
         return [self._entity(e.entity) for e in request.entries]  # type: ignore[attr-defined]
 
-    def _entity(self, parts: Any) -> ClientQuotaEntity:
+    def _asked(self, parts: Any) -> ClientQuotaEntity | None:
+        """The requested entity these wire parts name, or None."""
         by_wire = self._by_wire
         if by_wire is None:
-            by_wire = self._by_wire = {_wire_key_of(e.components): e for e in self._entries}
-        known = by_wire.get(_wire_key_of([(p.entity_type, p.entity_name) for p in parts]))
+            by_wire = self._by_wire = {_wire_key_of(e.components): e for e in self.keys}
+        return by_wire.get(_wire_key_of([(p.entity_type, p.entity_name) for p in parts]))
+
+    def _entity(self, parts: Any) -> ClientQuotaEntity:
+        known = self._asked(parts)
         return known if known is not None else entity_from_wire(parts)
 
     def handle(self, request: Message, response: Message, version: int,
@@ -292,11 +309,20 @@ class AlterClientQuotasHandler:
         for i, entry in enumerate(response.entries):  # type: ignore[attr-defined]
             parts = entry.entity
             entity = asked[i] if i < n_asked else None
-            if entity is None or not _same_entity(parts, entity.components):
-                entity = self._entity(parts)
-                if entity not in self._entries:
+            if entity is not None:
+                comps = entity.components
+                if len(parts) == 1 and len(comps) == 1:  # the common shape, inline
+                    p = parts[0]
+                    same = p.entity_type == comps[0][0] and p.entity_name == comps[0][1]
+                else:
+                    same = _same_entity(parts, comps)
+                if not same:
+                    entity = None
+            if entity is None:
+                entity = self._asked(parts)
+                if entity is None:
                     log.warning("AlterClientQuotas: node %d answered for entity %s, which was not asked about",
-                                node_id, entity)
+                                node_id, entity_from_wire(parts))
                     continue
             code = entry.error_code
             if code == 0:
@@ -315,10 +341,12 @@ class AlterClientQuotasHandler:
 _OK: Done[None] = Done(None)  # frozen: one instance serves every entity answered without error
 
 
-def _entries(req: Any, alterations: Sequence[ClientQuotaAlteration]) -> dict[ClientQuotaEntity, Any]:
-    """{entity: its request EntryData}; ops carry the alteration's floats as they are (normalized, so exact)."""
+def _entries(req: Any, alterations: Sequence[ClientQuotaAlteration]) -> list[Any]:
+    """Each alteration's request EntryData, in order; ops carry the alteration's floats as they are (already
+    normalized by ClientQuotaAlteration, so the bits sent are the bits given)."""
     Entry, Entity, Op = req.EntryData, req.EntityData, req.OpData
-    out: dict[ClientQuotaEntity, Any] = {}
+    out: list[Any] = []
+    append = out.append
     for a in alterations:
         comps = a.entity.components
         if len(comps) == 1:  # the common shape, without a comprehension's frame
@@ -328,7 +356,7 @@ def _entries(req: Any, alterations: Sequence[ClientQuotaAlteration]) -> dict[Cli
             entity = [Entity(entity_type=t, entity_name=n) for t, n in comps]
         ops = [Op(key=op.key, value=op.value, remove=False) if isinstance(op, Set)
                else Op(key=op.key, value=0.0, remove=True) for op in a.ops]
-        out[a.entity] = Entry(entity=entity, ops=ops)
+        append(Entry(entity=entity, ops=ops))
     return out
 
 
@@ -348,9 +376,8 @@ async def alter_client_quotas(net: Any, alterations: Sequence[ClientQuotaAlterat
     bounded = _BoundedNet(net, max_concurrency)
     handler = AlterClientQuotasHandler(alterations, validate_only=validate_only, batch_size=batch_size)
     lookup = QuotaNode(bounded, ALTER_CLIENT_QUOTAS)
-    keys = [a.entity for a in alterations]
     res: dict[ClientQuotaEntity, None | KafkaError] = await _driver.run(
-        bounded, handler, keys, lookup, deadline, config, write=not validate_only)
+        bounded, handler, handler.keys, lookup, deadline, config, write=not validate_only)
     if lookup.unsupported is not None and all(v is lookup.unsupported for v in res.values()):
         raise lookup.unsupported
     # The driver's dict is already one entry per entity, in order: only the few that timed out are revisited.
