@@ -354,8 +354,14 @@ def _entries(req: Any, alterations: Sequence[ClientQuotaAlteration]) -> list[Any
             entity = [Entity(entity_type=t, entity_name=n)]
         else:
             entity = [Entity(entity_type=t, entity_name=n) for t, n in comps]
-        ops = [Op(key=op.key, value=op.value, remove=False) if isinstance(op, Set)
-               else Op(key=op.key, value=0.0, remove=True) for op in a.ops]
+        given = a.ops
+        if len(given) == 1:  # likewise
+            op = given[0]
+            ops = [Op(key=op.key, value=op.value, remove=False) if isinstance(op, Set)
+                   else Op(key=op.key, value=0.0, remove=True)]
+        else:
+            ops = [Op(key=op.key, value=op.value, remove=False) if isinstance(op, Set)
+                   else Op(key=op.key, value=0.0, remove=True) for op in given]
         append(Entry(entity=entity, ops=ops))
     return out
 
