@@ -95,9 +95,12 @@ class ClientQuotaEntity:
     _hash: int = field(init=False, repr=False, compare=False)
 
     def __init__(self, components: Mapping[str, str | None] | Iterable[tuple[str, str | None]] = ()) -> None:
-        if isinstance(components, ClientQuotaEntity):
-            pairs: list[tuple[Any, Any]] = list(components.components)
-        elif isinstance(components, Mapping):
+        kind = type(components)
+        if kind is dict:  # the common inputs first, without the ABC checks below
+            pairs: list[tuple[Any, Any]] = list(components.items())  # type: ignore[union-attr]
+        elif kind is not list and isinstance(components, ClientQuotaEntity):
+            pairs = list(components.components)
+        elif kind is not list and isinstance(components, Mapping):
             pairs = list(components.items())
         elif isinstance(components, (str, bytes)):
             raise TypeError("ClientQuotaEntity takes a mapping {entity_type: name or None}, not a string")
@@ -120,6 +123,10 @@ class ClientQuotaEntity:
         if len(pairs) == 1:  # nothing to order (entities of one type are most of them)
             ((t, n),) = pairs
             ordered: tuple[tuple[str, str | None], ...] = ((t, n),)
+        elif len(pairs) == 2:  # the sort below for two distinct types: one comparison
+            (t, n), (t2, n2) = pairs
+            first = (_TYPE_RANK.get(t, 3), t) < (_TYPE_RANK.get(t2, 3), t2)
+            ordered = ((t, n), (t2, n2)) if first else ((t2, n2), (t, n))
         else:
             ordered = tuple(sorted(((t, n) for t, n in pairs), key=lambda c: (_TYPE_RANK.get(c[0], 3), c[0])))
         object.__setattr__(self, "components", ordered)

@@ -304,3 +304,43 @@ def test_single_component_entities_are_checked_like_any_other() -> None:
     with pytest.raises(TypeError, match="name must be a string or None"):
         E({"user": 7})  # type: ignore[dict-item]
     assert E({"user": None}).components == (("user", None),) and E({"user": None}).is_default("user")
+
+
+def test_two_component_entities_order_like_the_general_sort() -> None:
+    types = ["user", "client-id", "ip", "group", "a", "zz"]
+    for t1 in types:
+        for t2 in types:
+            if t1 == t2:
+                continue
+            got = E([(t1, "x"), (t2, None)]).components
+            assert got == tuple(sorted([(t1, "x"), (t2, None)],
+                                       key=lambda c: ({"user": 0, "client-id": 1, "ip": 2}.get(c[0], 3), c[0])))
+            assert E({t2: None, t1: "x"}) == E([(t1, "x"), (t2, None)])
+    assert E([("zz", "1"), ("a", "2"), ("user", "3")]).types == ("user", "a", "zz")
+
+
+# --- describe ------------------------------------------------------------------------------------------------
+
+
+def test_describe_returns_entities_in_sort_order_with_their_values() -> None:
+    from kadmin.admin.quotas import DescribeClientQuotasHandler
+    from kadmin.protocol import message_type
+    from kadmin.quotas import ClientQuotaFilter
+
+    R: Any = message_type(48, "response")
+    shapes = [[("client-id", "c")], [("user", None)], [("client-id", None), ("user", "u")], [("user", "u")],
+              [("user", "a"), ("client-id", "b")], [("ip", "1.2.3.4")], [("ip", None)], [("group", "g")],
+              [("client-id", "")], [("user", "b")]]
+    entries = [R.EntryData(entity=[R.EntityData(entity_type=t, entity_name=n) for t, n in shape],
+                           values=[R.ValueData(key="k", value=float(i)), R.ValueData(key="j", value=-0.0)])
+               for i, shape in enumerate(shapes)]
+    entries.reverse()
+    resp = R(error_code=0, error_message=None, entries=entries)
+    flt = ClientQuotaFilter.all()
+    (out,) = DescribeClientQuotasHandler(flt).handle(None, resp, 1, 1).values()  # type: ignore[arg-type]
+    assert isinstance(out, Done)
+    got = out.value
+    expected = [E(shape) for shape in shapes]
+    assert list(got) == sorted(expected)  # __lt__, pair by pair
+    for i, shape in enumerate(shapes):
+        assert got[E(shape)]["k"] == float(i) and str(got[E(shape)]["j"]) == "-0.0"
