@@ -3,8 +3,11 @@
 Why the driver and not the executors: an AdminClient holds connections, negotiated versions and a
 coordinator cache; one client on the driver sends ``ceil(entities / batch_size)`` requests, where one per
 executor task would multiply connections and metadata requests by the number of partitions.  Why streaming:
-``toLocalIterator()`` brings one partition at a time, so the driver holds at most a partition of actions
-(two with prefetch) plus ``max_concurrency`` batches in flight, never the whole plan.
+the driver takes one partition of the plan at a time, so it holds at most a partition of actions (two with
+prefetch) plus ``max_concurrency`` batches in flight, never the whole plan.  With PySpark 4 and pyarrow each
+partition comes as Arrow (``toArrow()`` of that partition, fetched on a background thread while the previous
+one is being sent), which costs the driver a fraction of what unpickling one ``Row`` per action does; without
+them, ``toLocalIterator()`` brings the same partitions as rows.
 
 The plan is cached hash-partitioned by entity and sorted by (entity, key) within partitions (one shuffle,
 paid by the totals job that also gives the progress bar its total), so that the stream is a plain scan in
@@ -20,8 +23,10 @@ import concurrent.futures as cf
 import logging
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import groupby
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from pyspark import StorageLevel
@@ -64,9 +69,13 @@ DEFAULT_BATCH_SIZE = admin_quotas.DEFAULT_BATCH_SIZE
 DEFAULT_MAX_CONCURRENCY = admin_quotas.DEFAULT_MAX_CONCURRENCY
 _STRICT_SAMPLES = 5
 ROWS_PER_STREAM_PARTITION = 100_000
+#: Smaller partitions for the Arrow stream: the first one is what sending waits for, and each costs one
+#: short Spark job, not one per row.
+ROWS_PER_ARROW_PARTITION = 50_000
 MAX_STREAM_PARTITIONS = 64
 
 Cells = tuple[str | None, str | None, str | None]
+_CELLS = itemgetter(0, 1, 2)  # a streamed row's entity cells
 
 
 @dataclass
@@ -88,6 +97,9 @@ class SendResult:
 def _entity(cells: Cells) -> Any:
     from kadmin.quotas import ClientQuotaEntity
 
+    user, client_id, ip = cells
+    if client_id is None and ip is None and user is not None:  # the common shape, without the general loop
+        return ClientQuotaEntity({"user": None if user == DEFAULT_ENTITY else user})
     return ClientQuotaEntity({ENTITY_TYPES[c]: (None if v == DEFAULT_ENTITY else v)
                               for c, v in zip(ENTITY_COLUMNS, cells, strict=True) if v is not None})
 
@@ -101,14 +113,26 @@ def _error_text(err: BaseException) -> str:
     return text
 
 
-def stream_partitions(actions: int) -> int:
+def arrow_stream_available(df: DataFrame) -> bool:
+    """True when the plan can be streamed as Arrow: pyarrow is installed and the DataFrame has ``toArrow``
+    (PySpark 4.0+, classic and Spark Connect alike)."""
+    if not callable(getattr(df, "toArrow", None)):
+        return False
+    try:
+        import pyarrow  # type: ignore[import-untyped]  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def stream_partitions(actions: int, per_partition: int = ROWS_PER_STREAM_PARTITION) -> int:
     """How many partitions to stream ``actions`` rows through.
 
-    ``toLocalIterator`` runs one Spark job per partition, so the default 200 shuffle partitions would cost
-    200 jobs for any plan; one partition per ``ROWS_PER_STREAM_PARTITION`` actions keeps the jobs few while
-    bounding what the driver's JVM buffers at once (one partition, two with prefetch).
+    Each partition costs one Spark job, so the default 200 shuffle partitions would cost 200 jobs for any
+    plan; one partition per ``per_partition`` actions keeps the jobs few while bounding what the driver
+    holds at once (one partition, two with prefetch).
     """
-    return max(1, min(MAX_STREAM_PARTITIONS, -(-actions // ROWS_PER_STREAM_PARTITION)))
+    return max(1, min(MAX_STREAM_PARTITIONS, -(-actions // per_partition)))
 
 
 def by_entity(plan: DataFrame, partitions: int) -> DataFrame:
@@ -121,29 +145,97 @@ def by_entity(plan: DataFrame, partitions: int) -> DataFrame:
     return plan.repartition(partitions, *ENTITY_COLUMNS).sortWithinPartitions(*ENTITY_COLUMNS, KEY_COLUMN)
 
 
-def actions_by_entity(plan: DataFrame) -> Iterator[tuple[Cells, list[tuple[str, float | None]]]]:
+def actions_by_entity(plan: DataFrame, partitions: int | None = None,
+                      ) -> Iterator[tuple[Cells, list[tuple[str, float | None]]]]:
     """(entity cells, [(key, new value or None to remove)]) per entity with changes, streamed from Spark.
 
     ``plan`` must come from :func:`by_entity`: its repartition puts all rows of an entity in one partition,
-    and the sort here (free when ``plan`` is cached sorted) makes them consecutive.  One plain row per key is
-    the cheapest way into Python (measured: grouping per entity in Spark, with arrays, costs more driver
+    and the sort here (free when ``plan`` is cached sorted) makes them consecutive.  ``partitions`` is the
+    count :func:`by_entity` was given: with it, and Arrow available (:func:`arrow_stream_available`), the
+    partitions come as Arrow one by one; otherwise as rows through ``toLocalIterator``.  One plain row per key
+    is the cheapest way into Python (measured: grouping per entity in Spark, with arrays, costs more driver
     CPU than it saves).  Only DataFrame API (no RDDs), so this also runs on Spark Connect.
     """
     ordered = plan.filter(F.col("action").isin("set", "remove")) \
         .select(*ENTITY_COLUMNS, KEY_COLUMN, "new_value").sortWithinPartitions(*ENTITY_COLUMNS, KEY_COLUMN)
-    current: Cells | None = None
-    ops: list[tuple[str, float | None]] = []
-    # Unpacked, not indexed: Row.__getitem__ is a Python-level method, unpacking iterates the tuple in C
-    # (this loop runs once per key, on the thread that also feeds the sends).
-    for user, client_id, ip, key, value in ordered.toLocalIterator(prefetchPartitions=True):
-        cells: Cells = (user, client_id, ip)
-        if cells != current:
-            if current is not None:
-                yield current, ops
-            current, ops = cells, []
-        ops.append((key, value))
-    if current is not None:
-        yield current, ops
+    rows: Iterable[tuple[Any, ...]]
+    if partitions is not None and arrow_stream_available(ordered):
+        rows = _arrow_rows(ordered, partitions)
+    else:
+        # Rows are tuples: itemgetter and unpacking read them in C (Row.__getitem__ is a Python method).
+        rows = ordered.toLocalIterator(prefetchPartitions=True)
+    # groupby and itemgetter run in C: per key, Python only builds the (key, value) pair.
+    for cells, group in groupby(rows, key=_CELLS):
+        yield cells, [(key, value) for _, _, _, key, value in group]
+
+
+def _arrow_rows(ordered: DataFrame, partitions: int) -> Iterator[tuple[Any, ...]]:
+    """The rows of ``ordered``, partition after partition in order, each fetched with ``toArrow()`` on a
+    background thread while the one before it is consumed (so at most two partitions are on the driver, as
+    Arrow buffers; Python objects exist for one Arrow record batch at a time).
+
+    A partition is selected with ``spark_partition_id()``, which is evaluated in the scan of the cached
+    plan (no exchange in between), so partition ``i`` here is partition ``i`` of :func:`by_entity`.
+    Arrow carries doubles bit for bit, as the row path does.
+    """
+    pid = F.spark_partition_id()
+    session = ordered.sparkSession
+
+    def fetch(i: int) -> Any:
+        return ordered.filter(pid == i).toArrow()
+
+    fetched = 0
+    pending: _Prefetch | None = _Prefetch(fetch, fetched, session)
+    try:
+        while pending is not None:
+            table = pending.get()
+            fetched += 1
+            pending = _Prefetch(fetch, fetched, session) if fetched < partitions else None
+            for batch in table.to_batches():
+                yield from zip(*[col.to_pylist() for col in batch.columns], strict=True)
+            del table
+    finally:
+        if pending is not None:
+            pending.wait()  # a stopped stream leaves no job running behind it
+
+
+class _Prefetch:
+    """``fn(arg)`` on a pyspark ``InheritableThread`` (so the job keeps the caller's job group, pool and
+    tags); :meth:`get` waits for its result or raises its error."""
+
+    def __init__(self, fn: Callable[[int], Any], arg: int, session: Any) -> None:
+        from pyspark.util import InheritableThread
+
+        self._result: Any = None
+        self._error: BaseException | None = None
+
+        def run() -> None:
+            try:
+                self._result = fn(arg)
+            except BaseException as exc:  # noqa: BLE001 - handed to the consuming thread by get()
+                self._error = exc
+
+        self._thread = InheritableThread(run, session=session, name="kadmin-spark-fetch", daemon=True)
+        self._thread.start()
+
+    def wait(self) -> None:
+        self._thread.join()
+
+    def get(self) -> Any:
+        self.wait()
+        if self._error is not None:
+            raise self._error
+        result, self._result = self._result, None
+        return result
+
+
+@dataclass
+class _Sent:
+    """One call in flight: its entities' cells and alterations (index for index) and how many ops."""
+
+    cells: list[Cells]
+    alterations: list[Any]
+    ops: int
 
 
 def send_actions(
@@ -163,30 +255,35 @@ def send_actions(
 
     res = SendResult(entities_total=totals[0], actions_total=totals[1])
     report(res.progress("planned"))
-    batch: list[tuple[Cells, Any]] = []
-    inflight: deque[tuple[cf.Future[Any], list[tuple[Cells, Any]]]] = deque()
+    cells_of: list[Cells] = []  # the batch being built: entity cells and alterations, index for index
+    batch: list[Any] = []
+    batch_ops = 0
+    inflight: deque[tuple[cf.Future[Any], _Sent]] = deque()
 
     def call(alterations: list[Any]) -> Any:
         return admin.alter_client_quotas(alterations, validate_only=validate_only,
                                          allow_unknown_keys=allow_unknown_keys, batch_size=batch_size,
                                          max_concurrency=1)
 
-    def fold(fut: cf.Future[Any], sent: list[tuple[Cells, Any]]) -> None:
+    def fold(fut: cf.Future[Any], sent: _Sent) -> None:
         res.requests += 1
-        res.entities_done += len(sent)
-        res.actions_done += sum(len(a.ops) for _, a in sent)
+        res.entities_done += len(sent.cells)
+        res.actions_done += sent.ops
         try:
             answer = fut.result()
         except (KafkaError, TypeError, ValueError) as exc:
             # The whole call failed (no broker reachable, the client refused the batch): every entity in it
             # failed with the same error, and the next batch still gets its chance.
-            log.warning("a batch of %d entities failed as a whole: %s", len(sent), _error_text(exc))
-            res.failures.extend((*cells, _error_text(exc)) for cells, _ in sent)
+            log.warning("a batch of %d entities failed as a whole: %s", len(sent.cells), _error_text(exc))
+            res.failures.extend((*cells, _error_text(exc)) for cells in sent.cells)
         else:
-            for cells, alteration in sent:
-                outcome = answer.get(alteration.entity, KafkaError("no result was returned for this entity"))
-                if outcome is not None:
-                    res.failures.append((*cells, _error_text(outcome)))
+            # The answer has one entry per alteration; when all of them are None (the usual case), every
+            # entity succeeded and there is nothing to look up one by one.
+            if len(answer) != len(sent.cells) or list(answer.values()).count(None) != len(answer):
+                for cells, alteration in zip(sent.cells, sent.alterations, strict=True):
+                    outcome = answer.get(alteration.entity, KafkaError("no result was returned for this entity"))
+                    if outcome is not None:
+                        res.failures.append((*cells, _error_text(outcome)))
         report(res.progress("sending"))
 
     def drain(until: int) -> None:
@@ -198,10 +295,10 @@ def send_actions(
 
     with cf.ThreadPoolExecutor(max_workers=max_concurrency, thread_name_prefix="kadmin-spark") as pool:
         def submit() -> None:
-            nonlocal batch
+            nonlocal cells_of, batch, batch_ops
             drain(max_concurrency - 1)
-            inflight.append((pool.submit(call, [a for _, a in batch]), batch))
-            batch = []
+            inflight.append((pool.submit(call, batch), _Sent(cells_of, batch, batch_ops)))
+            cells_of, batch, batch_ops = [], [], 0
 
         try:
             for cells, ops in entities:
@@ -214,7 +311,9 @@ def send_actions(
                     res.entities_done += 1
                     res.failures.append((*cells, _error_text(exc)))
                     continue
-                batch.append((cells, alteration))
+                cells_of.append(cells)
+                batch.append(alteration)
+                batch_ops += len(ops)
                 if len(batch) >= batch_size:
                     submit()
             if batch:
@@ -287,7 +386,9 @@ def provision_quotas(
             return plan
         # Every action comes from a valid row or (remove_unlisted) a current value: an upper bound known now.
         bound = summary.valid + (len(current_cols[KEY_COLUMN]) if remove_unlisted else 0)
-        plan = by_entity(plan, stream_partitions(bound)).persist(StorageLevel.MEMORY_AND_DISK)
+        arrow = arrow_stream_available(plan)
+        partitions = stream_partitions(bound, ROWS_PER_ARROW_PARTITION if arrow else ROWS_PER_STREAM_PARTITION)
+        plan = by_entity(plan, partitions).persist(StorageLevel.MEMORY_AND_DISK)
         cached.append(plan)
         totals = _totals(plan)
         steps("plan computed")
@@ -296,7 +397,7 @@ def provision_quotas(
             report(Progress("planned", 0, 0))
             report(Progress("done", 0, 0))
         else:
-            failures = send_actions(actions_by_entity(plan), admin, validate_only=mode == "validate",
+            failures = send_actions(actions_by_entity(plan, partitions), admin, validate_only=mode == "validate",
                                     allow_unknown_keys=allow_unknown_keys, batch_size=batch_size,
                                     max_concurrency=max_concurrency, totals=totals, report=report).failures
         steps("actions sent")
