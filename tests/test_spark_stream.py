@@ -130,6 +130,7 @@ def test_sending_overlaps_the_stream_within_max_concurrency_and_accounts_for_eve
     assert sorted(map(str, admin.entities)) == sorted(
         str(ClientQuotaEntity({"user": f"bad{i}" if i % 7 == 0 else f"u{i}"})) for i in range(n))
     assert (res.entities_done, res.actions_done, res.requests) == (n, 2 * n, -(-n // 4))
+    assert (res.entities_streamed, res.actions_streamed) == (n, 2 * n)
     assert sorted(f[0] or "" for f in res.failures) == sorted(f"bad{i}" for i in range(0, n, 7))
     assert all("refused" in f[3] for f in res.failures)
     assert [e.phase for e in events] == ["planned"] + ["sending"] * (-(-n // 4)) + ["done"]
@@ -159,3 +160,23 @@ def test_a_failed_partition_fetch_surfaces_in_the_stream(spark: Any, monkeypatch
     with pytest.raises(RuntimeError, match="partition 0 could not be fetched"):
         list(apply.actions_by_entity(plan, 2))
     assert calls == [0]
+
+
+def test_a_stream_short_of_the_totals_is_an_error_not_ok_rows(
+        spark: Any, kafka: tuple[FakeCluster, AdminClient], monkeypatch: pytest.MonkeyPatch) -> None:
+    import kadmin.spark.apply as apply
+    from kadmin.spark import provision_quotas
+
+    cluster, admin = kafka
+    real = apply.actions_by_entity
+
+    def lossy(plan: Any, partitions: int | None = None) -> Iterator[Any]:
+        stream = real(plan, partitions)
+        next(stream)  # one entity lost on the way
+        yield from stream
+
+    monkeypatch.setattr(apply, "actions_by_entity", lossy)
+    desired = spark.createDataFrame([(f"u{i}", None, None, "producer_byte_rate", 1.0) for i in range(3)], LONG)
+    with pytest.raises(RuntimeError, match="returned 2 entities with 2 action"):
+        provision_quotas(desired, admin)
+    assert len(cluster.quotas) == 2

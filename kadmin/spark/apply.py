@@ -87,6 +87,8 @@ class SendResult:
     entities_done: int = 0  # answered by the cluster, or failed before sending
     actions_done: int = 0
     requests: int = 0
+    entities_streamed: int = 0  # what came out of the stream, sent or not: must match the totals
+    actions_streamed: int = 0
     failures: list[tuple[str | None, str | None, str | None, str]] = field(default_factory=list)
 
     def progress(self, phase: str) -> Progress:
@@ -298,6 +300,8 @@ def send_actions(
             nonlocal cells_of, batch, batch_ops
             drain(max_concurrency - 1)
             inflight.append((pool.submit(call, batch), _Sent(cells_of, batch, batch_ops)))
+            res.entities_streamed += len(batch)
+            res.actions_streamed += batch_ops
             cells_of, batch, batch_ops = [], [], 0
 
         try:
@@ -309,6 +313,8 @@ def send_actions(
                     # Spark's validation mirrors kadmin.quotas, so this is a disagreement between the two:
                     # fail the entity where it can be seen rather than the batch it would travel in.
                     res.entities_done += 1
+                    res.entities_streamed += 1
+                    res.actions_streamed += len(ops)
                     res.failures.append((*cells, _error_text(exc)))
                     continue
                 cells_of.append(cells)
@@ -397,9 +403,16 @@ def provision_quotas(
             report(Progress("planned", 0, 0))
             report(Progress("done", 0, 0))
         else:
-            failures = send_actions(actions_by_entity(plan, partitions), admin, validate_only=mode == "validate",
-                                    allow_unknown_keys=allow_unknown_keys, batch_size=batch_size,
-                                    max_concurrency=max_concurrency, totals=totals, report=report).failures
+            sent = send_actions(actions_by_entity(plan, partitions), admin, validate_only=mode == "validate",
+                                allow_unknown_keys=allow_unknown_keys, batch_size=batch_size,
+                                max_concurrency=max_concurrency, totals=totals, report=report)
+            if (sent.entities_streamed, sent.actions_streamed) != totals:
+                # Never report a row "ok" that was not sent: the stream and the totals read the same cache,
+                # so a difference is a bug, and the results could not be trusted.
+                raise RuntimeError(
+                    f"the plan's stream returned {sent.entities_streamed} entities with {sent.actions_streamed} "
+                    f"action(s), but the plan has {totals[0]} with {totals[1]}; run again to reconcile")
+            failures = sent.failures
         steps("actions sent")
         if not failures:
             # The cached plan already says what happened (every change succeeded): it is the results.
