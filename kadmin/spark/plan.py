@@ -47,7 +47,7 @@ from kadmin.spark.schema import (
     entity_schema,
     normalize,
 )
-from kadmin.spark.validate import REASON, validate
+from kadmin.spark.validate import REASON, _lit, _name, validate
 
 if TYPE_CHECKING:
     from kadmin.client import AdminClient
@@ -260,39 +260,35 @@ def diff(validated: DataFrame, current: DataFrame, *, remove_unlisted: bool, bro
     both show the current value and protect their key from ``remove_unlisted``); ``current`` holds only
     in-scope entities.
     """
-    d = validated.select(
-        *(F.col(c).alias("d_" + c) for c in ENTITY_COLUMNS),
-        F.col(KEY_COLUMN).alias("d_key"), F.col(VALUE_COLUMN).alias("new_value"), F.col(REASON),
-        F.lit(True).alias("_desired"),
-    )
-    c = current.select(
-        *(F.col(col).alias("c_" + col) for col in ENTITY_COLUMNS),
-        F.col(KEY_COLUMN).alias("c_key"), F.col(VALUE_COLUMN).alias("old_value"),
-    )
+    # SQL text, not Column objects: one py4j round trip per select instead of one per column and operator.
+    ents = [(_name(col), _name("d_" + col), _name("c_" + col)) for col in ENTITY_COLUMNS]
+    d = validated.selectExpr(*(f"{n} AS {dn}" for n, dn, _ in ents), f"{_name(KEY_COLUMN)} AS d_key",
+                             f"{_name(VALUE_COLUMN)} AS new_value", _name(REASON), "true AS _desired")
+    c = current.selectExpr(*(f"{n} AS {cn}" for n, _, cn in ents), f"{_name(KEY_COLUMN)} AS c_key",
+                           f"{_name(VALUE_COLUMN)} AS old_value")
     if broadcast and not remove_unlisted:
         c = F.broadcast(c)
-    cond = [d["d_" + col].eqNullSafe(c["c_" + col]) for col in ENTITY_COLUMNS] + [d["d_key"] == c["c_key"]]
+    cond = F.expr(" AND ".join([f"{dn} <=> {cn}" for _, dn, cn in ents] + ["d_key = c_key"]))
     joined = d.join(c, on=cond, how="full_outer" if remove_unlisted else "left")
-    desired = F.col("_desired").isNotNull()
-    new, old = F.col("new_value"), F.col("old_value")
+    desired, reason = "(_desired IS NOT NULL)", _name(REASON)
     action = (
-        F.when(desired & F.col(REASON).isNotNull(), F.lit("reject"))
-        .when(~desired, F.lit("remove"))  # only with remove_unlisted: in scope, set, not in the input
-        .when(new.isNull() & old.isNull(), F.lit("unchanged"))
-        .when(new.isNull(), F.lit("remove"))
-        .when(old.isNotNull() & (new == old), F.lit("unchanged"))
-        .otherwise(F.lit("set"))
+        f"CASE WHEN {desired} AND {reason} IS NOT NULL THEN 'reject' "
+        f"WHEN NOT {desired} THEN 'remove' "  # only with remove_unlisted: in scope, set, not in the input
+        "WHEN new_value IS NULL AND old_value IS NULL THEN 'unchanged' "
+        "WHEN new_value IS NULL THEN 'remove' "
+        "WHEN old_value IS NOT NULL AND (new_value = old_value) THEN 'unchanged' "
+        "ELSE 'set' END"
     )
-    status = F.when(F.col("action") == "reject", F.lit("rejected")) \
-        .when(F.col("action") == "unchanged", F.lit("unchanged")).otherwise(F.lit(change_status))
-    return joined.select(
-        *(F.when(desired, F.col("d_" + col)).otherwise(F.col("c_" + col)).alias(col) for col in ENTITY_COLUMNS),
-        F.when(desired, F.col("d_key")).otherwise(F.col("c_key")).alias(KEY_COLUMN),
-        old.alias("old_value"),
-        F.when(desired, new).otherwise(F.lit(None).cast(DoubleType())).alias("new_value"),
-        action.alias("action"),
-        F.col(REASON),
-    ).select(*RESULT_COLUMNS[:7], status.alias("status"), F.col(REASON).alias("error"))
+    status = f"CASE WHEN action = 'reject' THEN 'rejected' WHEN action = 'unchanged' THEN 'unchanged' " \
+             f"ELSE {_lit(change_status)} END"
+    return joined.selectExpr(
+        *(f"CASE WHEN {desired} THEN {dn} ELSE {cn} END AS {n}" for n, dn, cn in ents),
+        f"CASE WHEN {desired} THEN d_key ELSE c_key END AS {_name(KEY_COLUMN)}",
+        "old_value",
+        f"CASE WHEN {desired} THEN new_value ELSE CAST(NULL AS DOUBLE) END AS new_value",
+        f"{action} AS action",
+        reason,
+    ).selectExpr(*(_name(col) for col in RESULT_COLUMNS[:7]), f"{status} AS status", f"{reason} AS error")
 
 
 def plan_quotas(desired_df: DataFrame, admin: AdminClient, *, scope: ScopeArg = None, remove_unlisted: bool = False,

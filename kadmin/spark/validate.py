@@ -11,9 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from pyspark.sql import Column, DataFrame, Window
-from pyspark.sql import functions as F
-from pyspark.sql.types import StringType
+from pyspark.sql import DataFrame
 
 from kadmin.spark.schema import ENTITY_COLUMNS, KEY_COLUMN, UNPARSED, VALUE_COLUMN
 
@@ -67,9 +65,27 @@ class Rules:
         return cls(frozenset(quotas.USER_CLIENT_KEYS), frozenset(quotas.IP_KEYS), maximum)
 
 
-def _in(col: Column, values: Iterable[str]) -> Column:
+def _lit(text: str) -> str:
+    """``text`` as a Spark SQL string literal (backslash escapes are on by default, so both are escaped)."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _name(column: str) -> str:
+    return "`" + column.replace("`", "``") + "`"
+
+
+def _double(x: float) -> str:
+    """A double constant, exact: Python's repr round-trips, and Spark parses text to double correctly rounded."""
+    return f"CAST({_lit(repr(float(x)))} AS DOUBLE)"
+
+
+def _in(col: str, values: Iterable[str]) -> str:
     vals = sorted(values)
-    return col.isin(vals) if vals else F.lit(False)
+    return f"({col} IN ({', '.join(_lit(v) for v in vals)}))" if vals else "false"
+
+
+def _when(cond: str, then: str) -> str:
+    return f"CASE WHEN {cond} THEN {then} END"
 
 
 def validate(df: DataFrame, *, allow_unknown_keys: bool = False) -> DataFrame:
@@ -78,66 +94,71 @@ def validate(df: DataFrame, *, allow_unknown_keys: bool = False) -> DataFrame:
     Identical rows (same entity, key and value) are one desire and become one result row.  Rows of the
     same entity and key with *different* values are all rejected: which one was meant cannot be guessed,
     and applying any of them would be a coin toss.
+
+    The rules are built as SQL text and handed to Spark in three ``selectExpr`` calls: a Column per rule
+    and operator costs one py4j round trip each (about 1,500 for these rules), SQL text one per select.
+    The text names only this module's own columns and literals it escapes (:func:`_lit`).
     """
     rules_table = Rules.from_quotas()
     known = {"user_client": rules_table.user_client, "ip": rules_table.ip}
-    user, client, ip = (F.col(c) for c in ENTITY_COLUMNS)
-    key, value, unparsed = F.col(KEY_COLUMN), F.col(VALUE_COLUMN), F.col(UNPARSED)
-    is_ip = ip.isNotNull()
+    user, client, ip = (_name(c) for c in ENTITY_COLUMNS)
+    key, value, unparsed = _name(KEY_COLUMN), _name(VALUE_COLUMN), _name(UNPARSED)
+    is_ip = f"({ip} IS NOT NULL)"
     all_known = known["user_client"] | known["ip"]
-    known_here = F.when(is_ip, _in(key, known["ip"])).otherwise(_in(key, known["user_client"]))
-    kind_name = F.when(is_ip, F.lit("ip")).otherwise(F.lit("user/client-id"))
-    known_list = F.when(is_ip, F.lit(", ".join(sorted(known["ip"])))) \
-        .otherwise(F.lit(", ".join(sorted(known["user_client"]))))
-    key_ok = key.isNotNull() & (key != "")
+    known_here = f"(CASE WHEN {is_ip} THEN {_in(key, known['ip'])} ELSE {_in(key, known['user_client'])} END)"
+    kind_name = f"(CASE WHEN {is_ip} THEN 'ip' ELSE 'user/client-id' END)"
+    known_list = (f"(CASE WHEN {is_ip} THEN {_lit(', '.join(sorted(known['ip'])))} "
+                  f"ELSE {_lit(', '.join(sorted(known['user_client'])))} END)")
+    key_ok = f"({key} IS NOT NULL AND {key} != '')"
     if allow_unknown_keys:
         # Unknown keys pass (a newer broker may know them); a key known for the *other* entity kind is
         # still certainly wrong.
-        unknown_key = key_ok & ~known_here & _in(key, all_known)
+        unknown_key = f"({key_ok} AND NOT {known_here} AND {_in(key, all_known)})"
     else:
-        unknown_key = key_ok & ~known_here
-    value_str = value.cast(StringType())
+        unknown_key = f"({key_ok} AND NOT {known_here})"
+    value_str = f"CAST({value} AS STRING)"
 
-    rules: list[Column] = [
-        F.when(user.isNull() & client.isNull() & ip.isNull(),
-               F.lit("no entity: user, client_id and ip are all empty")),
-        F.when(is_ip & (user.isNotNull() | client.isNotNull()),
-               F.lit("ip cannot be combined with user or client_id in one entity")),
-        F.when(~key_ok, F.lit("quota_key is empty")),
-        F.when(unparsed.isNotNull(), F.concat(F.lit("value '"), unparsed, F.lit("' is not a number"))),
-        F.when(F.isnan(value) | (F.abs(value) == float("inf")),
-               F.concat(F.lit("value must be a finite number, not "), value_str)),
-        F.when(value < 0, F.concat(F.lit("value must be >= 0, not "), value_str)),
+    rules: list[str] = [
+        _when(f"{user} IS NULL AND {client} IS NULL AND {ip} IS NULL",
+              _lit("no entity: user, client_id and ip are all empty")),
+        _when(f"{is_ip} AND ({user} IS NOT NULL OR {client} IS NOT NULL)",
+              _lit("ip cannot be combined with user or client_id in one entity")),
+        _when(f"NOT {key_ok}", _lit("quota_key is empty")),
+        _when(f"{unparsed} IS NOT NULL", "concat(" + ", ".join((_lit("value '"), unparsed, _lit("' is not a number"))) + ")"),
+        _when(f"isnan({value}) OR abs({value}) = {_double(float('inf'))}",
+              f"concat('value must be a finite number, not ', {value_str})"),
+        _when(f"{value} < 0", f"concat('value must be >= 0, not ', {value_str})"),
         *_whole_number_rules(key, value, value_str, rules_table.maximum),
-        F.when(unknown_key, F.concat(F.lit("unknown quota key '"), key, F.lit("' for "), kind_name,
-                                     F.lit(" entities (known: "), known_list, F.lit(")"))),
+        _when(unknown_key, "concat(" + ", ".join((_lit("unknown quota key '"), key, _lit("' for "), kind_name,
+                                                   "' entities (known: '", known_list, "')'")) + ")"),
     ]
 
     # One shuffle for both: within each (entity, key), rows ordered by value; the first row of each run of
     # equal values is kept (row_number == rank), and more than one distinct value (dense_rank > 1) is a
     # conflict.  Spark orders NaN equal to NaN, and -0.0 was folded to 0.0 on input.
-    group = Window.partitionBy(*ENTITY_COLUMNS, KEY_COLUMN)
-    ordered = group.orderBy(value.asc_nulls_first(), unparsed.asc_nulls_first())
-    ranked = df.select("*", F.row_number().over(ordered).alias("_rn"), F.rank().over(ordered).alias("_rk"),
-                       F.dense_rank().over(ordered).alias("_dr"))
-    merged = ranked.filter(F.col("_rn") == F.col("_rk"))
-    conflict = F.max(F.col("_dr")).over(group) > 1
-    rules.append(F.when(conflict, F.lit("conflicting values for the same entity and quota_key in the input")))
+    group = f"PARTITION BY {user}, {client}, {ip}, {key}"
+    ordered = f"({group} ORDER BY {value} ASC NULLS FIRST, {unparsed} ASC NULLS FIRST)"
+    columns = [_name(c) for c in df.columns]
+    ranked = df.selectExpr(*columns, f"row_number() OVER {ordered} AS _rn", f"rank() OVER {ordered} AS _rk",
+                           f"dense_rank() OVER {ordered} AS _dr")
+    merged = ranked.filter("_rn = _rk")
+    rules.append(_when(f"max(_dr) OVER ({group}) > 1",
+                       _lit("conflicting values for the same entity and quota_key in the input")))
     # Computed once into a column, then emptied to null (using the expression twice would evaluate it twice).
-    joined = merged.withColumn("_reasons", F.concat_ws("; ", *rules))
-    return joined.withColumn(REASON, F.when(F.col("_reasons") == "", F.lit(None).cast(StringType()))
-                             .otherwise(F.col("_reasons"))).drop("_rn", "_rk", "_dr", "_reasons")
+    joined = merged.selectExpr(*columns, f"concat_ws('; ', {', '.join(rules)}) AS _reasons")
+    return joined.selectExpr(*columns, f"CASE WHEN _reasons = '' THEN CAST(NULL AS STRING) ELSE _reasons END "
+                                       f"AS {_name(REASON)}")
 
 
-def _whole_number_rules(key: Column, value: Column, value_str: Column, maximum: dict[str, int]) -> list[Column]:
+def _whole_number_rules(key: str, value: str, value_str: str, maximum: dict[str, int]) -> list[str]:
     """Integral keys: no fraction, and not above the broker's Java type (a double compares to the int exactly
     here because every limit is 2**k - 1: ``value > 2**k - 1`` is ``value >= 2.0**k`` for a double)."""
-    finite = ~F.isnan(value) & (F.abs(value) != float("inf"))
+    finite = f"(NOT isnan({value}) AND abs({value}) != {_double(float('inf'))})"
     # value % 1, not floor(value): floor returns a long, which overflows (an error under ANSI) above 2**63.
-    out = [F.when(_in(key, maximum) & finite & ((value % F.lit(1.0)) != 0.0),
-                  F.concat(key, F.lit(" must be a whole number, not "), value_str))]
+    out = [_when(f"{_in(key, maximum)} AND {finite} AND ({value} % {_double(1.0)}) != {_double(0.0)}",
+                 f"concat({key}, ' must be a whole number, not ', {value_str})")]
     for limit in sorted(set(maximum.values())):
         keys = [k for k, m in maximum.items() if m == limit]
-        out.append(F.when(_in(key, keys) & finite & (value >= float(limit + 1)),
-                          F.concat(key, F.lit(f" must be at most {limit}, not "), value_str)))
+        out.append(_when(f"{_in(key, keys)} AND {finite} AND {value} >= {_double(float(limit + 1))}",
+                         f"concat({key}, {_lit(f' must be at most {limit}, not ')}, {value_str})"))
     return out
