@@ -341,3 +341,33 @@ def test_import_kadmin_does_not_load_pyspark_and_the_code_avoids_rdd_apis() -> N
         for banned in (".rdd", ".sparkContext", "SparkContext(", "SparkContext.", ".parallelize(",
                        ".mapPartitions("):
             assert banned not in text, f"{path.name} uses {banned}"
+
+
+def test_reasons_exact_text_quotes_and_limits(spark: Any, kafka: tuple[FakeCluster, AdminClient]) -> None:
+    """The rules are SQL text: quotes and backslashes in data and keys come back verbatim, several failed
+    rules join with "; " in rule order, and the integral limits are exact at the double next to them."""
+    from kadmin.spark import plan_quotas
+
+    _, admin = kafka
+    desired = spark.createDataFrame([
+        ("q", None, None, "request_percentage", "it's \\ 'bad'"),
+        ("multi", None, None, "", "-1"),
+        ("key", None, None, "it's\\", "1"),
+        (None, None, "1.1.1.1", "connection_creation_rate", "2147483647"),
+        (None, None, "1.1.1.2", "connection_creation_rate", "2147483648"),
+        ("below63", None, None, "producer_byte_rate", "9223372036854774784"),  # 2**63 - 1024, a double
+        ("at63", None, None, "producer_byte_rate", "9223372036854775807"),  # parses to 2**63
+    ], "user string, client_id string, ip string, quota_key string, value string")
+    got = {(r["user"] or r["ip"]): (r["action"], r["error"]) for r in plan_quotas(desired, admin).collect()}
+    from kadmin import quotas as q
+
+    known = ", ".join(sorted(q.USER_CLIENT_KEYS))
+    assert got == {
+        "q": ("reject", "value 'it's \\ 'bad'' is not a number"),
+        "multi": ("reject", "quota_key is empty; value must be >= 0, not -1.0"),
+        "key": ("reject", f"unknown quota key 'it's\\' for user/client-id entities (known: {known})"),
+        "1.1.1.1": ("set", None),
+        "1.1.1.2": ("reject", "connection_creation_rate must be at most 2147483647, not 2.147483648E9"),
+        "below63": ("set", None),
+        "at63": ("reject", "producer_byte_rate must be at most 9223372036854775807, not 9.223372036854776E18"),
+    }
