@@ -371,3 +371,14 @@ def test_reasons_exact_text_quotes_and_limits(spark: Any, kafka: tuple[FakeClust
         "below63": ("set", None),
         "at63": ("reject", "producer_byte_rate must be at most 9223372036854775807, not 9.223372036854776E18"),
     }
+    wide = spark.createDataFrame([("w1", " 5 ", "x"), ("w2", "", None), ("w3", "-0.0", " ")],
+                                 "user string, producer_byte_rate string, `we'ird``key` string")
+    got_wide = {(r["user"], r["quota_key"]): (r["action"], r["new_value"], r["error"])
+                for r in plan_quotas(wide, admin).collect()}
+    assert got_wide == {
+        ("w1", "producer_byte_rate"): ("set", 5.0, None),
+        ("w1", "we'ird`key"): ("reject", None, "value 'x' is not a number; unknown quota key 'we'ird`key' for "
+                                               f"user/client-id entities (known: {known})"),
+        ("w3", "producer_byte_rate"): ("set", 0.0, None),  # blank cells are unspecified, -0.0 is folded
+    }
+    assert math.copysign(1.0, got_wide[("w3", "producer_byte_rate")][1]) == 1.0

@@ -44,10 +44,11 @@ from kadmin.spark.schema import (
     KEY_COLUMN,
     RESULT_COLUMNS,
     VALUE_COLUMN,
+    _lit,
     entity_schema,
     normalize,
 )
-from kadmin.spark.validate import REASON, _lit, _name, validate
+from kadmin.spark.validate import REASON, _name, validate
 
 if TYPE_CHECKING:
     from kadmin.client import AdminClient

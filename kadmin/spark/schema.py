@@ -30,8 +30,7 @@ from __future__ import annotations
 
 import logging
 
-from pyspark.sql import Column, DataFrame
-from pyspark.sql import functions as F
+from pyspark.sql import DataFrame
 from pyspark.sql.types import (
     DataType,
     DecimalType,
@@ -116,12 +115,9 @@ def normalize(df: DataFrame, format: str | None = None) -> DataFrame:
         raise ValueError(f"the input has none of the entity columns {list(ENTITY_COLUMNS)}; "
                          f"it has {sorted(df.columns)}")
     by_canonical = {canon: original for original, canon in names.items()}
-    entity_cols: list[Column] = []
-    for c in ENTITY_COLUMNS:
-        if c in by_canonical:
-            entity_cols.append(_entity_column(df, by_canonical[c], c))
-        else:
-            entity_cols.append(F.lit(None).cast(StringType()).alias(c))
+    # SQL text, not Column objects: one py4j round trip per select instead of one per column and operator.
+    entity_cols = [_entity_column(df, by_canonical[c], c) if c in by_canonical
+                   else f"CAST(NULL AS STRING) AS {_q(c)}" for c in ENTITY_COLUMNS]
 
     if fmt == "long":
         key_field = _field(df, by_canonical[KEY_COLUMN])
@@ -132,11 +128,11 @@ def normalize(df: DataFrame, format: str | None = None) -> DataFrame:
         if ignored:
             log.debug("long-format input: ignoring columns %s", ignored)
         value, unparsed = _value_columns(df, by_canonical[VALUE_COLUMN])
-        return df.select(
+        return df.selectExpr(
             *entity_cols,
-            F.col(_q(key_field.name)).cast(StringType()).alias(KEY_COLUMN),
-            value.alias(VALUE_COLUMN),
-            unparsed.alias(UNPARSED),
+            f"CAST({_q(key_field.name)} AS STRING) AS {_q(KEY_COLUMN)}",
+            f"{value} AS {_q(VALUE_COLUMN)}",
+            f"{unparsed} AS {_q(UNPARSED)}",
         )
 
     key_columns = [o for o, c in names.items() if c not in ENTITY_COLUMNS]
@@ -146,17 +142,13 @@ def normalize(df: DataFrame, format: str | None = None) -> DataFrame:
     cells = []
     for original in key_columns:
         value, unparsed = _value_columns(df, original)
-        specified = F.col(_q(original)).isNotNull() & ~_is_blank(df, original)
-        cells.append(F.struct(
-            F.lit(original).alias(KEY_COLUMN), value.alias(VALUE_COLUMN), unparsed.alias(UNPARSED),
-            specified.alias("_specified"),
-        ))
-    exploded = df.select(*entity_cols, F.explode(F.array(*cells)).alias("_cell"))
-    return exploded.filter(F.col("_cell._specified")).select(
-        *ENTITY_COLUMNS,
-        F.col("_cell." + KEY_COLUMN).alias(KEY_COLUMN),
-        F.col("_cell." + VALUE_COLUMN).alias(VALUE_COLUMN),
-        F.col("_cell." + UNPARSED).alias(UNPARSED),
+        specified = f"({_q(original)} IS NOT NULL AND NOT {_is_blank(df, original)})"
+        cells.append(f"named_struct({_lit(KEY_COLUMN)}, {_lit(original)}, {_lit(VALUE_COLUMN)}, {value}, "
+                     f"{_lit(UNPARSED)}, {unparsed}, '_specified', {specified})")
+    exploded = df.selectExpr(*entity_cols, f"explode(array({', '.join(cells)})) AS _cell")
+    return exploded.filter("_cell._specified").selectExpr(
+        *(_q(c) for c in ENTITY_COLUMNS),
+        *(f"_cell.{_q(c)} AS {_q(c)}" for c in (KEY_COLUMN, VALUE_COLUMN, UNPARSED)),
     )
 
 
@@ -185,41 +177,45 @@ def _q(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def _entity_column(df: DataFrame, original: str, canonical: str) -> Column:
+def _lit(text: str) -> str:
+    """``text`` as a Spark SQL string literal (backslash escapes are on by default, so both are escaped)."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _entity_column(df: DataFrame, original: str, canonical: str) -> str:
     dtype: DataType = _field(df, original).dataType
     if not isinstance(dtype, (StringType, NullType, IntegralType)):
         raise TypeError(f"entity column {original!r} must hold strings, not {dtype.simpleString()}")
-    col = F.col(_q(original)).cast(StringType())
-    return F.when(col == "", F.lit(None).cast(StringType())).otherwise(col).alias(canonical)
+    col = f"CAST({_q(original)} AS STRING)"
+    return f"CASE WHEN {col} = '' THEN CAST(NULL AS STRING) ELSE {col} END AS {_q(canonical)}"
 
 
-def _is_blank(df: DataFrame, name: str) -> Column:
+def _is_blank(df: DataFrame, name: str) -> str:
     if isinstance(_field(df, name).dataType, StringType):
-        return F.coalesce(F.trim(F.col(_q(name))) == "", F.lit(False))
-    return F.lit(False)
+        return f"coalesce(trim({_q(name)}) = '', false)"
+    return "false"
 
 
-def _value_columns(df: DataFrame, name: str) -> tuple[Column, Column]:
-    """(the value as a double with -0.0 folded to 0.0, the raw text when it is not a number else null)."""
+def _value_columns(df: DataFrame, name: str) -> tuple[str, str]:
+    """(the value as a double with -0.0 folded to 0.0, the raw text when it is not a number else null), as
+    SQL expressions."""
     dtype = _field(df, name).dataType
-    raw = F.col(_q(name))
-    no_text = F.lit(None).cast(StringType())
+    raw = _q(name)
+    no_text = "CAST(NULL AS STRING)"
     if isinstance(dtype, NullType):
-        return F.lit(None).cast(DoubleType()), no_text
+        return "CAST(NULL AS DOUBLE)", no_text
     if isinstance(dtype, (NumericType, DecimalType)):
-        as_double = raw.cast(DoubleType())
+        as_double = f"CAST({raw} AS DOUBLE)"
         unparsed = no_text
     elif isinstance(dtype, StringType):
-        text = F.trim(raw)
-        blank = text == ""
+        blank = f"(trim({raw}) = '')"
         # try_cast, not cast: Spark 4 runs ANSI casts by default, where bad text fails the whole job.
-        # A SQL expression (not Column.try_cast) so that pyspark 3.5 has it too.
-        parsed = F.expr(f"try_cast(trim({_q(name)}) AS DOUBLE)")
-        as_double = F.when(blank, F.lit(None).cast(DoubleType())).otherwise(parsed)
-        unparsed = F.when(raw.isNotNull() & ~blank & parsed.isNull(), raw).otherwise(no_text)
+        # (A SQL expression, so that pyspark 3.5 has it too.)
+        parsed = f"try_cast(trim({raw}) AS DOUBLE)"
+        as_double = f"(CASE WHEN {blank} THEN CAST(NULL AS DOUBLE) ELSE {parsed} END)"
+        unparsed = f"(CASE WHEN {raw} IS NOT NULL AND NOT {blank} AND {parsed} IS NULL THEN {raw} ELSE {no_text} END)"
     else:
         raise TypeError(f"quota value column {name!r} must be numeric (or numeric text), "
                         f"not {dtype.simpleString()}")
-    folded = F.when(as_double == 0.0, F.lit(0.0)).otherwise(as_double)
-    return folded, unparsed
-
+    zero = "CAST('0.0' AS DOUBLE)"
+    return f"(CASE WHEN {as_double} = {zero} THEN {zero} ELSE {as_double} END)", unparsed

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from pyspark.sql import DataFrame
 
-from kadmin.spark.schema import ENTITY_COLUMNS, KEY_COLUMN, UNPARSED, VALUE_COLUMN
+from kadmin.spark.schema import ENTITY_COLUMNS, KEY_COLUMN, UNPARSED, VALUE_COLUMN, _lit
 
 REASON = "reason"
 
@@ -63,11 +63,6 @@ class Rules:
             if limit is not None:
                 maximum[key] = limit
         return cls(frozenset(quotas.USER_CLIENT_KEYS), frozenset(quotas.IP_KEYS), maximum)
-
-
-def _lit(text: str) -> str:
-    """``text`` as a Spark SQL string literal (backslash escapes are on by default, so both are escaped)."""
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def _name(column: str) -> str:
