@@ -75,6 +75,43 @@ def test_each_entity_travels_once_across_many_stream_partitions(
     assert (events[-1].phase, events[-1].entities_done, events[-1].actions_done) == ("done", n, n * len(KEYS))
 
 
+def test_arrow_streams_only_plans_of_a_few_partitions() -> None:
+    # Each Arrow partition is one job over the whole cached plan: past ARROW_MAX_PARTITIONS the fetches would
+    # cost partitions x plan, so large plans stream as rows (one task per partition).
+    import kadmin.spark.apply as apply
+
+    small = apply.ARROW_MAX_PARTITIONS * apply.ROWS_PER_ARROW_PARTITION
+    assert apply.stream_layout(small, True) == (apply.ARROW_MAX_PARTITIONS, True)
+    assert apply.stream_layout(small + 1, True) == (apply.stream_partitions(small + 1), False)
+    assert apply.stream_layout(2_000_000, True) == (20, False)
+    assert apply.stream_layout(10, True) == (1, True)
+    assert apply.stream_layout(10, False) == (1, False)
+
+
+def test_a_plan_too_big_for_arrow_streams_as_rows(
+        spark: Any, kafka: tuple[FakeCluster, AdminClient], monkeypatch: pytest.MonkeyPatch) -> None:
+    import kadmin.spark.apply as apply
+    from kadmin.spark import provision_quotas
+
+    cluster, admin = kafka
+    arrow_calls: list[int] = []
+    monkeypatch.setattr(apply, "_arrow_rows", lambda ordered, partitions: arrow_calls.append(partitions) or iter(()))
+    monkeypatch.setattr(apply, "arrow_stream_available", lambda df: True)
+    monkeypatch.setattr(apply, "ROWS_PER_ARROW_PARTITION", 10)  # 60 actions: 6 Arrow partitions, too many
+    n = 20
+    desired = spark.createDataFrame(
+        [(f"big{i:02d}", None, None, key, _value(i, key)) for i in range(n) for key in KEYS], LONG)
+    results = provision_quotas(desired, admin, batch_size=7, max_concurrency=2)
+    try:
+        statuses = [r["status"] for r in results.collect()]
+    finally:
+        results.unpersist()
+    assert arrow_calls == []
+    assert statuses == ["ok"] * (n * len(KEYS))
+    assert {e for e in map(ClientQuotaEntity, cluster.quotas) if (e.get("user") or "").startswith("big")} == {
+        ClientQuotaEntity({"user": f"big{i:02d}"}) for i in range(n)}
+
+
 class _SlowAdmin:
     """alter_client_quotas that takes a while and records how many calls overlap, and how far the stream had
     got when each call started; entities named ``bad*`` fail."""
