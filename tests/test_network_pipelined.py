@@ -286,3 +286,18 @@ def test_a_deadline_that_ends_during_a_mid_batch_throttle_fails_the_unsent_reque
             await conn.close()
 
     run(main())
+
+
+def test_a_throttle_hold_spends_the_deadline_not_the_request_timeout() -> None:
+    # As for ``request``: the wait for a throttle is bounded by the caller's deadline, and what is written
+    # after it gets its own request timeout, so a hold longer than request_timeout_s fails nothing.
+    async def main() -> None:
+        async with server(answering(throttle_ms=600)) as port:
+            conn = await Connection.open("127.0.0.1", port, config=cfg(max_in_flight=2, request_timeout_s=0.4))
+            got = Collect()
+            await conn.request_many([request(i) for i in range(6)], V, deadline=Deadline(5), each=got)
+            assert len(got.got) == 6 and not got.errors(), got.errors()
+            assert not conn.closed and slots_all_free(conn)
+            await conn.close()
+
+    run(main())

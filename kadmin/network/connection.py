@@ -273,25 +273,18 @@ class Connection:
             raise ProtocolError("request_many needs request messages of one API")
         name = api_name(api_key)
         bodies: list[bytes | None] = [None] * n
-        wait = self.throttle_until - time.monotonic()
-        if wait > 0:
-            # As ``request`` does for each request: encode first (an unencodable request fails as such), then
-            # hold everything back while the peer throttles us.
+        todo = list(range(n))
+        if self.throttle_until > time.monotonic():
+            # As ``request`` does for each request: encode first, so an unencodable request fails as such and
+            # not as held back; the send loop below then holds the rest while the peer throttles us.
+            todo = []
             for i, r in enumerate(requests):
                 try:
                     bodies[i] = r.encode(version)
                 except KafkaError as exc:
                     each(i, None, exc)
-            logger.debug("%s is throttling us; holding %d %s requests for %.3fs", self.label, n, name, wait)
-            if not await sleep_within(wait, deadline):
-                for i in range(n):
-                    if bodies[i] is not None:
-                        each(i, None, KafkaTimeoutError(f"the deadline passed while {self.label} was throttling "
-                                                        f"requests ({name} not sent)"))
-                return
-            todo = [i for i in range(n) if bodies[i] is not None]
-        else:
-            todo = list(range(n))
+                    continue
+                todo.append(i)
         if self._closed:
             for i in todo:
                 each(i, None, self._closed_error())
@@ -302,13 +295,32 @@ class Connection:
             for i in todo:
                 each(i, None, KafkaTimeoutError(f"deadline passed before {name} could be sent to {self.label}"))
             return
-        timeout = min(request_timeout, budget)
         loop = asyncio.get_running_loop()
         expired = False
 
         def expire() -> None:
             nonlocal expired
             expired = True
+            if not wake.done():
+                wake.set_result(None)
+
+        # KIP-219: an answer that says "throttled" holds back the requests not yet written (before the first one
+        # too), as it holds back the next ``request``; answers to those already in flight are still read.  As
+        # for ``request``, only the caller's deadline runs during the hold, and what is sent after it gets a
+        # fresh request timeout.
+        hold: asyncio.TimerHandle | None = None
+        timer: asyncio.TimerHandle  # the batch's timer: ``expire`` when the time for what is out runs out
+
+        def arm() -> asyncio.TimerHandle:
+            nonlocal budget
+            budget = deadline.remaining()
+            return loop.call_later(budget if hold is not None else min(request_timeout, budget), expire)
+
+        def hold_over() -> None:
+            nonlocal hold, timer
+            hold = None
+            timer.cancel()
+            timer = arm()
             if not wake.done():
                 wake.set_result(None)
 
@@ -323,18 +335,8 @@ class Connection:
             if not wake.done():
                 wake.set_result(None)
 
-        # KIP-219 mid-batch: an answer that says "throttled" holds back the requests not yet written, as it
-        # holds back the next ``request``; answers to those already in flight are still read meanwhile.
-        hold: asyncio.TimerHandle | None = None
-
-        def hold_over() -> None:
-            nonlocal hold
-            hold = None
-            if not wake.done():
-                wake.set_result(None)
-
         wake: asyncio.Future[None] = loop.create_future()
-        timer = loop.call_later(timeout, expire)
+        timer = arm()
         in_flight: dict[asyncio.Future[bytes], int] = {}
         waiter: asyncio.Future[None] | None = None
         pos = 0  # next index of ``todo`` to send
@@ -348,6 +350,8 @@ class Connection:
                         logger.debug("%s is throttling us; holding %d %s requests for %.3fs", self.label,
                                      len(todo) - pos, name, throttled)
                         hold = loop.call_later(throttled, hold_over)
+                        timer.cancel()
+                        timer = arm()
                         break
                     if held:
                         held -= 1
@@ -413,6 +417,8 @@ class Connection:
                 # The batch's time is up: what waits for a slot and what waits for an answer fail as ``request``
                 # fails them; a request timeout (not just the caller's deadline) closes the connection.
                 last: KafkaError | None = None
+                if hold is not None:  # during a hold only the caller's deadline runs (see ``arm``)
+                    budget = 0.0
                 for i in todo[pos:]:
                     if hold is not None:
                         each(i, None, KafkaTimeoutError(f"the deadline passed while {self.label} was throttling "

@@ -950,7 +950,8 @@ class VersionCodegen:
             if not self.trace and self.inline_depth < 3:
                 # The elements are allocated in one C-level pass (``map`` over ``object.__new__``) and
                 # then filled in place: that saves a Python-level call and a list append per element.
-                # The count was checked against the bytes left before this allocates anything.
+                # The count is bounded before this allocates anything: under 128 (compact), or no more than
+                # the bytes left (see ``emit_fast_array_count``).
                 s(f"{target} = {lst} = list(map(new, repeat({self.const(f.struct_cls, 'C')}, {n})))")
                 s(f"for {e} in {lst}:")
                 self.inline_depth += 1
