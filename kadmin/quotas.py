@@ -57,6 +57,11 @@ CONNECTION_CREATION_RATE: Final = "connection_creation_rate"
 _TYPE_RANK = {USER: 0, CLIENT_ID: 1, IP: 2}
 
 
+def _type_order(entity_type: str) -> tuple[int, str]:
+    """Where a component goes in an entity: user, client-id, ip, then other types by name."""
+    return _TYPE_RANK.get(entity_type, 3), entity_type
+
+
 class _Default(enum.Enum):
     DEFAULT = "<default>"
 
@@ -125,10 +130,10 @@ class ClientQuotaEntity:
             ordered: tuple[tuple[str, str | None], ...] = ((t, n),)
         elif len(pairs) == 2:  # the sort below for two distinct types: one comparison
             (t, n), (t2, n2) = pairs
-            first = (_TYPE_RANK.get(t, 3), t) < (_TYPE_RANK.get(t2, 3), t2)
+            first = _type_order(t) < _type_order(t2)
             ordered = ((t, n), (t2, n2)) if first else ((t2, n2), (t, n))
         else:
-            ordered = tuple(sorted(((t, n) for t, n in pairs), key=lambda c: (_TYPE_RANK.get(c[0], 3), c[0])))
+            ordered = tuple(sorted(((t, n) for t, n in pairs), key=lambda c: _type_order(c[0])))
         object.__setattr__(self, "components", ordered)
         # Entities are dict keys everywhere (results, batches, plans): hash the nested tuple once.
         object.__setattr__(self, "_hash", hash(ordered))
@@ -386,14 +391,18 @@ IP_KEYS: Final[Mapping[str, _Kind]] = {CONNECTION_CREATION_RATE: _Kind.INT}
 _ALL_KEYS: Final[Mapping[str, _Kind]] = {**USER_CLIENT_KEYS, **IP_KEYS}
 
 
+#: The combinations of entity types Kafka accepts, in ClientQuotaEntity's canonical order, and their keys.
+_KEYS_BY_TYPES: dict[tuple[str, ...], Mapping[str, _Kind]] = {
+    (USER,): USER_CLIENT_KEYS, (CLIENT_ID,): USER_CLIENT_KEYS, (USER, CLIENT_ID): USER_CLIENT_KEYS, (IP,): IP_KEYS}
+
+
 def _keys_for(entity: ClientQuotaEntity) -> Mapping[str, _Kind] | None:
     """The keys Kafka accepts for this entity's combination of types; None when kadmin does not know a type.
 
     Raises ValueError for the combinations Kafka refuses."""
-    comps = entity.components
-    if len(comps) == 1:  # one type combines with nothing: only whether kadmin knows it
-        t = comps[0][0]
-        return IP_KEYS if t == IP else USER_CLIENT_KEYS if t == USER or t == CLIENT_ID else None
+    known = _KEYS_BY_TYPES.get(entity.types)
+    if known is not None:  # the accepted combinations: one lookup (types are in canonical order)
+        return known
     types = set(entity.types)
     if not types:
         raise ValueError(f"quota entity {entity}: an entity needs at least one component (e.g. {{'user': 'alice'}})")

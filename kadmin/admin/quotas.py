@@ -330,11 +330,8 @@ class AlterClientQuotasHandler:
                                 node_id, entity_from_wire(parts))
                     continue
             code = entry.error_code
-            if code == 0:
-                out[entity] = _OK
-                continue
-            bad = _outcome(code, entry.error_message)
-            if bad is None:  # pragma: no cover - only code 0 means no error
+            bad = _outcome(code, entry.error_message) if code else None
+            if bad is None:
                 out[entity] = _OK
                 continue
             if isinstance(bad, Retry) and isinstance(bad.error, RequestTimedOutError) and not self.validate_only:
@@ -353,20 +350,9 @@ def _entries(req: Any, alterations: Sequence[ClientQuotaAlteration]) -> list[Any
     out: list[Any] = []
     append = out.append
     for a in alterations:
-        comps = a.entity.components
-        if len(comps) == 1:  # the common shape, without a comprehension's frame
-            ((t, n),) = comps
-            entity = [Entity(entity_type=t, entity_name=n)]
-        else:
-            entity = [Entity(entity_type=t, entity_name=n) for t, n in comps]
-        given = a.ops
-        if len(given) == 1:  # likewise
-            op = given[0]
-            ops = [Op(key=op.key, value=op.value, remove=False) if isinstance(op, Set)
-                   else Op(key=op.key, value=0.0, remove=True)]
-        else:
-            ops = [Op(key=op.key, value=op.value, remove=False) if isinstance(op, Set)
-                   else Op(key=op.key, value=0.0, remove=True) for op in given]
+        entity = [Entity(entity_type=t, entity_name=n) for t, n in a.entity.components]
+        ops = [Op(key=op.key, value=op.value, remove=False) if isinstance(op, Set)
+               else Op(key=op.key, value=0.0, remove=True) for op in a.ops]
         append(Entry(entity=entity, ops=ops))
     return out
 
