@@ -44,11 +44,12 @@ from kadmin.spark.schema import (
     KEY_COLUMN,
     RESULT_COLUMNS,
     VALUE_COLUMN,
-    _lit,
     entity_schema,
     normalize,
+    sql_name,
+    sql_string,
 )
-from kadmin.spark.validate import REASON, _name, validate
+from kadmin.spark.validate import REASON, validate
 
 if TYPE_CHECKING:
     from kadmin.client import AdminClient
@@ -262,16 +263,16 @@ def diff(validated: DataFrame, current: DataFrame, *, remove_unlisted: bool, bro
     in-scope entities.
     """
     # SQL text, not Column objects: one py4j round trip per select instead of one per column and operator.
-    ents = [(_name(col), _name("d_" + col), _name("c_" + col)) for col in ENTITY_COLUMNS]
-    d = validated.selectExpr(*(f"{n} AS {dn}" for n, dn, _ in ents), f"{_name(KEY_COLUMN)} AS d_key",
-                             f"{_name(VALUE_COLUMN)} AS new_value", _name(REASON), "true AS _desired")
-    c = current.selectExpr(*(f"{n} AS {cn}" for n, _, cn in ents), f"{_name(KEY_COLUMN)} AS c_key",
-                           f"{_name(VALUE_COLUMN)} AS old_value")
+    ents = [(sql_name(col), sql_name("d_" + col), sql_name("c_" + col)) for col in ENTITY_COLUMNS]
+    d = validated.selectExpr(*(f"{n} AS {dn}" for n, dn, _ in ents), f"{sql_name(KEY_COLUMN)} AS d_key",
+                             f"{sql_name(VALUE_COLUMN)} AS new_value", sql_name(REASON), "true AS _desired")
+    c = current.selectExpr(*(f"{n} AS {cn}" for n, _, cn in ents), f"{sql_name(KEY_COLUMN)} AS c_key",
+                           f"{sql_name(VALUE_COLUMN)} AS old_value")
     if broadcast and not remove_unlisted:
         c = F.broadcast(c)
     cond = F.expr(" AND ".join([f"{dn} <=> {cn}" for _, dn, cn in ents] + ["d_key = c_key"]))
     joined = d.join(c, on=cond, how="full_outer" if remove_unlisted else "left")
-    desired, reason = "(_desired IS NOT NULL)", _name(REASON)
+    desired, reason = "(_desired IS NOT NULL)", sql_name(REASON)
     action = (
         f"CASE WHEN {desired} AND {reason} IS NOT NULL THEN 'reject' "
         f"WHEN NOT {desired} THEN 'remove' "  # only with remove_unlisted: in scope, set, not in the input
@@ -281,15 +282,15 @@ def diff(validated: DataFrame, current: DataFrame, *, remove_unlisted: bool, bro
         "ELSE 'set' END"
     )
     status = f"CASE WHEN action = 'reject' THEN 'rejected' WHEN action = 'unchanged' THEN 'unchanged' " \
-             f"ELSE {_lit(change_status)} END"
+             f"ELSE {sql_string(change_status)} END"
     return joined.selectExpr(
         *(f"CASE WHEN {desired} THEN {dn} ELSE {cn} END AS {n}" for n, dn, cn in ents),
-        f"CASE WHEN {desired} THEN d_key ELSE c_key END AS {_name(KEY_COLUMN)}",
+        f"CASE WHEN {desired} THEN d_key ELSE c_key END AS {sql_name(KEY_COLUMN)}",
         "old_value",
         f"CASE WHEN {desired} THEN new_value ELSE CAST(NULL AS DOUBLE) END AS new_value",
         f"{action} AS action",
         reason,
-    ).selectExpr(*(_name(col) for col in RESULT_COLUMNS[:7]), f"{status} AS status", f"{reason} AS error")
+    ).selectExpr(*(sql_name(col) for col in RESULT_COLUMNS[:7]), f"{status} AS status", f"{reason} AS error")
 
 
 def plan_quotas(desired_df: DataFrame, admin: AdminClient, *, scope: ScopeArg = None, remove_unlisted: bool = False,

@@ -117,7 +117,7 @@ def normalize(df: DataFrame, format: str | None = None) -> DataFrame:
     by_canonical = {canon: original for original, canon in names.items()}
     # SQL text, not Column objects: one py4j round trip per select instead of one per column and operator.
     entity_cols = [_entity_column(df, by_canonical[c], c) if c in by_canonical
-                   else f"CAST(NULL AS STRING) AS {_q(c)}" for c in ENTITY_COLUMNS]
+                   else f"CAST(NULL AS STRING) AS {sql_name(c)}" for c in ENTITY_COLUMNS]
 
     if fmt == "long":
         key_field = _field(df, by_canonical[KEY_COLUMN])
@@ -130,9 +130,9 @@ def normalize(df: DataFrame, format: str | None = None) -> DataFrame:
         value, unparsed = _value_columns(df, by_canonical[VALUE_COLUMN])
         return df.selectExpr(
             *entity_cols,
-            f"CAST({_q(key_field.name)} AS STRING) AS {_q(KEY_COLUMN)}",
-            f"{value} AS {_q(VALUE_COLUMN)}",
-            f"{unparsed} AS {_q(UNPARSED)}",
+            f"CAST({sql_name(key_field.name)} AS STRING) AS {sql_name(KEY_COLUMN)}",
+            f"{value} AS {sql_name(VALUE_COLUMN)}",
+            f"{unparsed} AS {sql_name(UNPARSED)}",
         )
 
     key_columns = [o for o, c in names.items() if c not in ENTITY_COLUMNS]
@@ -142,13 +142,13 @@ def normalize(df: DataFrame, format: str | None = None) -> DataFrame:
     cells = []
     for original in key_columns:
         value, unparsed = _value_columns(df, original)
-        specified = f"({_q(original)} IS NOT NULL AND NOT {_is_blank(df, original)})"
-        cells.append(f"named_struct({_lit(KEY_COLUMN)}, {_lit(original)}, {_lit(VALUE_COLUMN)}, {value}, "
-                     f"{_lit(UNPARSED)}, {unparsed}, '_specified', {specified})")
+        specified = f"({sql_name(original)} IS NOT NULL AND NOT {_is_blank(df, original)})"
+        cells.append(f"named_struct({sql_string(KEY_COLUMN)}, {sql_string(original)}, {sql_string(VALUE_COLUMN)}, {value}, "
+                     f"{sql_string(UNPARSED)}, {unparsed}, '_specified', {specified})")
     exploded = df.selectExpr(*entity_cols, f"explode(array({', '.join(cells)})) AS _cell")
     return exploded.filter("_cell._specified").selectExpr(
-        *(_q(c) for c in ENTITY_COLUMNS),
-        *(f"_cell.{_q(c)} AS {_q(c)}" for c in (KEY_COLUMN, VALUE_COLUMN, UNPARSED)),
+        *(sql_name(c) for c in ENTITY_COLUMNS),
+        *(f"_cell.{sql_name(c)} AS {sql_name(c)}" for c in (KEY_COLUMN, VALUE_COLUMN, UNPARSED)),
     )
 
 
@@ -172,12 +172,12 @@ def _field(df: DataFrame, name: str) -> StructField:
     raise KeyError(name)  # pragma: no cover - names come from df.columns
 
 
-def _q(name: str) -> str:
-    """A column name quoted for ``F.col``, so names with dots or dashes (``client-id``) are taken literally."""
+def sql_name(name: str) -> str:
+    """A column name quoted for SQL text (and ``F.col``), so names with dots, dashes or quotes are taken literally."""
     return "`" + name.replace("`", "``") + "`"
 
 
-def _lit(text: str) -> str:
+def sql_string(text: str) -> str:
     """``text`` as a Spark SQL string literal (backslash escapes are on by default, so both are escaped)."""
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
@@ -186,13 +186,13 @@ def _entity_column(df: DataFrame, original: str, canonical: str) -> str:
     dtype: DataType = _field(df, original).dataType
     if not isinstance(dtype, (StringType, NullType, IntegralType)):
         raise TypeError(f"entity column {original!r} must hold strings, not {dtype.simpleString()}")
-    col = f"CAST({_q(original)} AS STRING)"
-    return f"CASE WHEN {col} = '' THEN CAST(NULL AS STRING) ELSE {col} END AS {_q(canonical)}"
+    col = f"CAST({sql_name(original)} AS STRING)"
+    return f"CASE WHEN {col} = '' THEN CAST(NULL AS STRING) ELSE {col} END AS {sql_name(canonical)}"
 
 
 def _is_blank(df: DataFrame, name: str) -> str:
     if isinstance(_field(df, name).dataType, StringType):
-        return f"coalesce(trim({_q(name)}) = '', false)"
+        return f"coalesce(trim({sql_name(name)}) = '', false)"
     return "false"
 
 
@@ -200,7 +200,7 @@ def _value_columns(df: DataFrame, name: str) -> tuple[str, str]:
     """(the value as a double with -0.0 folded to 0.0, the raw text when it is not a number else null), as
     SQL expressions."""
     dtype = _field(df, name).dataType
-    raw = _q(name)
+    raw = sql_name(name)
     no_text = "CAST(NULL AS STRING)"
     if isinstance(dtype, NullType):
         return "CAST(NULL AS DOUBLE)", no_text

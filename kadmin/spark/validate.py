@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from pyspark.sql import DataFrame
 
-from kadmin.spark.schema import ENTITY_COLUMNS, KEY_COLUMN, UNPARSED, VALUE_COLUMN, _lit
+from kadmin.spark.schema import ENTITY_COLUMNS, KEY_COLUMN, UNPARSED, VALUE_COLUMN, sql_name, sql_string
 
 REASON = "reason"
 
@@ -65,18 +65,14 @@ class Rules:
         return cls(frozenset(quotas.USER_CLIENT_KEYS), frozenset(quotas.IP_KEYS), maximum)
 
 
-def _name(column: str) -> str:
-    return "`" + column.replace("`", "``") + "`"
-
-
 def _double(x: float) -> str:
     """A double constant, exact: Python's repr round-trips, and Spark parses text to double correctly rounded."""
-    return f"CAST({_lit(repr(float(x)))} AS DOUBLE)"
+    return f"CAST({sql_string(repr(float(x)))} AS DOUBLE)"
 
 
 def _in(col: str, values: Iterable[str]) -> str:
     vals = sorted(values)
-    return f"({col} IN ({', '.join(_lit(v) for v in vals)}))" if vals else "false"
+    return f"({col} IN ({', '.join(sql_string(v) for v in vals)}))" if vals else "false"
 
 
 def _when(cond: str, then: str) -> str:
@@ -92,18 +88,18 @@ def validate(df: DataFrame, *, allow_unknown_keys: bool = False) -> DataFrame:
 
     The rules are built as SQL text and handed to Spark in three ``selectExpr`` calls: a Column per rule
     and operator costs one py4j round trip each (about 1,500 for these rules), SQL text one per select.
-    The text names only this module's own columns and literals it escapes (:func:`_lit`).
+    The text names only this module's own columns and literals it escapes (:func:`sql_string`).
     """
     rules_table = Rules.from_quotas()
     known = {"user_client": rules_table.user_client, "ip": rules_table.ip}
-    user, client, ip = (_name(c) for c in ENTITY_COLUMNS)
-    key, value, unparsed = _name(KEY_COLUMN), _name(VALUE_COLUMN), _name(UNPARSED)
+    user, client, ip = (sql_name(c) for c in ENTITY_COLUMNS)
+    key, value, unparsed = sql_name(KEY_COLUMN), sql_name(VALUE_COLUMN), sql_name(UNPARSED)
     is_ip = f"({ip} IS NOT NULL)"
     all_known = known["user_client"] | known["ip"]
     known_here = f"(CASE WHEN {is_ip} THEN {_in(key, known['ip'])} ELSE {_in(key, known['user_client'])} END)"
     kind_name = f"(CASE WHEN {is_ip} THEN 'ip' ELSE 'user/client-id' END)"
-    known_list = (f"(CASE WHEN {is_ip} THEN {_lit(', '.join(sorted(known['ip'])))} "
-                  f"ELSE {_lit(', '.join(sorted(known['user_client'])))} END)")
+    known_list = (f"(CASE WHEN {is_ip} THEN {sql_string(', '.join(sorted(known['ip'])))} "
+                  f"ELSE {sql_string(', '.join(sorted(known['user_client'])))} END)")
     key_ok = f"({key} IS NOT NULL AND {key} != '')"
     if allow_unknown_keys:
         # Unknown keys pass (a newer broker may know them); a key known for the *other* entity kind is
@@ -115,16 +111,16 @@ def validate(df: DataFrame, *, allow_unknown_keys: bool = False) -> DataFrame:
 
     rules: list[str] = [
         _when(f"{user} IS NULL AND {client} IS NULL AND {ip} IS NULL",
-              _lit("no entity: user, client_id and ip are all empty")),
+              sql_string("no entity: user, client_id and ip are all empty")),
         _when(f"{is_ip} AND ({user} IS NOT NULL OR {client} IS NOT NULL)",
-              _lit("ip cannot be combined with user or client_id in one entity")),
-        _when(f"NOT {key_ok}", _lit("quota_key is empty")),
-        _when(f"{unparsed} IS NOT NULL", "concat(" + ", ".join((_lit("value '"), unparsed, _lit("' is not a number"))) + ")"),
+              sql_string("ip cannot be combined with user or client_id in one entity")),
+        _when(f"NOT {key_ok}", sql_string("quota_key is empty")),
+        _when(f"{unparsed} IS NOT NULL", "concat(" + ", ".join((sql_string("value '"), unparsed, sql_string("' is not a number"))) + ")"),
         _when(f"isnan({value}) OR abs({value}) = {_double(float('inf'))}",
               f"concat('value must be a finite number, not ', {value_str})"),
         _when(f"{value} < 0", f"concat('value must be >= 0, not ', {value_str})"),
         *_whole_number_rules(key, value, value_str, rules_table.maximum),
-        _when(unknown_key, "concat(" + ", ".join((_lit("unknown quota key '"), key, _lit("' for "), kind_name,
+        _when(unknown_key, "concat(" + ", ".join((sql_string("unknown quota key '"), key, sql_string("' for "), kind_name,
                                                    "' entities (known: '", known_list, "')'")) + ")"),
     ]
 
@@ -133,16 +129,16 @@ def validate(df: DataFrame, *, allow_unknown_keys: bool = False) -> DataFrame:
     # conflict.  Spark orders NaN equal to NaN, and -0.0 was folded to 0.0 on input.
     group = f"PARTITION BY {user}, {client}, {ip}, {key}"
     ordered = f"({group} ORDER BY {value} ASC NULLS FIRST, {unparsed} ASC NULLS FIRST)"
-    columns = [_name(c) for c in df.columns]
+    columns = [sql_name(c) for c in df.columns]
     ranked = df.selectExpr(*columns, f"row_number() OVER {ordered} AS _rn", f"rank() OVER {ordered} AS _rk",
                            f"dense_rank() OVER {ordered} AS _dr")
     merged = ranked.filter("_rn = _rk")
     rules.append(_when(f"max(_dr) OVER ({group}) > 1",
-                       _lit("conflicting values for the same entity and quota_key in the input")))
+                       sql_string("conflicting values for the same entity and quota_key in the input")))
     # Computed once into a column, then emptied to null (using the expression twice would evaluate it twice).
     joined = merged.selectExpr(*columns, f"concat_ws('; ', {', '.join(rules)}) AS _reasons")
     return joined.selectExpr(*columns, f"CASE WHEN _reasons = '' THEN CAST(NULL AS STRING) ELSE _reasons END "
-                                       f"AS {_name(REASON)}")
+                                       f"AS {sql_name(REASON)}")
 
 
 def _whole_number_rules(key: str, value: str, value_str: str, maximum: dict[str, int]) -> list[str]:
@@ -155,5 +151,5 @@ def _whole_number_rules(key: str, value: str, value_str: str, maximum: dict[str,
     for limit in sorted(set(maximum.values())):
         keys = [k for k, m in maximum.items() if m == limit]
         out.append(_when(f"{_in(key, keys)} AND {finite} AND {value} >= {_double(float(limit + 1))}",
-                         f"concat({key}, {_lit(f' must be at most {limit}, not ')}, {value_str})"))
+                         f"concat({key}, {sql_string(f' must be at most {limit}, not ')}, {value_str})"))
     return out
