@@ -20,25 +20,12 @@ from typing import Any, TypeVar
 K = TypeVar("K")
 
 
-def best_of(fn: Callable[[], Any], repeat: int, number: int = 1,
-            clock: Callable[[], float] = time.process_time) -> float:
-    """Seconds per call of ``fn``: the fastest of ``repeat`` runs of ``number`` calls each."""
-    best = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        start = clock()
-        for _ in range(number):
-            fn()
-        elapsed = (clock() - start) / number
-        best = min(best, elapsed)
-    return best
-
-
 def best_of_interleaved(fns: dict[K, Callable[[], Any]], repeat: int, numbers: dict[K, int],
                         clock: Callable[[], float] = time.process_time) -> dict[K, float]:
-    """Seconds per call of each function: like ``best_of``, but the repetitions take turns.
+    """Seconds per call of each function: the fastest of ``repeat`` runs of ``numbers[name]`` calls each, the
+    functions taking turns run by run.
 
-    Why: when one function's repetitions all run back to back, a noisy minute on the shared machine can
+    Why turns: when one function's repetitions all run back to back, a noisy minute on the shared machine can
     land on all of them and on none of its rival's, and the ratio then measures the machine.  Taking
     turns spreads any slow stretch over every contender, so their minima come from the same conditions.
     """
