@@ -170,7 +170,7 @@ async def run(
             by_node[found] = list(pending)
         else:
             located = found
-        for k in pending if located is found else ():
+        for k in pending if located is found else ():  # key by key, unless the lookup named one node
             where = located.get(k)
             if where is None:
                 retry.append(k)
