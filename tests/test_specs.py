@@ -34,6 +34,14 @@ _APIS = [
     "AlterClientQuotas",
     "SaslHandshake",
     "SaslAuthenticate",
+    # topics and configs (issue #14)
+    "CreateTopics",
+    "DeleteTopics",
+    "CreatePartitions",
+    "DescribeTopicPartitions",
+    "DescribeConfigs",
+    "AlterConfigs",
+    "IncrementalAlterConfigs",
 ]
 
 EXPECTED_FILES: frozenset[str] = frozenset(
