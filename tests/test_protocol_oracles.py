@@ -223,9 +223,9 @@ _NOT_MODELLED = {("ListOffsetsRequest", 0), ("ListOffsetsResponse", 0),  # KIP-8
                  ("OffsetCommitRequest", 1), ("OffsetCommitResponse", 1),
                  ("OffsetFetchRequest", 0), ("OffsetFetchResponse", 0),
                  ("RequestHeader", 0)}  # only ever used by ControlledShutdown v0
-# KIP-896 also removed CreateTopics v0-1, DeleteTopics v0 and DescribeConfigs v0 (issue #14's schemas).
+# KIP-896 also removed CreateTopics v0-1, DeleteTopics v0, DescribeConfigs v0 and DescribeLogDirs v0 (issue #14).
 _NOT_MODELLED |= {(f"{api}{kind}", v) for api, versions in (("CreateTopics", (0, 1)), ("DeleteTopics", (0,)),
-                                                            ("DescribeConfigs", (0,)))
+                                                            ("DescribeConfigs", (0,)), ("DescribeLogDirs", (0,)))
                   for kind in ("Request", "Response") for v in versions}
 
 

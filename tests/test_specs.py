@@ -42,6 +42,12 @@ _APIS = [
     "DescribeConfigs",
     "AlterConfigs",
     "IncrementalAlterConfigs",
+    # records, log dirs, elections and reassignments (issue #14)
+    "DeleteRecords",
+    "DescribeLogDirs",
+    "ElectLeaders",
+    "AlterPartitionReassignments",
+    "ListPartitionReassignments",
 ]
 
 EXPECTED_FILES: frozenset[str] = frozenset(
