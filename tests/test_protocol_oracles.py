@@ -229,10 +229,17 @@ _NOT_MODELLED |= {(f"{api}{kind}", v) for api, versions in (("CreateTopics", (0,
                   for kind in ("Request", "Response") for v in versions}
 
 
+# Issue #15: neither oracle models ShareGroupDescribe v0 (KIP-932 early access, an unstable version in Kafka's
+# 4.0 schemas); kafka-python 3.0 has no KIP-848 classes at all, kio models them.
+_NOT_MODELLED |= {("ShareGroupDescribeRequest", 0), ("ShareGroupDescribeResponse", 0)}
+_KIP848 = {(f"{api}{kind}", v) for api, versions in (("ConsumerGroupHeartbeat", (0, 1)), ("ConsumerGroupDescribe", (0,)))
+           for kind in ("Request", "Response") for v in versions}
+
+
 @pytest.mark.parametrize("oracle", ORACLES, ids=lambda o: o.name)
 def test_oracle_version_coverage(oracle: Any) -> None:
     missing = {(n, v) for n, v in ALL if not oracle.supports(n, v)}
-    assert missing == _NOT_MODELLED
+    assert missing == _NOT_MODELLED | (_KIP848 if oracle.name == "kafka-python" else set())
 
 
 @pytest.mark.parametrize("oracle", ORACLES, ids=lambda o: o.name)

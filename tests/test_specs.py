@@ -48,6 +48,15 @@ _APIS = [
     "ElectLeaders",
     "AlterPartitionReassignments",
     "ListPartitionReassignments",
+    # the group protocols the fake cluster serves to real consumers, and group admin (issue #15)
+    "JoinGroup",
+    "SyncGroup",
+    "Heartbeat",
+    "LeaveGroup",
+    "OffsetDelete",
+    "ConsumerGroupHeartbeat",
+    "ConsumerGroupDescribe",
+    "ShareGroupDescribe",
 ]
 
 EXPECTED_FILES: frozenset[str] = frozenset(
