@@ -1,0 +1,454 @@
+"""ACLs (KIP-140, prefixed patterns KIP-290): resource patterns, access control entries, bindings and filters.
+
+Pure: no sockets, no clocks.  The operations that send these live in :mod:`kadmin.admin.acls` and on the
+``AdminClient`` classes (``describe_acls``, ``create_acls``, ``delete_acls``).
+
+Why the enums carry Kafka's names and codes: the wire carries an int8 per field, Kafka's tools and docs use
+the names (``TRANSACTIONAL_ID``, ``DESCRIBE_CONFIGS``), and a script should be able to write either.  Strings
+are accepted wherever an enum is (``"read"``, ``"Read"``, ``"describe-configs"``) and turned into the enum at
+construction, so a typo fails where it was written, not as a broker error after a round trip.
+
+Why validation happens here, before anything is sent.  A broker answers a bad binding with a per-binding
+INVALID_REQUEST, or (worse) stores an ACL that can never match.  The rules below are the ones Kafka's
+brokers enforce (``AclApis.handleCreateAcls``, ``AclControlManager.validateNewAcl``, the request classes'
+``validate``), checked on the client:
+
+* a binding (what ``create_acls`` stores) names a concrete resource type (not ANY/UNKNOWN), a LITERAL or
+  PREFIXED pattern (MATCH and ANY only make sense in filters), a concrete operation and permission, a
+  principal of the form ``Type:name`` (``User:alice``, ``User:*``), a non-empty host (``*`` = any host) and a
+  non-empty resource name; a CLUSTER resource is always named ``kafka-cluster``;
+* a filter (what ``describe_acls``/``delete_acls`` match with) may leave any part open (None / ANY) and use
+  the MATCH pattern type, but never UNKNOWN, and a principal it names must still be ``Type:name``.
+
+Whether a given node can carry a binding (PREFIXED needs DescribeAcls/CreateAcls/DeleteAcls v1, Kafka 2.0;
+USER resources need v3, Kafka 2.8) is decided per node in :mod:`kadmin.admin.acls`, because it depends on
+the version negotiated with that node.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Final, TypeVar
+
+from kadmin.errors import KafkaError
+
+#: The only name a CLUSTER resource has (Kafka's ``CLUSTER_NAME``).
+CLUSTER_NAME: Final = "kafka-cluster"
+#: The resource name and principal that match every name / every principal of a type in a binding.
+WILDCARD: Final = "*"
+#: The principal Kafka gives unauthenticated (PLAINTEXT) connections.
+ANONYMOUS: Final = "User:ANONYMOUS"
+
+E = TypeVar("E", bound="_Named")
+
+
+class _Named(enum.IntEnum):
+    """An IntEnum parsed from its name case-insensitively, with ``-``, ``_`` and spaces alike."""
+
+    @classmethod
+    def parse(cls: type[E], value: object, what: str | None = None) -> E:
+        """The member for ``value``: a member, its name (any case, ``-``/``_``/space/none between words)."""
+        label = what or cls._label()
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, bool) or not isinstance(value, str):
+            raise TypeError(f"{label} must be a {cls.__name__} or its name, not {value!r}")
+        key = re.sub(r"[-_\s]", "", value).upper()
+        for member in cls:
+            if member.name.replace("_", "") == key:
+                return member
+        names = ", ".join(m.name for m in cls if m.name != "UNKNOWN")
+        raise ValueError(f"unknown {label} {value!r}; one of {names}")
+
+    @classmethod
+    def from_code(cls: type[E], code: int) -> E:
+        """The member for a code a broker sent; a code this kadmin does not know is UNKNOWN (0)."""
+        try:
+            return cls(code)
+        except ValueError:
+            return cls(0)
+
+    @classmethod
+    def _label(cls) -> str:
+        return re.sub(r"(?<!^)(?=[A-Z])", " ", cls.__name__).lower()
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ResourceType(_Named):
+    """What an ACL protects (Kafka's ``ResourceType``)."""
+
+    UNKNOWN = 0
+    ANY = 1
+    TOPIC = 2
+    GROUP = 3
+    CLUSTER = 4
+    TRANSACTIONAL_ID = 5
+    DELEGATION_TOKEN = 6
+    USER = 7
+
+
+class PatternType(_Named):
+    """How a binding's resource name matches (Kafka's ``PatternType``).
+
+    LITERAL: that name (``*`` = every name); PREFIXED: every name starting with it.  In filters, ANY matches
+    bindings of any pattern type, and MATCH matches the bindings that would apply to the named resource
+    (its literal binding, the wildcard, and every prefix of its name)."""
+
+    UNKNOWN = 0
+    ANY = 1
+    MATCH = 2
+    LITERAL = 3
+    PREFIXED = 4
+
+
+class AclOperation(_Named):
+    """What a principal may do (Kafka's ``AclOperation``; the bits of "authorized operations")."""
+
+    UNKNOWN = 0
+    ANY = 1
+    ALL = 2
+    READ = 3
+    WRITE = 4
+    CREATE = 5
+    DELETE = 6
+    ALTER = 7
+    DESCRIBE = 8
+    CLUSTER_ACTION = 9
+    DESCRIBE_CONFIGS = 10
+    ALTER_CONFIGS = 11
+    IDEMPOTENT_WRITE = 12
+    CREATE_TOKENS = 13
+    DESCRIBE_TOKENS = 14
+
+
+class AclPermissionType(_Named):
+    """Allow or deny (Kafka's ``AclPermissionType``); a matching DENY always wins over an ALLOW."""
+
+    UNKNOWN = 0
+    ANY = 1
+    DENY = 2
+    ALLOW = 3
+
+
+#: What each resource type can be granted, as kafka-acls.sh checks it (``AclCommand.ResourceTypeToValidOperations``),
+#: ALL included.  The brokers store any operation; an ACL outside this table is valid but never consulted.
+VALID_OPERATIONS: Final[Mapping[ResourceType, frozenset[AclOperation]]] = {
+    ResourceType.TOPIC: frozenset({AclOperation.READ, AclOperation.WRITE, AclOperation.CREATE, AclOperation.DESCRIBE,
+                                   AclOperation.DELETE, AclOperation.ALTER, AclOperation.DESCRIBE_CONFIGS,
+                                   AclOperation.ALTER_CONFIGS, AclOperation.ALL}),
+    ResourceType.GROUP: frozenset({AclOperation.READ, AclOperation.DESCRIBE, AclOperation.DELETE, AclOperation.ALL}),
+    ResourceType.CLUSTER: frozenset({AclOperation.CREATE, AclOperation.CLUSTER_ACTION, AclOperation.DESCRIBE_CONFIGS,
+                                     AclOperation.ALTER_CONFIGS, AclOperation.IDEMPOTENT_WRITE, AclOperation.ALTER,
+                                     AclOperation.DESCRIBE, AclOperation.ALL}),
+    ResourceType.TRANSACTIONAL_ID: frozenset({AclOperation.DESCRIBE, AclOperation.WRITE, AclOperation.ALL}),
+    ResourceType.DELEGATION_TOKEN: frozenset({AclOperation.DESCRIBE, AclOperation.ALL}),
+    ResourceType.USER: frozenset({AclOperation.CREATE_TOKENS, AclOperation.DESCRIBE_TOKENS, AclOperation.ALL}),
+}
+
+
+def operations_from_bits(bits: int) -> frozenset[AclOperation]:
+    """The operations set in an "authorized operations" bit field (bit n = operation code n).
+
+    Kafka sends INT32_MIN when the operations were not asked for; that (and any negative value) is empty."""
+    if bits < 0:
+        return frozenset()
+    return frozenset(op for op in AclOperation if op >= AclOperation.READ and bits & (1 << op))
+
+
+# --- checks --------------------------------------------------------------------------------------------------
+
+
+def _str(value: object, what: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a string, not {value!r}")
+    return value
+
+
+def check_principal(principal: object, what: str = "principal") -> str:
+    """``Type:name`` (``User:alice``, ``User:*``, ``Group:ops``): Kafka refuses a principal without a type."""
+    p = _str(principal, what)
+    kind, sep, name = p.partition(":")
+    if not sep or not kind or not name:
+        raise ValueError(f"{what} {p!r} is not of the form Type:name (e.g. 'User:alice' or 'User:*')")
+    return p
+
+
+def _check_host(host: object, what: str) -> str:
+    h = _str(host, what)
+    if not h:
+        raise ValueError(f"{what} is empty; use '*' for any host")
+    return h
+
+
+# --- bindings ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, init=False)
+class ResourcePattern:
+    """The resource side of a binding: ``ResourcePattern("topic", "orders-", "prefixed")``."""
+
+    resource_type: ResourceType
+    name: str
+    pattern_type: PatternType = PatternType.LITERAL
+
+    def __init__(self, resource_type: ResourceType | str, name: str,
+                 pattern_type: PatternType | str = PatternType.LITERAL) -> None:
+        rt = ResourceType.parse(resource_type)
+        pt = PatternType.parse(pattern_type)
+        n = _str(name, "resource name")
+        if rt in (ResourceType.ANY, ResourceType.UNKNOWN):
+            raise ValueError(f"a binding needs a concrete resource type, not {rt.name} (ANY is for filters)")
+        if pt not in (PatternType.LITERAL, PatternType.PREFIXED):
+            raise ValueError(f"a binding's pattern type is LITERAL or PREFIXED, not {pt.name} "
+                             "(MATCH and ANY are for filters)")
+        if not n:
+            raise ValueError(f"the {rt.name} resource name is empty")
+        if rt is ResourceType.CLUSTER and n != CLUSTER_NAME:
+            raise ValueError(f"the only valid name for the CLUSTER resource is {CLUSTER_NAME!r}, not {n!r}")
+        object.__setattr__(self, "resource_type", rt)
+        object.__setattr__(self, "name", n)
+        object.__setattr__(self, "pattern_type", pt)
+
+    @classmethod
+    def cluster(cls) -> ResourcePattern:
+        return cls(ResourceType.CLUSTER, CLUSTER_NAME)
+
+    def to_filter(self) -> ResourcePatternFilter:
+        return ResourcePatternFilter(self.resource_type, self.name, self.pattern_type)
+
+    def __str__(self) -> str:
+        return f"{self.resource_type.name}:{self.pattern_type.name}:{self.name}"
+
+
+@dataclass(frozen=True, init=False)
+class AccessControlEntry:
+    """The who/what side of a binding: ``AccessControlEntry("User:alice", "read", "allow", host="*")``."""
+
+    principal: str
+    operation: AclOperation
+    permission: AclPermissionType
+    host: str = WILDCARD
+
+    def __init__(self, principal: str, operation: AclOperation | str, permission: AclPermissionType | str,
+                 host: str = WILDCARD) -> None:
+        p = check_principal(principal)
+        op = AclOperation.parse(operation)
+        perm = AclPermissionType.parse(permission, "permission")
+        if op in (AclOperation.ANY, AclOperation.UNKNOWN):
+            raise ValueError(f"a binding needs a concrete operation, not {op.name} (ANY is for filters)")
+        if perm not in (AclPermissionType.ALLOW, AclPermissionType.DENY):
+            raise ValueError(f"a binding's permission is ALLOW or DENY, not {perm.name}")
+        object.__setattr__(self, "principal", p)
+        object.__setattr__(self, "operation", op)
+        object.__setattr__(self, "permission", perm)
+        object.__setattr__(self, "host", _check_host(host, "host"))
+
+    def to_filter(self) -> AccessControlEntryFilter:
+        return AccessControlEntryFilter(self.principal, self.host, self.operation, self.permission)
+
+    def __str__(self) -> str:
+        return f"{self.permission.name} {self.principal} {self.operation.name} from {self.host}"
+
+
+@dataclass(frozen=True)
+class AclBinding:
+    """One ACL: a resource pattern and an entry.  What ``create_acls`` stores and ``describe_acls`` returns."""
+
+    pattern: ResourcePattern
+    entry: AccessControlEntry
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.pattern, ResourcePattern):
+            raise TypeError(f"AclBinding.pattern must be a ResourcePattern, not {self.pattern!r}")
+        if not isinstance(self.entry, AccessControlEntry):
+            raise TypeError(f"AclBinding.entry must be an AccessControlEntry, not {self.entry!r}")
+
+    @classmethod
+    def of(cls, resource_type: ResourceType | str, name: str, principal: str, operation: AclOperation | str,
+           permission: AclPermissionType | str = AclPermissionType.ALLOW, *,
+           pattern_type: PatternType | str = PatternType.LITERAL, host: str = WILDCARD) -> AclBinding:
+        """A binding in one call: ``AclBinding.of("group", "bob-", "User:bob", "read", pattern_type="prefixed")``."""
+        return cls(ResourcePattern(resource_type, name, pattern_type),
+                   AccessControlEntry(principal, operation, permission, host))
+
+    def to_filter(self) -> AclBindingFilter:
+        """The filter that matches exactly this binding."""
+        return AclBindingFilter(self.pattern.to_filter(), self.entry.to_filter())
+
+    def sort_key(self) -> tuple[int, str, int, str, str, int, int]:
+        p, e = self.pattern, self.entry
+        return (p.resource_type, p.name, p.pattern_type, e.principal, e.host, e.operation, e.permission)
+
+    def __str__(self) -> str:
+        return f"{self.pattern}: {self.entry}"
+
+
+# --- filters -------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, init=False)
+class ResourcePatternFilter:
+    """Which resource patterns a filter matches; None / ANY leave a part open."""
+
+    resource_type: ResourceType = ResourceType.ANY
+    name: str | None = None
+    pattern_type: PatternType = PatternType.ANY
+
+    def __init__(self, resource_type: ResourceType | str = ResourceType.ANY, name: str | None = None,
+                 pattern_type: PatternType | str = PatternType.ANY) -> None:
+        rt = ResourceType.parse(resource_type)
+        pt = PatternType.parse(pattern_type)
+        if rt is ResourceType.UNKNOWN:
+            raise ValueError("a filter's resource type may be ANY or a concrete type, not UNKNOWN")
+        if pt is PatternType.UNKNOWN:
+            raise ValueError("a filter's pattern type may be ANY, MATCH, LITERAL or PREFIXED, not UNKNOWN")
+        if name is not None:
+            _str(name, "resource name filter")
+        object.__setattr__(self, "resource_type", rt)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "pattern_type", pt)
+
+    def matches(self, pattern: ResourcePattern) -> bool:
+        """Kafka's ResourcePatternFilter.matches: does this filter select a stored pattern?"""
+        if self.resource_type is not ResourceType.ANY and self.resource_type != pattern.resource_type:
+            return False
+        if self.pattern_type not in (PatternType.ANY, PatternType.MATCH) and self.pattern_type != pattern.pattern_type:
+            return False
+        if self.name is None:
+            return True
+        if self.pattern_type is not PatternType.MATCH:
+            return self.name == pattern.name
+        if pattern.pattern_type is PatternType.LITERAL:
+            return pattern.name in (self.name, WILDCARD)
+        return self.name.startswith(pattern.name)
+
+    def __str__(self) -> str:
+        return f"{self.resource_type.name}:{self.pattern_type.name}:{'*any*' if self.name is None else self.name}"
+
+
+@dataclass(frozen=True, init=False)
+class AccessControlEntryFilter:
+    """Which entries a filter matches; None / ANY leave a part open."""
+
+    principal: str | None = None
+    host: str | None = None
+    operation: AclOperation = AclOperation.ANY
+    permission: AclPermissionType = AclPermissionType.ANY
+
+    def __init__(self, principal: str | None = None, host: str | None = None,
+                 operation: AclOperation | str = AclOperation.ANY,
+                 permission: AclPermissionType | str = AclPermissionType.ANY) -> None:
+        op = AclOperation.parse(operation)
+        perm = AclPermissionType.parse(permission, "permission")
+        if op is AclOperation.UNKNOWN:
+            raise ValueError("a filter's operation may be ANY or a concrete operation, not UNKNOWN")
+        if perm is AclPermissionType.UNKNOWN:
+            raise ValueError("a filter's permission may be ANY, ALLOW or DENY, not UNKNOWN")
+        object.__setattr__(self, "principal", None if principal is None else check_principal(principal))
+        object.__setattr__(self, "host", None if host is None else _check_host(host, "host filter"))
+        object.__setattr__(self, "operation", op)
+        object.__setattr__(self, "permission", perm)
+
+    def matches(self, entry: AccessControlEntry) -> bool:
+        return ((self.principal is None or self.principal == entry.principal)
+                and (self.host is None or self.host == entry.host)
+                and (self.operation is AclOperation.ANY or self.operation == entry.operation)
+                and (self.permission is AclPermissionType.ANY or self.permission == entry.permission))
+
+    def __str__(self) -> str:
+        who = self.principal or "*any principal*"
+        return f"{self.permission.name} {who} {self.operation.name} from {self.host or '*any host*'}"
+
+
+@dataclass(frozen=True)
+class AclBindingFilter:
+    """What ``describe_acls`` and ``delete_acls`` select: ``AclBindingFilter.all()`` or built from parts."""
+
+    pattern: ResourcePatternFilter = ResourcePatternFilter()
+    entry: AccessControlEntryFilter = AccessControlEntryFilter()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.pattern, ResourcePatternFilter):
+            raise TypeError(f"AclBindingFilter.pattern must be a ResourcePatternFilter, not {self.pattern!r}")
+        if not isinstance(self.entry, AccessControlEntryFilter):
+            raise TypeError(f"AclBindingFilter.entry must be an AccessControlEntryFilter, not {self.entry!r}")
+
+    @classmethod
+    def all(cls) -> AclBindingFilter:
+        return cls()
+
+    @classmethod
+    def of(cls, resource_type: ResourceType | str = ResourceType.ANY, name: str | None = None,
+           principal: str | None = None, operation: AclOperation | str = AclOperation.ANY,
+           permission: AclPermissionType | str = AclPermissionType.ANY, *,
+           pattern_type: PatternType | str = PatternType.ANY, host: str | None = None) -> AclBindingFilter:
+        return cls(ResourcePatternFilter(resource_type, name, pattern_type),
+                   AccessControlEntryFilter(principal, host, operation, permission))
+
+    def matches(self, binding: AclBinding) -> bool:
+        return self.pattern.matches(binding.pattern) and self.entry.matches(binding.entry)
+
+    def __str__(self) -> str:
+        return f"{self.pattern}: {self.entry}"
+
+
+# --- results -------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AclListing:
+    """What ``describe_acls`` returns: the bindings, sorted, and the same folded per resource pattern."""
+
+    bindings: tuple[AclBinding, ...]
+
+    def __iter__(self) -> Iterator[AclBinding]:
+        return iter(self.bindings)
+
+    def __len__(self) -> int:
+        return len(self.bindings)
+
+    def __contains__(self, item: object) -> bool:
+        return item in self.bindings
+
+    def by_resource(self) -> dict[ResourcePattern, tuple[AccessControlEntry, ...]]:
+        """{resource pattern: its entries}, "what may whom do where" at a glance."""
+        out: dict[ResourcePattern, list[AccessControlEntry]] = {}
+        for b in self.bindings:
+            out.setdefault(b.pattern, []).append(b.entry)
+        return {p: tuple(es) for p, es in out.items()}
+
+
+@dataclass(frozen=True)
+class AclDeletion:
+    """One filter's outcome in ``delete_acls``: the bindings it deleted, and any it matched but could not."""
+
+    deleted: tuple[AclBinding, ...]
+    #: Bindings the filter matched whose deletion the broker refused, with its error (rare: Kafka deletes a
+    #: filter's matches together).
+    failed: Mapping[AclBinding, KafkaError] = field(default_factory=dict)
+
+
+def validate_bindings(bindings: Iterable[AclBinding]) -> list[AclBinding]:
+    """The bindings as a list, each checked to be an AclBinding (a str or dict is a TypeError)."""
+    if isinstance(bindings, (str, bytes, AclBinding)):
+        raise TypeError("bindings must be a list of AclBinding")
+    out = list(bindings)
+    for b in out:
+        if not isinstance(b, AclBinding):
+            raise TypeError(f"expected AclBinding objects, got {b!r}")
+    return out
+
+
+def validate_filters(filters: Iterable[AclBindingFilter]) -> list[AclBindingFilter]:
+    if isinstance(filters, (str, bytes, AclBindingFilter)):
+        raise TypeError("filters must be a list of AclBindingFilter")
+    out = list(filters)
+    for f in out:
+        if not isinstance(f, AclBindingFilter):
+            raise TypeError(f"expected AclBindingFilter objects, got {f!r}")
+    return out
