@@ -57,6 +57,12 @@ _APIS = [
     "ConsumerGroupHeartbeat",
     "ConsumerGroupDescribe",
     "ShareGroupDescribe",
+    # ACLs and SCRAM users (issue #16)
+    "DescribeAcls",
+    "CreateAcls",
+    "DeleteAcls",
+    "DescribeUserScramCredentials",
+    "AlterUserScramCredentials",
 ]
 
 EXPECTED_FILES: frozenset[str] = frozenset(
