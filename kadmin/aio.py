@@ -10,27 +10,36 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from kadmin import quotas
 from kadmin.admin import _driver
 from kadmin.admin import quotas as admin_quotas
-from kadmin.admin.coordinators import CoordinatorCache, CoordinatorLookup, find_coordinators, key_type_code
+from kadmin.admin._driver import Context, Operation
+from kadmin.admin.cluster import CLUSTER, ApiVersions, ClusterMetadata, DescribeCluster, guess_release
+from kadmin.admin.coordinators import CoordinatorCache, FindCoordinator, key_type_code
 from kadmin.admin.groups import (
-    DeleteGroupsHandler,
-    DescribeGroupsHandler,
-    OffsetFetchHandler,
+    DeleteGroups,
+    DescribeGroups,
+    ListGroups,
+    OffsetFetch,
     validate_group_ids,
+    validate_group_states,
     validate_partitions,
 )
+from kadmin.admin.partitions import (
+    ListedOffset,
+    ListOffsets,
+    OffsetSpec,
+    isolation_level_code,
+    validate_offset_specs,
+)
 from kadmin.config import ClientConfig
-from kadmin.errors import KafkaError, ProtocolError, UnsupportedVersionError, error_for_code
+from kadmin.errors import GroupIdNotFoundError, KafkaError, UnsupportedVersionError
 from kadmin.network.client import NetworkClient
-from kadmin.network.retry import Deadline, backoff_delays, check_timeout
-from kadmin.protocol import api_name, message_type, shipped_names
+from kadmin.network.retry import Deadline, check_timeout
 from kadmin.types import (
-    ApiVersionRange,
     ClusterDescription,
     Coordinator,
     GroupDescription,
@@ -44,9 +53,7 @@ from kadmin.types import (
 
 log = logging.getLogger("kadmin")
 
-LIST_GROUPS = 16
-LIST_OFFSETS = 2
-METADATA = 3
+K = TypeVar("K", bound=Hashable)
 
 
 def _config(bootstrap_servers: str | Sequence[str] | None, config: ClientConfig | None,
@@ -61,13 +68,17 @@ def _config(bootstrap_servers: str | Sequence[str] | None, config: ClientConfig 
 
 
 class AdminClient:
-    """``async with AdminClient("host:9092") as admin: await admin.describe_consumer_groups([...])``."""
+    """``async with AdminClient("host:9092") as admin: await admin.describe_consumer_groups([...])``.
+
+    Every method reads the same way: validate the input (TypeError/ValueError before any I/O), run one or more
+    operations of :mod:`kadmin.admin` through the driver, shape the result."""
 
     def __init__(self, bootstrap_servers: str | Sequence[str] | None = None, *, config: ClientConfig | None = None,
                  **settings: Any) -> None:
         self.config = _config(bootstrap_servers, config, settings)
         self.net = NetworkClient(self.config)
         self.coordinators = CoordinatorCache(self.net, self.config)
+        self._ctx = Context(self.net, self.config, self.coordinators)
         self._started = False
         self._start_lock: asyncio.Lock | None = None
 
@@ -91,47 +102,44 @@ class AdminClient:
         await self.net.close()
         self._started = False
 
-    def _deadline(self, timeout: float | None) -> Deadline:
+    async def _begin(self, timeout: float | None) -> Deadline:
+        """The call's deadline, with the client started within it."""
         checked = check_timeout(timeout)
-        return Deadline(checked if checked is not None else self.config.default_timeout_s)
+        deadline = Deadline(checked if checked is not None else self.config.default_timeout_s)
+        await self.start(deadline)
+        return deadline
+
+    async def _run(self, op: Operation[K], keys: Iterable[K], deadline: Deadline) -> dict[K, Any]:
+        return await _driver.run(self._ctx, op, keys, deadline)
 
     # --- cluster -----------------------------------------------------------------------------------------
 
-    async def describe_cluster(self, *, timeout: float | None = None) -> ClusterDescription:
-        deadline = self._deadline(timeout)
-        await self.start(deadline)
-        await self.net.refresh_metadata(deadline=deadline)
-        nodes = tuple(sorted(self.net.nodes.values(), key=lambda n: n.node_id))
-        return ClusterDescription(self.net.cluster_id, self.net.controller_id, nodes)
+    async def describe_cluster(self, *, include_authorized_operations: bool = False,
+                               timeout: float | None = None) -> ClusterDescription:
+        """Nodes, controller and cluster id (DescribeCluster, or Metadata on brokers before Kafka 2.8).
+
+        ``include_authorized_operations``: what the authenticated principal may do on the cluster (needs
+        DescribeCluster)."""
+        if not isinstance(include_authorized_operations, bool):
+            raise TypeError("include_authorized_operations must be a bool")
+        deadline = await self._begin(timeout)
+        got = (await self._run(DescribeCluster(include_authorized_operations), [CLUSTER], deadline))[CLUSTER]
+        if isinstance(got, UnsupportedVersionError) and not include_authorized_operations:
+            got = (await self._run(ClusterMetadata(), [CLUSTER], deadline))[CLUSTER]
+        if isinstance(got, KafkaError):
+            raise got
+        return got  # type: ignore[no-any-return]
 
     async def api_versions(self, *, timeout: float | None = None) -> dict[int, NodeApiVersions]:
         """Per node: every API the node advertises, its range, ours, and the version we would use."""
-        deadline = self._deadline(timeout)
-        await self.start(deadline)
-        ours = _our_ranges()
-
-        async def one(node_id: int) -> NodeApiVersions:
-            table = await self.net.api_versions(node_id, deadline=deadline)
-            apis: dict[int, ApiVersionRange] = {}
-            for key, (lo, hi) in sorted(table.items()):
-                mine = ours.get(key)
-                negotiated: int | None = None
-                if mine is not None:
-                    try:
-                        negotiated = await self.net.negotiated_version(node_id, key, deadline=deadline)
-                    except UnsupportedVersionError:
-                        negotiated = None
-                apis[key] = ApiVersionRange(key, api_name(key) if mine else _release_api_name(key), lo, hi, mine,
-                                            negotiated)
-            n = self.net.nodes[node_id]
-            return NodeApiVersions(n, apis, _guess_release(table))
-
-        per_node = await _driver.gather_per_node(sorted(self.net.nodes), one)
+        deadline = await self._begin(timeout)
+        per_node = await self._run(ApiVersions(self.config), sorted(self.net.nodes), deadline)
         out: dict[int, NodeApiVersions] = {}
         for node_id, res in per_node.items():
             if isinstance(res, KafkaError):
                 raise res
-            out[node_id] = res
+            apis, table = res
+            out[node_id] = NodeApiVersions(self.net.nodes[node_id], apis, guess_release(table))
         return out
 
     # --- coordinators ------------------------------------------------------------------------------------
@@ -140,12 +148,11 @@ class AdminClient:
                                 timeout: float | None = None) -> dict[str, Coordinator | KafkaError]:
         ids = validate_group_ids(keys, what="keys")
         code = key_type_code(key_type)
-        deadline = self._deadline(timeout)
-        await self.start(deadline)
-        found = await find_coordinators(self.net, ids, code, deadline, self.config)
+        deadline = await self._begin(timeout)
+        found = await self._run(FindCoordinator(code), ids, deadline)
         for k, v in found.items():
             if isinstance(v, Coordinator):
-                self.coordinators._nodes[(code, k)] = v.node_id
+                self.coordinators.remember(code, k, v.node_id)
         return found
 
     # --- groups ------------------------------------------------------------------------------------------
@@ -155,66 +162,48 @@ class AdminClient:
         ids = validate_group_ids(group_ids)
         if not isinstance(include_authorized_operations, bool):
             raise TypeError("include_authorized_operations must be a bool")
-        deadline = self._deadline(timeout)
-        await self.start(deadline)
-        return await _driver.run(self.net, DescribeGroupsHandler(include_authorized_operations), ids,
-                                 CoordinatorLookup(self.coordinators), deadline, self.config)
+        deadline = await self._begin(timeout)
+        return await self._run(DescribeGroups(include_authorized_operations), ids, deadline)
 
     async def delete_consumer_groups(self, group_ids: Iterable[str], *,
                                      timeout: float | None = None) -> dict[str, None | KafkaError]:
         ids = validate_group_ids(group_ids)
-        deadline = self._deadline(timeout)
-        await self.start(deadline)
-        return await _driver.run(self.net, DeleteGroupsHandler(), ids, CoordinatorLookup(self.coordinators),
-                                 deadline, self.config, write=True)
+        deadline = await self._begin(timeout)
+        return await self._run(DeleteGroups(), ids, deadline)
 
     async def list_consumer_group_offsets(
         self, group_ids: Iterable[str], partitions: Iterable[TopicPartition | tuple[str, int]] | None = None, *,
         timeout: float | None = None,
     ) -> dict[str, dict[TopicPartition, OffsetAndMetadata | KafkaError] | KafkaError]:
+        """Committed offsets per group.  A group that does not exist is a GroupIdNotFoundError, not an empty
+        dict: a group with no committed offsets is asked about (DescribeGroups) to tell the two apart."""
         ids = validate_group_ids(group_ids)
         parts = validate_partitions(partitions)
-        deadline = self._deadline(timeout)
-        await self.start(deadline)
-        return await _driver.run(self.net, OffsetFetchHandler(parts), ids, CoordinatorLookup(self.coordinators),
-                                 deadline, self.config)
+        deadline = await self._begin(timeout)
+        offsets = await self._run(OffsetFetch(parts), ids, deadline)
+        return await self._missing_groups(offsets, deadline)
+
+    async def _missing_groups(self, offsets: dict[str, Any], deadline: Deadline) -> dict[str, Any]:
+        """Groups with no committed offsets that their coordinator does not know become GroupIdNotFoundError."""
+        empty = [g for g, res in offsets.items() if isinstance(res, dict) and not res]
+        if empty:
+            described = await self.describe_consumer_groups(empty, timeout=max(deadline.remaining(), 0.001))
+            for g, d in described.items():
+                if isinstance(d, GroupIdNotFoundError):
+                    offsets[g] = GroupIdNotFoundError(f"group {g!r} does not exist (no committed offsets, and "
+                                                      f"its coordinator does not know it)")
+        return offsets
 
     async def list_consumer_groups(self, *, states: Iterable[str] | None = None, types: Iterable[str] | None = None,
                                    timeout: float | None = None) -> ListGroupsResult:
-        """ListGroups on every broker concurrently; merged, deduplicated, and each failing broker reported."""
-        state_list = _str_list(states, "states")
+        """ListGroups on every broker concurrently; merged, deduplicated, and each failing broker reported.
+
+        ``states`` are Kafka's group states (Stable, Empty, ...; any case); an unknown one is a ValueError."""
+        state_list = validate_group_states(states)
         type_list = _str_list(types, "types")
-        deadline = self._deadline(timeout)
-        await self.start(deadline)
-        await self.net.refresh_metadata()
-        req = message_type(LIST_GROUPS, "request")
-
-        async def one(node_id: int) -> list[GroupListing]:
-            async def attempt() -> list[GroupListing]:
-                v = await self.net.negotiated_version(node_id, LIST_GROUPS)
-                if state_list is not None and v < 4:
-                    raise UnsupportedVersionError(
-                        f"node {node_id} speaks ListGroups up to v{v}; filtering by state needs v4+ (Kafka 2.6)")
-                if type_list is not None and v < 5:
-                    raise UnsupportedVersionError(
-                        f"node {node_id} speaks ListGroups up to v{v}; filtering by type needs v5+ (Kafka 3.8)")
-                kwargs: dict[str, Any] = {}
-                if v >= 4:
-                    kwargs["states_filter"] = state_list or []
-                if v >= 5:
-                    kwargs["types_filter"] = type_list or []
-                resp: Any = await self.net.send(node_id, req(**kwargs), v, deadline=deadline)
-                err = error_for_code(resp.error_code)
-                if err is not None:
-                    raise err
-                return [GroupListing(g.group_id, g.protocol_type, g.group_state or None if v >= 4 else None,
-                                     g.group_type or None if v >= 5 else None, node_id) for g in resp.groups]
-
-            listed: list[GroupListing] = await _retrying(attempt, deadline, self.config,
-                                                         f"ListGroups on node {node_id}")
-            return listed
-
-        per_node = await _driver.gather_per_node(sorted(self.net.nodes), one)
+        deadline = await self._begin(timeout)
+        await self.net.refresh_metadata(deadline=deadline)
+        per_node = await self._run(ListGroups(state_list, type_list), sorted(self.net.nodes), deadline)
         seen: dict[str, GroupListing] = {}
         errors: dict[int, KafkaError] = {}
         for node_id, res in per_node.items():
@@ -228,17 +217,19 @@ class AdminClient:
     async def consumer_group_lag(
         self, group_ids: Iterable[str], *, timeout: float | None = None,
     ) -> dict[str, dict[TopicPartition, PartitionLag | KafkaError] | KafkaError]:
-        """Committed offsets against the latest offsets (ListOffsets to each partition's leader)."""
+        """Committed offsets (OffsetFetch) against the latest offsets (ListOffsets to each partition's leader).
+
+        A partition whose topic no longer exists gets its UnknownTopicOrPartitionError at once; a group that
+        does not exist is a GroupIdNotFoundError."""
         ids = validate_group_ids(group_ids)
-        deadline = self._deadline(timeout)
-        await self.start(deadline)
-        offsets = await _driver.run(self.net, OffsetFetchHandler(None), ids, CoordinatorLookup(self.coordinators),
-                                    deadline, self.config)
-        wanted: set[TopicPartition] = set()
-        for res in offsets.values():
-            if isinstance(res, dict):
-                wanted.update(tp for tp, o in res.items() if isinstance(o, OffsetAndMetadata))
-        ends = await self._log_end_offsets(wanted, deadline) if wanted else {}
+        deadline = await self._begin(timeout)
+        offsets = await self._missing_groups(await self._run(OffsetFetch(None), ids, deadline), deadline)
+        wanted = {tp for res in offsets.values() if isinstance(res, dict)
+                  for tp, o in res.items() if isinstance(o, OffsetAndMetadata)}
+        ends: dict[TopicPartition, Any] = {}
+        if wanted:
+            specs = dict.fromkeys(sorted(wanted), OffsetSpec.latest())
+            ends = await self._run(ListOffsets(specs, tolerate_unknown_topics=True), specs, deadline)
         out: dict[str, dict[TopicPartition, PartitionLag | KafkaError] | KafkaError] = {}
         for gid, res in offsets.items():
             if isinstance(res, KafkaError):
@@ -249,100 +240,24 @@ class AdminClient:
                 if isinstance(o, KafkaError):
                     lag[tp] = o
                     continue
-                end = ends.get(tp)
-                if end is None:
-                    lag[tp] = ProtocolError(f"the partition leader's ListOffsets answer has no entry for {tp}")
-                elif isinstance(end, KafkaError):
-                    lag[tp] = end
-                else:
-                    lag[tp] = PartitionLag(o.offset, end)
+                end = ends[tp]
+                lag[tp] = PartitionLag(o.offset, end.offset) if isinstance(end, ListedOffset) else end
             out[gid] = lag
         return out
 
-    async def _log_end_offsets(self, partitions: set[TopicPartition],
-                               deadline: Deadline) -> dict[TopicPartition, int | KafkaError]:
-        """Latest offsets; partitions answered with a retriable error (NOT_LEADER_OR_FOLLOWER after a leader
-        moved, LEADER_NOT_AVAILABLE...) are asked again with fresh metadata, with backoff, until the deadline."""
-        out: dict[TopicPartition, int | KafkaError] = {}
-        todo = set(partitions)
-        delays = backoff_delays(self.config)
-        while True:
-            got = await self._log_end_offsets_once(todo, deadline)
-            again = {tp for tp, v in got.items() if isinstance(v, KafkaError) and v.retriable}
-            out.update((tp, v) for tp, v in got.items() if tp not in again)
-            delay = next(delays)
-            if not again or deadline.remaining() <= delay:
-                out.update((tp, got[tp]) for tp in again)  # out of time: the last error is the answer
-                return out
-            log.debug("ListOffsets: asking again for %d partition(s) in %.3fs", len(again), delay)
-            await asyncio.sleep(delay)
-            todo = again
+    # --- partition offsets -------------------------------------------------------------------------------
 
-    async def _log_end_offsets_once(self, partitions: set[TopicPartition],
-                                    deadline: Deadline) -> dict[TopicPartition, int | KafkaError]:
-        topics = sorted({tp.topic for tp in partitions})
-        meta_req = message_type(METADATA, "request")
-        T = meta_req.MetadataRequestTopic  # type: ignore[attr-defined]
+    async def list_offsets(self, specs: Mapping[TopicPartition | tuple[str, int], OffsetSpec | str], *,
+                           isolation_level: str = "read_uncommitted",
+                           timeout: float | None = None) -> dict[TopicPartition, ListedOffset | KafkaError]:
+        """The offset each spec names, per partition: ``{TopicPartition("t", 0): OffsetSpec.latest()}``.
 
-        async def metadata() -> Any:
-            node = self.net.least_loaded_node()
-            v = await self.net.negotiated_version(node, METADATA)
-            req = meta_req(topics=[T(name=t) for t in topics], allow_auto_topic_creation=False) if v >= 4 else \
-                meta_req(topics=[T(name=t) for t in topics])
-            return await self.net.send(node, req, v, deadline=deadline)
-
-        meta = await _retrying(metadata, deadline, self.config, "Metadata")
-        out: dict[TopicPartition, int | KafkaError] = {}
-        by_leader: dict[int, dict[str, list[int]]] = {}
-        for t in meta.topics:
-            terr = error_for_code(t.error_code)
-            if terr is not None:
-                # An unknown (e.g. deleted) topic comes back with its error and no partitions.
-                out.update((tp, terr) for tp in partitions if tp.topic == t.name)
-            for p in t.partitions:
-                tp = TopicPartition(t.name, p.partition_index)
-                if tp not in partitions:
-                    continue
-                if terr is not None:
-                    out[tp] = terr
-                elif p.leader_id < 0:
-                    out[tp] = error_for_code(5, f"{tp} has no leader")  # type: ignore[assignment]
-                else:
-                    by_leader.setdefault(p.leader_id, {}).setdefault(t.name, []).append(p.partition_index)
-        located = {TopicPartition(t, p) for ps in by_leader.values() for t, parts in ps.items() for p in parts}
-        for tp in partitions - located - out.keys():
-            # Offsets committed for a partition the topic no longer has (or a topic the answer left out).
-            out[tp] = error_for_code(3, f"{tp} is not in the cluster metadata")  # type: ignore[assignment]
-        lreq = message_type(LIST_OFFSETS, "request")
-        LT, LP = lreq.ListOffsetsTopic, lreq.ListOffsetsPartition  # type: ignore[attr-defined]
-
-        async def one(node_id: int) -> dict[TopicPartition, int | KafkaError]:
-            v = await self.net.negotiated_version(node_id, LIST_OFFSETS)
-            topics_req = [LT(name=t, partitions=[LP(partition_index=p, timestamp=-1, max_num_offsets=1) for p in ps])
-                          for t, ps in by_leader[node_id].items()]
-            resp: Any = await self.net.send(node_id, lreq(replica_id=-1, topics=topics_req), v, deadline=deadline)
-            res: dict[TopicPartition, int | KafkaError] = {}
-            for t in resp.topics:
-                for p in t.partitions:
-                    tp = TopicPartition(t.name, p.partition_index)
-                    err = error_for_code(p.error_code)
-                    if err is not None:
-                        res[tp] = err
-                    elif v == 0:
-                        res[tp] = p.old_style_offsets[0] if p.old_style_offsets else -1
-                    else:
-                        res[tp] = p.offset
-            return res
-
-        per_leader = await _driver.gather_per_node(by_leader, one)
-        for node_id, res in per_leader.items():
-            if isinstance(res, KafkaError):
-                for t, ps in by_leader[node_id].items():
-                    for p in ps:
-                        out[TopicPartition(t, p)] = res
-            else:
-                out.update(res)
-        return out
+        Asked of each partition's leader; a partition of a topic that does not exist is an
+        UnknownTopicOrPartitionError at once."""
+        checked = validate_offset_specs(specs)
+        level = isolation_level_code(isolation_level)
+        deadline = await self._begin(timeout)
+        return await self._run(ListOffsets(checked, isolation_level=level), checked, deadline)
 
     # --- client quotas (KIP-546 as shipped) ----------------------------------------------------------------
     async def describe_client_quotas(self, filter: quotas.ClientQuotaFilter, *, timeout: float | None = None,
@@ -355,9 +270,8 @@ class AdminClient:
         """
         if not isinstance(filter, quotas.ClientQuotaFilter):
             raise TypeError(f"filter must be a ClientQuotaFilter (e.g. ClientQuotaFilter.all()), not {filter!r}")
-        deadline = self._deadline(timeout)
-        await self.start(deadline)
-        return await admin_quotas.describe_client_quotas(self.net, filter, deadline, self.config)
+        deadline = await self._begin(timeout)
+        return await admin_quotas.describe_client_quotas(self._ctx, filter, deadline)
 
     async def alter_client_quotas(
         self, alterations: Iterable[quotas.ClientQuotaAlteration], *, validate_only: bool = False,
@@ -377,10 +291,9 @@ class AdminClient:
         if not isinstance(validate_only, bool):
             raise TypeError("validate_only must be a bool")
         size, concurrency = admin_quotas.check_batching(batch_size, max_concurrency)
-        deadline = self._deadline(timeout)
-        await self.start(deadline)
-        return await admin_quotas.alter_client_quotas(self.net, items, deadline, self.config, validate_only=validate_only,
-                                         batch_size=size, max_concurrency=concurrency)
+        deadline = await self._begin(timeout)
+        return await admin_quotas.alter_client_quotas(self._ctx, items, deadline, validate_only=validate_only,
+                                                      batch_size=size, max_concurrency=concurrency)
 
     async def resolve_client_quotas(self, user: str | None = None, client_id: str | None = None,
                                     ip: str | None = None, *, timeout: float | None = None,
@@ -394,19 +307,12 @@ class AdminClient:
         client_id, 2 more for an ip; :func:`kadmin.quotas.resolve_filters` explains why no fewer).
         """
         quotas.validate_resolve_args(user, client_id, ip)
-        deadline = self._deadline(timeout)
-        await self.start(deadline)
+        deadline = await self._begin(timeout)
 
         async def describe(flt: quotas.ClientQuotaFilter) -> dict[quotas.ClientQuotaEntity, dict[str, float]]:
-            return await admin_quotas.describe_client_quotas(self.net, flt, deadline, self.config)
+            return await admin_quotas.describe_client_quotas(self._ctx, flt, deadline)
 
         return await quotas.resolve_client_quotas(describe, user, client_id, ip)
-
-
-async def _retrying(fn: Any, deadline: Deadline, config: ClientConfig, what: str) -> Any:
-    from kadmin.network.retry import retry_call
-
-    return await retry_call(fn, deadline=deadline, config=config, what=what)
 
 
 def _str_list(values: Iterable[str] | None, what: str) -> list[str] | None:
@@ -419,28 +325,3 @@ def _str_list(values: Iterable[str] | None, what: str) -> list[str] | None:
         if not isinstance(v, str) or not v:
             raise ValueError(f"{what} must contain non-empty strings; got {v!r}")
     return out
-
-
-def _our_ranges() -> dict[int, tuple[int, int]]:
-    out = {}
-    for name in shipped_names():
-        cls = message_type(name)
-        if cls.KIND == "request" and cls.API_KEY is not None:
-            out[cls.API_KEY] = (cls.MIN_VERSION, cls.MAX_VERSION)
-    return out
-
-
-def _guess_release(table: Mapping[int, tuple[int, int]]) -> str | None:
-    try:
-        from kadmin.versions import guess_release
-    except ImportError:  # pragma: no cover - versions tables ship with kadmin
-        return None
-    return guess_release(dict(table))
-
-
-def _release_api_name(key: int) -> str:
-    try:
-        from kadmin.versions import API_NAMES
-    except ImportError:  # pragma: no cover
-        return f"api {key}"
-    return API_NAMES.get(key, f"api {key}")

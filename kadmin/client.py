@@ -13,11 +13,12 @@ import asyncio
 import concurrent.futures
 import os
 import threading
-from collections.abc import Coroutine, Iterable, Sequence
+from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from kadmin import aio, quotas
 from kadmin.admin import quotas as admin_quotas
+from kadmin.admin.partitions import ListedOffset, OffsetSpec
 from kadmin.config import ClientConfig
 from kadmin.errors import ClientClosedError, ForkedProcessError, KafkaError, KafkaTimeoutError
 from kadmin.network.retry import check_timeout
@@ -107,8 +108,10 @@ class AdminClient:
 
     # --- operations (see kadmin.aio.AdminClient for what each does) ---------------------------------------
 
-    def describe_cluster(self, *, timeout: float | None = None) -> ClusterDescription:
-        return self._call(self._aio.describe_cluster(timeout=timeout), timeout)
+    def describe_cluster(self, *, include_authorized_operations: bool = False,
+                         timeout: float | None = None) -> ClusterDescription:
+        return self._call(self._aio.describe_cluster(
+            include_authorized_operations=include_authorized_operations, timeout=timeout), timeout)
 
     def api_versions(self, *, timeout: float | None = None) -> dict[int, NodeApiVersions]:
         return self._call(self._aio.api_versions(timeout=timeout), timeout)
@@ -139,6 +142,12 @@ class AdminClient:
     def consumer_group_lag(self, group_ids: Iterable[str], *, timeout: float | None = None,
                            ) -> dict[str, dict[TopicPartition, PartitionLag | KafkaError] | KafkaError]:
         return self._call(self._aio.consumer_group_lag(group_ids, timeout=timeout), timeout)
+
+    def list_offsets(self, specs: Mapping[TopicPartition | tuple[str, int], OffsetSpec | str], *,
+                     isolation_level: str = "read_uncommitted",
+                     timeout: float | None = None) -> dict[TopicPartition, ListedOffset | KafkaError]:
+        return self._call(self._aio.list_offsets(dict(specs), isolation_level=isolation_level, timeout=timeout),
+                          timeout)
 
     # --- client quotas (see kadmin.aio.AdminClient) ---------------------------------------------------------
     def describe_client_quotas(self, filter: quotas.ClientQuotaFilter, *, timeout: float | None = None,

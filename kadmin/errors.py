@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from kadmin._error_codes import ERROR_CODES
+from kadmin._error_codes import ErrorCode as ErrorCode  # re-exported: codes by name
 
 
 class KafkaError(Exception):
@@ -193,3 +194,7 @@ InvalidRequestError: type[BrokerError] = _BY_CODE[42]
 RequestTimedOutError: type[BrokerError] = _BY_CODE[7]
 SaslAuthenticationFailedError: type[BrokerError] = _BY_CODE[58]
 UnsupportedSaslMechanismError: type[BrokerError] = _BY_CODE[33]
+UnknownTopicOrPartitionError: type[BrokerError] = _BY_CODE[ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]
+LeaderNotAvailableError: type[BrokerError] = _BY_CODE[ErrorCode.LEADER_NOT_AVAILABLE]
+NotLeaderOrFollowerError: type[BrokerError] = _BY_CODE[ErrorCode.NOT_LEADER_OR_FOLLOWER]
+NotControllerError: type[BrokerError] = _BY_CODE[ErrorCode.NOT_CONTROLLER]

@@ -661,13 +661,18 @@ def test_offset_fetch_version_is_chosen_per_coordinator_in_a_mixed_cluster() -> 
 def test_offset_fetch_for_chosen_partitions_and_unknown_group(cluster: FakeCluster) -> None:
     cluster.add_topic("t", partitions=2)
     cluster.commit("g", "t", 1, 7)
+    cluster.add_group("idle", state="Stable")  # exists, has committed nothing
 
     async def body() -> Any:
         async with client(cluster) as admin:
-            return await admin.list_consumer_group_offsets(["g", "nobody"], [("t", 0), TopicPartition("t", 1)])
+            return await admin.list_consumer_group_offsets(["g", "nobody", "idle"],
+                                                           [("t", 0), TopicPartition("t", 1)])
 
     res = run(body())
-    assert res == {"g": {TopicPartition("t", 1): OffsetAndMetadata(7, "", None)}, "nobody": {}}
+    # A group that does not exist is told apart from one that has committed nothing (the coordinator is asked).
+    assert res["g"] == {TopicPartition("t", 1): OffsetAndMetadata(7, "", None)}
+    assert isinstance(res["nobody"], GroupIdNotFoundError)
+    assert res["idle"] == {}
 
 
 def test_offset_fetch_v1_needs_explicit_partitions_and_sends_nothing_without() -> None:
@@ -704,7 +709,7 @@ def test_consumer_group_lag_against_log_end(cluster: FakeCluster) -> None:
                         TopicPartition("u", 0): PartitionLag(5, 5)}
     assert res["g"][TopicPartition("t", 0)].lag == 80
     assert res["h"] == {TopicPartition("t", 2): PartitionLag(3, 10)}
-    assert res["nobody"] == {}
+    assert isinstance(res["nobody"], GroupIdNotFoundError)  # a typo is not an idle group
     # Each partition's end offset was asked of its leader.
     for e in entries(cluster, 2):
         for key in e.keys:

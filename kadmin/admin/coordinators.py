@@ -13,16 +13,21 @@ import logging
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from kadmin.admin._driver import AnyNode, Done, Failed, Outcome, Retry, run
-from kadmin.errors import KafkaError, UnsupportedVersionError, error_for_code
+from kadmin.admin._driver import Context, Done, Failed, Operation, Outcome, Retry, run
+from kadmin.admin.lookups import AnyNode
+from kadmin.errors import CoordinatorNotAvailableError, KafkaError, UnsupportedVersionError, error_for_code
 from kadmin.network.retry import Deadline
 from kadmin.protocol import Message, message_type
+from kadmin.protocol.apis import ApiKey
 from kadmin.types import Coordinator
 
 log = logging.getLogger("kadmin.admin")
 
-FIND_COORDINATOR = 10
+#: FindCoordinator key types (CoordinatorType in Kafka).
 KEY_TYPES = {"group": 0, "transaction": 1}
+GROUP = KEY_TYPES["group"]
+TRANSACTION = KEY_TYPES["transaction"]
+#: KIP-699: FindCoordinator batches keys from v4.
 BATCHED_SINCE = 4
 
 
@@ -36,44 +41,32 @@ def key_type_code(key_type: str | int) -> int:
     return KEY_TYPES[key_type]
 
 
-class FindCoordinatorBuilder:
-    def __init__(self, keys: Sequence[str], key_type: int) -> None:
-        self.keys = list(keys)
-        self.key_type = key_type
+class FindCoordinator(Operation[str]):
+    """Coordinators of keys, asked of any node: batched from v4 (KIP-699), one request per key below."""
 
-    def build(self, version: int) -> Message | list[Message]:
-        req = message_type(FIND_COORDINATOR, "request")
-        if self.key_type == 1 and version < 1:
-            raise UnsupportedVersionError(
-                f"FindCoordinator v{version} cannot look up transaction coordinators (key type 1 needs v1+)")
-        if version >= BATCHED_SINCE:
-            return req(key_type=self.key_type, coordinator_keys=self.keys)
-        if version >= 1:
-            return [req(key=k, key_type=self.key_type) for k in self.keys]
-        return [req(key=k) for k in self.keys]
-
-
-class FindCoordinatorHandler:
-    api_key = FIND_COORDINATOR
-    name = "FindCoordinator"
+    api = ApiKey.FIND_COORDINATOR
 
     def __init__(self, key_type: int) -> None:
         self.key_type = key_type
+        self.lookup = AnyNode()
 
-    def builder(self, keys: Sequence[str]) -> FindCoordinatorBuilder:
-        return FindCoordinatorBuilder(keys, self.key_type)
-
-    def keys_of(self, request: Message, version: int) -> list[str]:
+    def build(self, node: int, keys: list[str], version: int) -> Message | list[tuple[Message, list[str]]]:
+        req = message_type(ApiKey.FIND_COORDINATOR, "request")
+        if self.key_type == TRANSACTION and version < 1:
+            raise UnsupportedVersionError(
+                f"FindCoordinator v{version} cannot look up transaction coordinators (key type 1 needs v1+)")
         if version >= BATCHED_SINCE:
-            return list(request.coordinator_keys)  # type: ignore[attr-defined]
-        return [request.key]  # type: ignore[attr-defined]
+            return req(key_type=self.key_type, coordinator_keys=keys)
+        if version >= 1:
+            return [(req(key=k, key_type=self.key_type), [k]) for k in keys]
+        return [(req(key=k), [k]) for k in keys]
 
-    def handle(self, request: Message, response: Message, version: int, node_id: int) -> dict[str, Outcome]:
-        r: Any = response
+    def handle(self, node: int, keys: list[str], response: Any, version: int) -> dict[str, Outcome]:
+        r = response
         if version >= BATCHED_SINCE:
             return {c.key: _outcome(c.key, c.error_code, c.error_message, c.node_id, c.host, c.port)
                     for c in r.coordinators}
-        key = request.key  # type: ignore[attr-defined]
+        key = keys[0]
         return {key: _outcome(key, r.error_code, getattr(r, "error_message", None), r.node_id, r.host, r.port)}
 
 
@@ -81,12 +74,13 @@ def _outcome(key: str, code: int, message: str | None, node_id: int, host: str, 
     err = error_for_code(code, message)
     if err is None:
         if node_id < 0:
-            # A broker answered "no error" without a coordinator: treat like COORDINATOR_NOT_AVAILABLE.
-            return Retry(error_for_code(15, f"no coordinator for {key!r} yet"))  # type: ignore[arg-type]
+            # A broker answered "no error" without a coordinator: as COORDINATOR_NOT_AVAILABLE.
+            return Retry(CoordinatorNotAvailableError(f"no coordinator for {key!r} yet"))
         return Done(Coordinator(key, node_id, host, port))
-    if err.retriable:
-        return Retry(err)
-    return Failed(err)
+    # COORDINATOR_NOT_AVAILABLE (right after a broker starts, while __consumer_offsets is created) and
+    # COORDINATOR_LOAD_IN_PROGRESS are retriable: asked again with backoff.  The rest (e.g. authorization
+    # failures) are the key's answer.
+    return Retry(err) if err.retriable else Failed(err)
 
 
 class CoordinatorCache:
@@ -99,6 +93,7 @@ class CoordinatorCache:
     def __init__(self, net: Any, config: Any) -> None:
         self.net = net
         self.config = config
+        self.ctx = Context(net, config, self)
         self._nodes: dict[tuple[int, str], int] = {}
         self._inflight: dict[tuple[int, str], asyncio.Future[int | KafkaError]] = {}
 
@@ -108,6 +103,14 @@ class CoordinatorCache:
             self._nodes.pop((key_type, key), None)
             return None
         return node
+
+    def remember(self, key_type: int, key: str, node_id: int) -> None:
+        """Record a coordinator found outside the cache (``find_coordinators`` answers)."""
+        self._nodes[(key_type, key)] = node_id
+
+    def clear(self) -> None:
+        """Forget every cached coordinator (the next lookup asks again)."""
+        self._nodes.clear()
 
     def evict(self, key_type: int, keys: Iterable[str]) -> None:
         for k in keys:
@@ -137,7 +140,7 @@ class CoordinatorCache:
                 self._inflight[(key_type, k)] = f
                 waits[k] = f
             try:
-                found = await find_coordinators(self.net, missing, key_type, deadline, self.config)
+                found = await run(self.ctx, FindCoordinator(key_type), missing, deadline)
             except BaseException as exc:
                 for k, f in futs.items():
                     self._inflight.pop((key_type, k), None)
@@ -159,31 +162,25 @@ class CoordinatorCache:
 
 
 class CoordinatorLookup:
-    """The driver's lookup strategy for group-keyed operations: keys -> their coordinators."""
+    """The lookup of group- (or transaction-) keyed operations: keys -> their coordinators, cached."""
 
-    def __init__(self, cache: CoordinatorCache, key_type: int = 0) -> None:
-        self.cache = cache
+    def __init__(self, key_type: int = GROUP) -> None:
         self.key_type = key_type
 
-    async def locate(self, keys: Sequence[str], deadline: Deadline) -> dict[str, int | Outcome]:
-        found = await self.cache.lookup(self.key_type, keys, deadline)
+    async def locate(self, ctx: Context, keys: Sequence[str], deadline: Deadline) -> dict[str, int | Outcome]:
+        found = await ctx.coordinators.lookup(self.key_type, keys, deadline)
         out: dict[str, int | Outcome] = {}
         for k, v in found.items():
             if isinstance(v, KafkaError):
                 out[k] = Retry(v) if v.retriable else Failed(v)
+            elif isinstance(v, Coordinator):
+                out[k] = v.node_id
             else:
                 out[k] = v
         return out
 
-    def forget(self, keys: Iterable[str]) -> None:
-        self.cache.evict(self.key_type, keys)
+    def forget(self, ctx: Context, keys: Iterable[str]) -> None:
+        ctx.coordinators.evict(self.key_type, keys)
 
-    def forget_node(self, node_id: int) -> None:
-        self.cache.evict_node(node_id)
-
-
-async def find_coordinators(net: Any, keys: Sequence[str], key_type: int, deadline: Deadline,
-                            config: Any) -> dict[str, Coordinator | KafkaError]:
-    """Look up coordinators through the driver (retrying COORDINATOR_NOT_AVAILABLE with backoff)."""
-    result = await run(net, FindCoordinatorHandler(key_type), keys, AnyNode(net), deadline, config)
-    return result
+    def forget_node(self, ctx: Context, node_id: int) -> None:
+        ctx.coordinators.evict_node(node_id)

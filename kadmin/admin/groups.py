@@ -12,19 +12,24 @@ import struct
 from collections.abc import Sequence
 from typing import Any
 
-from kadmin.admin._driver import BuildWith, Done, Failed, Outcome, Retry
+from kadmin.admin._driver import Done, Failed, Operation, Outcome, Retry
+from kadmin.admin.coordinators import CoordinatorLookup
+from kadmin.admin.lookups import AllNodes
 from kadmin.errors import (
+    ErrorCode,
     GroupIdNotFoundError,
     KafkaError,
-    NotCoordinatorError,
     ProtocolError,
+    UnsupportedVersionError,
     error_for_code,
 )
 from kadmin.protocol import Message, message_type
+from kadmin.protocol.apis import ApiKey
 from kadmin.types import (
     ConsumerAssignment,
     ConsumerSubscription,
     GroupDescription,
+    GroupListing,
     MemberDescription,
     OffsetAndMetadata,
     TopicPartition,
@@ -33,15 +38,13 @@ from kadmin.types import (
 
 log = logging.getLogger("kadmin.admin")
 
-DESCRIBE_GROUPS = 15
-LIST_GROUPS = 16
-DELETE_GROUPS = 42
-OFFSET_FETCH = 9
+#: KIP-709: OffsetFetch carries many groups from v8.
 OFFSET_FETCH_BATCHED_SINCE = 8
 
-# Codes after which the key must be asked again: on the same coordinator (loading) or after a new lookup.
-_RELOOKUP = {15, 16}  # COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR
-_SAME_NODE = {14}  # COORDINATOR_LOAD_IN_PROGRESS
+# Codes after which the key must be asked again: after a new lookup (the coordinator moved or is not up yet),
+# or on the same coordinator (it is loading the group's partition).
+_RELOOKUP = {ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.NOT_COORDINATOR}
+_SAME_NODE = {ErrorCode.COORDINATOR_LOAD_IN_PROGRESS}
 
 
 def group_outcome(group_id: str, code: int, message: str | None = None) -> Outcome | None:
@@ -75,6 +78,33 @@ def validate_group_ids(group_ids: Any, *, what: str = "group_ids") -> list[str]:
     return list(dict.fromkeys(items))
 
 
+#: Kafka's group states (classic and KIP-848 groups), as ListGroups takes them.
+GROUP_STATES = ("Assigning", "CompletingRebalance", "Dead", "Empty", "NotReady", "PreparingRebalance",
+                "Reconciling", "Stable", "Unknown")
+#: Kafka's group types (KIP-848 consumer, KIP-932 share, KIP-1071 streams, and classic).
+GROUP_TYPES = ("classic", "consumer", "share", "streams")
+
+
+def validate_group_states(states: Any) -> list[str] | None:
+    """States matched case-insensitively and returned in Kafka's spelling; an unknown one is a ValueError
+    (a typo must not silently filter everything out)."""
+    if states is None:
+        return None
+    if isinstance(states, (str, bytes)):
+        raise TypeError("states must be a list of strings, not a single string")
+    by_lower = {k.lower(): k for k in GROUP_STATES}
+    out: list[str] = []
+    for v in states:
+        if not isinstance(v, str):
+            raise TypeError(f"states must contain strings; got {v!r}")
+        known = by_lower.get(v.strip().lower())
+        if known is None:
+            raise ValueError(f"unknown group state {v!r}; one of {', '.join(GROUP_STATES)}")
+        if known not in out:
+            out.append(known)
+    return out
+
+
 def check_kafka_string(value: str, what: str) -> None:
     """A Kafka string: valid UTF-8 of at most 32767 bytes (an int16 length on the wire)."""
     try:
@@ -88,40 +118,35 @@ def check_kafka_string(value: str, what: str) -> None:
 # --- describe -------------------------------------------------------------------------------------------
 
 
-class DescribeGroupsHandler:
-    api_key = DESCRIBE_GROUPS
-    name = "DescribeGroups"
+class DescribeGroups(Operation[str]):
+    """Classic group descriptions, one request per coordinator for all of its groups."""
+
+    api = ApiKey.DESCRIBE_GROUPS
 
     def __init__(self, include_authorized_operations: bool) -> None:
         self.include_ops = include_authorized_operations
+        self.lookup = CoordinatorLookup()
 
-    def builder(self, keys: Sequence[str]) -> BuildWith:
-        req = message_type(DESCRIBE_GROUPS, "request")
+    def build(self, node: int, keys: list[str], version: int) -> Message:
+        req = message_type(ApiKey.DESCRIBE_GROUPS, "request")
+        if version >= 3:
+            return req(groups=keys, include_authorized_operations=self.include_ops)
+        return req(groups=keys)
 
-        def make(version: int) -> Message:
-            if version >= 3:
-                return req(groups=list(keys), include_authorized_operations=self.include_ops)
-            return req(groups=list(keys))
-
-        return BuildWith(make)
-
-    def keys_of(self, request: Message, version: int) -> list[str]:
-        return list(request.groups)  # type: ignore[attr-defined]
-
-    def handle(self, request: Message, response: Message, version: int, node_id: int) -> dict[str, Outcome]:
+    def handle(self, node: int, keys: list[str], response: Any, version: int) -> dict[str, Outcome]:
         out: dict[str, Outcome] = {}
-        for g in response.groups:  # type: ignore[attr-defined]
-            bad = group_outcome(g.group_id, g.error_code)
+        for g in response.groups:
+            bad = group_outcome(g.group_id, g.error_code, getattr(g, "error_message", None))
             if bad is not None:
                 out[g.group_id] = bad
                 continue
             if g.group_state == "Dead" and not g.members:
-                # DescribeGroups v0-v5 report an unknown group as "Dead" with no error; v6 (not shipped here)
-                # says GROUP_ID_NOT_FOUND. Both mean the same thing to a caller.
+                # DescribeGroups v0-v5 report an unknown group as "Dead" with no error; v6 says
+                # GROUP_ID_NOT_FOUND.  Both mean the same thing to a caller.
                 out[g.group_id] = Failed(GroupIdNotFoundError(
-                    f"group {g.group_id!r} does not exist (coordinator {node_id} reported state Dead)"))
+                    f"group {g.group_id!r} does not exist (coordinator {node} reported state Dead)"))
                 continue
-            out[g.group_id] = Done(_description(g, node_id, version, self.include_ops))
+            out[g.group_id] = Done(_description(g, node, version, self.include_ops))
         return out
 
 
@@ -196,23 +221,64 @@ def decode_assignment(data: bytes) -> ConsumerAssignment | None:
 # --- delete ---------------------------------------------------------------------------------------------
 
 
-class DeleteGroupsHandler:
-    api_key = DELETE_GROUPS
-    name = "DeleteGroups"
+class DeleteGroups(Operation[str]):
+    """Deletes groups, one request per coordinator.  A write: a lost answer leaves the group in doubt."""
 
-    def builder(self, keys: Sequence[str]) -> BuildWith:
-        req = message_type(DELETE_GROUPS, "request")
-        return BuildWith(lambda version: req(groups_names=list(keys)))
+    api = ApiKey.DELETE_GROUPS
+    write = True
+    #: A resend after a lost answer that had deleted the group finds no group.
+    applied_looks_like = frozenset({ErrorCode.GROUP_ID_NOT_FOUND})
 
-    def keys_of(self, request: Message, version: int) -> list[str]:
-        return list(request.groups_names)  # type: ignore[attr-defined]
+    def __init__(self) -> None:
+        self.lookup = CoordinatorLookup()
 
-    def handle(self, request: Message, response: Message, version: int, node_id: int) -> dict[str, Outcome]:
+    def build(self, node: int, keys: list[str], version: int) -> Message:
+        return message_type(ApiKey.DELETE_GROUPS, "request")(groups_names=keys)
+
+    def handle(self, node: int, keys: list[str], response: Any, version: int) -> dict[str, Outcome]:
         out: dict[str, Outcome] = {}
-        for r in response.results:  # type: ignore[attr-defined]
+        for r in response.results:
             bad = group_outcome(r.group_id, r.error_code)
             out[r.group_id] = bad if bad is not None else Done(None)
         return out
+
+
+# --- list -----------------------------------------------------------------------------------------------
+
+
+class ListGroups(Operation[int]):
+    """Every broker's groups (keys are node ids): each broker coordinates its own share of the groups."""
+
+    api = ApiKey.LIST_GROUPS
+
+    def __init__(self, states: list[str] | None, types: list[str] | None) -> None:
+        self.states = states
+        self.types = types
+        self.lookup = AllNodes()
+
+    def build(self, node: int, keys: list[int], version: int) -> Message:
+        if self.states is not None and version < 4:
+            raise UnsupportedVersionError(
+                f"node {node} speaks ListGroups up to v{version}; filtering by state needs v4+ (Kafka 2.6)")
+        if self.types is not None and version < 5:
+            raise UnsupportedVersionError(
+                f"node {node} speaks ListGroups up to v{version}; filtering by type needs v5+ (Kafka 3.8)")
+        kwargs: dict[str, Any] = {}
+        if version >= 4:
+            kwargs["states_filter"] = self.states or []
+        if version >= 5:
+            kwargs["types_filter"] = self.types or []
+        return message_type(ApiKey.LIST_GROUPS, "request")(**kwargs)
+
+    def handle(self, node: int, keys: list[int], response: Any, version: int) -> dict[int, Outcome]:
+        err = error_for_code(response.error_code)
+        if err is not None:
+            # COORDINATOR_LOAD_IN_PROGRESS / COORDINATOR_NOT_AVAILABLE: the broker is still loading its
+            # groups: ask again.  Anything else is this broker's answer.
+            return {node: Retry(err) if err.retriable else Failed(err)}
+        return {node: Done([GroupListing(g.group_id, g.protocol_type, g.group_state or None if version >= 4 else None,
+                                         g.group_type or None if version >= 5 else None, node)
+                            for g in response.groups])}
 
 
 # --- committed offsets ----------------------------------------------------------------------------------
@@ -249,55 +315,38 @@ def _topics_of(partitions: list[TopicPartition]) -> dict[str, list[int]]:
     return topics
 
 
-class OffsetFetchBuilder:
-    """v8+: one request for every group (KIP-709); v0-v7: one request per group."""
+class OffsetFetch(Operation[str]):
+    """Committed offsets: every group of a coordinator in one request from v8 (KIP-709), one per group below."""
 
-    def __init__(self, keys: Sequence[str], partitions: list[TopicPartition] | None) -> None:
-        self.keys = list(keys)
-        self.partitions = partitions
-
-    def build(self, version: int) -> Message | list[Message]:
-        req = message_type(OFFSET_FETCH, "request")
-        topics = _topics_of(self.partitions) if self.partitions is not None else None
-        if version >= OFFSET_FETCH_BATCHED_SINCE:
-            T = req.OffsetFetchRequestTopics  # type: ignore[attr-defined]
-            G = req.OffsetFetchRequestGroup  # type: ignore[attr-defined]
-            tlist = None if topics is None else [T(name=t, partition_indexes=ps) for t, ps in topics.items()]
-            return req(groups=[G(group_id=g, topics=tlist) for g in self.keys])
-        if topics is None and version < 2:
-            from kadmin.errors import UnsupportedVersionError
-
-            raise UnsupportedVersionError(
-                f"OffsetFetch v{version} cannot fetch all partitions of a group; pass partitions explicitly")
-        T1 = req.OffsetFetchRequestTopic  # type: ignore[attr-defined]
-        tl = None if topics is None else [T1(name=t, partition_indexes=ps) for t, ps in topics.items()]
-        return [req(group_id=g, topics=tl) for g in self.keys]
-
-
-class OffsetFetchHandler:
-    api_key = OFFSET_FETCH
-    name = "OffsetFetch"
+    api = ApiKey.OFFSET_FETCH
 
     def __init__(self, partitions: list[TopicPartition] | None) -> None:
         self.partitions = partitions
+        self.lookup = CoordinatorLookup()
 
-    def builder(self, keys: Sequence[str]) -> OffsetFetchBuilder:
-        return OffsetFetchBuilder(keys, self.partitions)
-
-    def keys_of(self, request: Message, version: int) -> list[str]:
+    def build(self, node: int, keys: list[str], version: int) -> Message | list[tuple[Message, list[str]]]:
+        req: Any = message_type(ApiKey.OFFSET_FETCH, "request")
+        topics = _topics_of(self.partitions) if self.partitions is not None else None
         if version >= OFFSET_FETCH_BATCHED_SINCE:
-            return [g.group_id for g in request.groups]  # type: ignore[attr-defined]
-        return [request.group_id]  # type: ignore[attr-defined]
+            T, G = req.OffsetFetchRequestTopics, req.OffsetFetchRequestGroup
+            tlist = None if topics is None else [T(name=t, partition_indexes=ps) for t, ps in topics.items()]
+            return req(groups=[G(group_id=g, topics=tlist) for g in keys])  # type: ignore[no-any-return]
+        if topics is None and version < 2:
+            raise UnsupportedVersionError(
+                f"OffsetFetch v{version} cannot fetch all partitions of a group; pass partitions explicitly")
+        T1 = req.OffsetFetchRequestTopic
+        tl = None if topics is None else [T1(name=t, partition_indexes=ps) for t, ps in topics.items()]
+        return [(req(group_id=g, topics=tl), [g]) for g in keys]
 
-    def handle(self, request: Message, response: Message, version: int, node_id: int) -> dict[str, Outcome]:
-        r: Any = response
+    def handle(self, node: int, keys: list[str], response: Any, version: int) -> dict[str, Outcome]:
+        r = response
         if version >= OFFSET_FETCH_BATCHED_SINCE:
             out: dict[str, Outcome] = {}
             for g in r.groups:
                 bad = group_outcome(g.group_id, g.error_code)
                 out[g.group_id] = bad if bad is not None else self._partitions(g.group_id, g.topics)
             return out
-        gid = request.group_id  # type: ignore[attr-defined]
+        gid = keys[0]
         bad = group_outcome(gid, r.error_code) if version >= 2 else None
         if bad is not None:
             return {gid: bad}
@@ -321,11 +370,5 @@ class OffsetFetchHandler:
         return Done(offsets)
 
 
-__all__ = [
-    "DescribeGroupsHandler",
-    "DeleteGroupsHandler",
-    "OffsetFetchHandler",
-    "validate_group_ids",
-    "validate_partitions",
-    "NotCoordinatorError",
-]
+__all__ = ["DeleteGroups", "DescribeGroups", "ListGroups", "OffsetFetch", "validate_group_ids",
+           "validate_partitions"]

@@ -12,6 +12,7 @@ import argparse
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from kadmin.admin.groups import GROUP_STATES, GROUP_TYPES
 from kadmin.cli.config import UsageError
 from kadmin.cli.output import Column, JsonDict, error_json
 from kadmin.errors import KafkaError
@@ -22,9 +23,8 @@ if TYPE_CHECKING:
 
 # Kafka's group states (classic and KIP-848 groups) and group types, as ListGroups takes them.  Matched
 # case-insensitively and sent in Kafka's spelling; anything else is refused as kafka-consumer-groups.sh does.
-STATES = ("Assigning", "CompletingRebalance", "Dead", "Empty", "NotReady", "PreparingRebalance", "Reconciling",
-          "Stable", "Unknown")
-TYPES = ("classic", "consumer", "share", "streams")
+STATES = GROUP_STATES
+TYPES = GROUP_TYPES
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 
-from kadmin.errors import KafkaError, KafkaTimeoutError
+from kadmin.errors import KafkaTimeoutError, is_retriable
 
 if TYPE_CHECKING:
     from kadmin.config import ClientConfig
@@ -103,11 +103,6 @@ def backoff_delays(config: ClientConfig, *, rng: Callable[[], float] = random.ra
     while True:
         yield backoff_delay(attempt, config.retry_backoff_s, config.retry_backoff_max_s, rng=rng)
         attempt += 1
-
-
-def is_retriable(exc: BaseException) -> bool:
-    """True for errors after which sending the same request again may work."""
-    return isinstance(exc, KafkaError) and bool(exc.retriable)
 
 
 async def sleep_within(delay_s: float, deadline: Deadline) -> bool:

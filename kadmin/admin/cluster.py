@@ -1,0 +1,125 @@
+"""The cluster itself: its nodes and controller (DescribeCluster, or Metadata before Kafka 2.8) and every node's
+ApiVersions table with the version kadmin would use for each API."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kadmin.admin._driver import Done, Failed, Operation, Outcome, Retry
+from kadmin.admin.lookups import AllNodes, AnyNode
+from kadmin.config import ClientConfig
+from kadmin.errors import UnsupportedVersionError, error_for_code
+from kadmin.network.negotiation import CLIENT_SOFTWARE_NAME, CLIENT_SOFTWARE_VERSION, choose_version
+from kadmin.protocol import Message, api_name, message_type, shipped_names
+from kadmin.protocol.apis import ApiKey
+from kadmin.types import ApiVersionRange, ClusterDescription, Node, decode_authorized_operations
+
+#: The one key of the cluster-wide operations.
+CLUSTER = "cluster"
+
+
+class DescribeCluster(Operation[str]):
+    """Nodes, controller and cluster id from DescribeCluster (KIP-700, Kafka 2.8+), asked of any node."""
+
+    api = ApiKey.DESCRIBE_CLUSTER
+
+    def __init__(self, include_authorized_operations: bool = False) -> None:
+        self.include_ops = include_authorized_operations
+        self.lookup: AnyNode[str] = AnyNode()
+
+    def build(self, node: int, keys: list[str], version: int) -> Message:
+        return message_type(ApiKey.DESCRIBE_CLUSTER, "request")(
+            include_cluster_authorized_operations=self.include_ops)
+
+    def handle(self, node: int, keys: list[str], response: Any, version: int) -> dict[str, Outcome]:
+        err = error_for_code(response.error_code, response.error_message)
+        if err is not None:
+            return {CLUSTER: Retry(err) if err.retriable else Failed(err)}
+        nodes = tuple(sorted((Node(b.broker_id, b.host, b.port, b.rack) for b in response.brokers),
+                             key=lambda n: n.node_id))
+        ops = decode_authorized_operations(response.cluster_authorized_operations) if self.include_ops else None
+        controller = response.controller_id if response.controller_id >= 0 else None
+        return {CLUSTER: Done(ClusterDescription(response.cluster_id, controller, nodes, ops))}
+
+
+class ClusterMetadata(Operation[str]):
+    """The same from Metadata, for brokers before Kafka 2.8 (asked with no topics, so the answer stays small)."""
+
+    api = ApiKey.METADATA
+
+    def __init__(self) -> None:
+        self.lookup: AnyNode[str] = AnyNode()
+
+    def build(self, node: int, keys: list[str], version: int) -> Message:
+        req = message_type(ApiKey.METADATA, "request")
+        # v0 cannot ask for "no topics" (an empty list means all of them); v1+ can.
+        return req(topics=[], allow_auto_topic_creation=False) if version >= 4 else req(topics=[])
+
+    def handle(self, node: int, keys: list[str], response: Any, version: int) -> dict[str, Outcome]:
+        nodes = tuple(sorted((Node(b.node_id, b.host, b.port, getattr(b, "rack", None)) for b in response.brokers),
+                             key=lambda n: n.node_id))
+        controller = getattr(response, "controller_id", -1)
+        known = {n.node_id for n in nodes}
+        return {CLUSTER: Done(ClusterDescription(getattr(response, "cluster_id", None),
+                                                 controller if controller in known else None, nodes))}
+
+
+class ApiVersions(Operation[int]):
+    """Every node's advertised table (keys are node ids), with kadmin's range and the version it would use."""
+
+    api = ApiKey.API_VERSIONS
+
+    def __init__(self, config: ClientConfig) -> None:
+        self.config = config
+        self.lookup = AllNodes()
+
+    def build(self, node: int, keys: list[int], version: int) -> Message:
+        req = message_type(ApiKey.API_VERSIONS, "request")
+        if version >= 3:
+            return req(client_software_name=CLIENT_SOFTWARE_NAME, client_software_version=CLIENT_SOFTWARE_VERSION)
+        return req()
+
+    def handle(self, node: int, keys: list[int], response: Any, version: int) -> dict[int, Outcome]:
+        err = error_for_code(response.error_code)
+        if err is not None:
+            return {node: Retry(err) if err.retriable else Failed(err)}
+        table = {k.api_key: (k.min_version, k.max_version) for k in response.api_keys}
+        ours = our_ranges()
+        apis: dict[int, ApiVersionRange] = {}
+        for key, (lo, hi) in sorted(table.items()):
+            mine = ours.get(key)
+            used: int | None = None
+            if mine is not None:
+                try:
+                    used = choose_version(key, table, self.config, node=f"node {node}")
+                except UnsupportedVersionError:
+                    used = None
+            apis[key] = ApiVersionRange(key, api_name(key) if mine else release_api_name(key), lo, hi, mine, used)
+        return {node: Done((apis, table))}
+
+
+def our_ranges() -> dict[int, tuple[int, int]]:
+    """kadmin's version range per API it has a request schema for."""
+    out = {}
+    for name in shipped_names():
+        cls = message_type(name)
+        if cls.KIND == "request" and cls.API_KEY is not None:
+            out[cls.API_KEY] = (cls.MIN_VERSION, cls.MAX_VERSION)
+    return out
+
+
+def guess_release(table: Mapping[int, tuple[int, int]]) -> str | None:
+    from kadmin.versions import guess_release as guess
+
+    return guess(dict(table))
+
+
+def release_api_name(key: int) -> str:
+    try:
+        return ApiKey(key).kafka_name
+    except ValueError:
+        return f"api {key}"
+
+
+__all__ = ["CLUSTER", "ApiVersions", "ClusterMetadata", "DescribeCluster", "guess_release", "our_ranges"]

@@ -1,0 +1,180 @@
+"""Partition offsets: ListOffsets (API 2) to each partition's leader.
+
+The worked example of the operation shape (docs/contributing.md walks through it): the lookup is
+:class:`~kadmin.admin.lookups.PartitionLeader` (one Metadata request per round finds the leaders), ``build``
+makes one request per leader for the version that leader negotiated, and ``handle`` gives each partition its
+offset or names why not, one commented case per error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from kadmin.admin._driver import Done, Failed, Operation, Outcome, Retry
+from kadmin.admin.groups import check_kafka_string
+from kadmin.admin.lookups import PartitionLeader
+from kadmin.errors import ErrorCode, UnsupportedVersionError, error_for_code
+from kadmin.protocol import Message, message_type
+from kadmin.protocol.apis import ApiKey
+from kadmin.types import TopicPartition
+
+#: ListOffsets' special timestamps, and the first version that carries each (KIP-734, KIP-1005).
+LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -1, -2, -3, -4, -5
+_SINCE = {LATEST: 0, EARLIEST: 0, MAX_TIMESTAMP: 7, EARLIEST_LOCAL: 8, LATEST_TIERED: 9}
+_NAMES = {LATEST: "latest", EARLIEST: "earliest", MAX_TIMESTAMP: "max_timestamp",
+          EARLIEST_LOCAL: "earliest_local", LATEST_TIERED: "latest_tiered"}
+#: Isolation levels (IsolationLevel in Kafka): read_committed hides open transactions from "latest".
+ISOLATION_LEVELS = {"read_uncommitted": 0, "read_committed": 1}
+
+
+@dataclass(frozen=True)
+class OffsetSpec:
+    """Which offset to list for a partition: ``OffsetSpec.latest()``, ``.earliest()``, ``.for_timestamp(ms)``
+    (the first offset whose timestamp is at or after ``ms``), ``.max_timestamp()`` (the record with the largest
+    timestamp, Kafka 3.0+), ``.earliest_local()`` / ``.latest_tiered()`` (tiered storage, Kafka 3.8+)."""
+
+    timestamp: int
+
+    @classmethod
+    def latest(cls) -> OffsetSpec:
+        return cls(LATEST)
+
+    @classmethod
+    def earliest(cls) -> OffsetSpec:
+        return cls(EARLIEST)
+
+    @classmethod
+    def max_timestamp(cls) -> OffsetSpec:
+        return cls(MAX_TIMESTAMP)
+
+    @classmethod
+    def earliest_local(cls) -> OffsetSpec:
+        return cls(EARLIEST_LOCAL)
+
+    @classmethod
+    def latest_tiered(cls) -> OffsetSpec:
+        return cls(LATEST_TIERED)
+
+    @classmethod
+    def for_timestamp(cls, ms: int) -> OffsetSpec:
+        if isinstance(ms, bool) or not isinstance(ms, int) or not 0 <= ms < 2**63:
+            raise ValueError(f"a timestamp must be a non-negative int of milliseconds since the epoch, not {ms!r}")
+        return cls(ms)
+
+    @property
+    def min_version(self) -> int:
+        return _SINCE.get(self.timestamp, 0)
+
+    def __str__(self) -> str:
+        return _NAMES.get(self.timestamp, f"timestamp {self.timestamp}")
+
+
+@dataclass(frozen=True)
+class ListedOffset:
+    """A partition's listed offset; ``timestamp`` and ``leader_epoch`` are None where the broker gave none."""
+
+    offset: int
+    timestamp: int | None = None
+    leader_epoch: int | None = None
+
+
+def validate_offset_specs(specs: Any) -> dict[TopicPartition, OffsetSpec]:
+    """{TopicPartition: OffsetSpec} (or (topic, partition) keys, or "earliest"/"latest" values), checked."""
+    if not isinstance(specs, Mapping):
+        raise TypeError(f"list_offsets takes a mapping {{TopicPartition: OffsetSpec}}, not {type(specs).__name__}")
+    out: dict[TopicPartition, OffsetSpec] = {}
+    for key, spec in specs.items():
+        tp = key if isinstance(key, TopicPartition) else TopicPartition(*key) if isinstance(key, tuple) \
+            and len(key) == 2 else None
+        if tp is None:
+            raise TypeError(f"keys must be TopicPartition or (topic, partition) pairs; got {key!r}")
+        if not isinstance(tp.topic, str) or not tp.topic:
+            raise ValueError(f"invalid topic in {tp!r}")
+        check_kafka_string(tp.topic, "partitions")
+        if isinstance(tp.partition, bool) or not isinstance(tp.partition, int) or not 0 <= tp.partition < 2**31:
+            raise ValueError(f"invalid partition in {tp!r}")
+        if isinstance(spec, str):
+            spec = {"latest": OffsetSpec.latest(), "earliest": OffsetSpec.earliest()}.get(spec, spec)
+        if not isinstance(spec, OffsetSpec):
+            raise TypeError(f"{tp}: expected an OffsetSpec (e.g. OffsetSpec.latest()), not {spec!r}")
+        if spec.timestamp < LATEST_TIERED:
+            raise ValueError(f"{tp}: {spec.timestamp} is not a timestamp or a known special offset")
+        out[tp] = spec
+    if not out:
+        raise ValueError("no partitions given")
+    return out
+
+
+def isolation_level_code(level: str) -> int:
+    if level not in ISOLATION_LEVELS:
+        raise ValueError(f"isolation_level must be one of {sorted(ISOLATION_LEVELS)}, not {level!r}")
+    return ISOLATION_LEVELS[level]
+
+
+class ListOffsets(Operation[TopicPartition]):
+    """Offsets per partition, one request per partition leader."""
+
+    api = ApiKey.LIST_OFFSETS
+
+    def __init__(self, specs: Mapping[TopicPartition, OffsetSpec], *, isolation_level: int = 0,
+                 tolerate_unknown_topics: bool = True) -> None:
+        self.specs = specs
+        self.isolation_level = isolation_level
+        self.tolerate_unknown_topics = tolerate_unknown_topics
+        self.lookup = PartitionLeader(tolerate_unknown_topics=tolerate_unknown_topics)
+
+    def build(self, node: int, keys: list[TopicPartition], version: int) -> Message:
+        need = max(self.specs[tp].min_version for tp in keys)
+        if need > version:
+            odd = next(tp for tp in keys if self.specs[tp].min_version > version)
+            raise UnsupportedVersionError(f"node {node} speaks ListOffsets up to v{version}; {self.specs[odd]} "
+                                          f"(asked for {odd}) needs v{need}+")
+        if self.isolation_level and version < 2:
+            raise UnsupportedVersionError(f"node {node} speaks ListOffsets up to v{version}; read_committed "
+                                          "needs v2+ (Kafka 0.11)")
+        req: Any = message_type(ApiKey.LIST_OFFSETS, "request")
+        topics: dict[str, list[Any]] = {}
+        for tp in keys:
+            topics.setdefault(tp.topic, []).append(req.ListOffsetsPartition(
+                partition_index=tp.partition, timestamp=self.specs[tp].timestamp, max_num_offsets=1))
+        return req(replica_id=-1, isolation_level=self.isolation_level,  # type: ignore[no-any-return]
+                   topics=[req.ListOffsetsTopic(name=t, partitions=ps) for t, ps in topics.items()])
+
+    def handle(self, node: int, keys: list[TopicPartition], response: Any,
+               version: int) -> dict[TopicPartition, Outcome]:
+        out: dict[TopicPartition, Outcome] = {}
+        for t in response.topics:
+            for p in t.partitions:
+                tp = TopicPartition(t.name, p.partition_index)
+                out[tp] = self._partition(tp, p, version)
+        return out
+
+    def _partition(self, tp: TopicPartition, p: Any, version: int) -> Outcome:
+        code = p.error_code
+        if code == ErrorCode.NONE:
+            if version == 0:
+                return Done(ListedOffset(p.old_style_offsets[0] if p.old_style_offsets else -1))
+            epoch = p.leader_epoch if version >= 4 and p.leader_epoch >= 0 else None
+            return Done(ListedOffset(p.offset, p.timestamp if p.timestamp >= 0 else None, epoch))
+        err = error_for_code(code, f"{tp}: {error_for_code(code)}")
+        assert err is not None
+        if code in (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.LEADER_NOT_AVAILABLE,
+                    ErrorCode.FENCED_LEADER_EPOCH, ErrorCode.UNKNOWN_LEADER_EPOCH,
+                    ErrorCode.REPLICA_NOT_AVAILABLE):
+            # The leader moved (or is being elected): find it again and ask it.
+            return Retry(err, relookup=True)
+        if code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
+            # The metadata named this leader, but it does not know the partition: a deleted topic is an answer
+            # when unknown topics are tolerated; otherwise a topic still being created is asked for again.
+            return Failed(err) if self.tolerate_unknown_topics else Retry(err, relookup=True)
+        if code == ErrorCode.OFFSET_NOT_AVAILABLE:
+            # The new leader's high watermark is not known yet (KIP-207): the same leader, a little later.
+            return Retry(err)
+        # UNSUPPORTED_FOR_MESSAGE_FORMAT, TOPIC_AUTHORIZATION_FAILED, INVALID_REQUEST...: the answer.
+        return Retry(err) if err.retriable else Failed(err)
+
+
+__all__ = ["ISOLATION_LEVELS", "ListOffsets", "ListedOffset", "OffsetSpec", "isolation_level_code",
+           "validate_offset_specs"]
