@@ -1,7 +1,7 @@
 """Hypothesis strategies that build a valid instance of any kadmin message class at any version.
 
 Driven only by the schema (``cls._kfields`` and each field's spec), so a new shipped schema is covered the
-day it lands, and so are the generator's own test schemas.  "Valid" means: ``encode(version)`` must
+day it lands, and so are kadmin's own test schemas (``tests/data/schemas``).  "Valid" means: ``encode(version)`` must
 succeed.  That rules out a few things on purpose, each for a wire reason:
 
 * a field the version does not have keeps its default (setting a non-ignorable one is an error, and an
@@ -185,7 +185,9 @@ def messages(cls: type, version: int, *, unknown_tags: bool = True, hook: FieldH
 # --------------------------------------------------------------------------------------------------------
 # the cases every protocol test walks, and one Hypothesis budget for them
 
-TEST_SCHEMAS = Path(__file__).resolve().parents[2] / "shared" / "kafka-message-specs" / "test-schemas"
+#: kadmin's own test schemas (written for the codec's tests, in Kafka's schema format): nullable structs
+#: regular and tagged, tagged fields, every primitive type, arrays, records, compact and non-compact versions.
+TEST_SCHEMAS = Path(__file__).resolve().parent / "data" / "schemas"
 
 
 def shipped_cases() -> list[tuple[str, int]]:
@@ -199,23 +201,26 @@ def shipped_cases() -> list[tuple[str, int]]:
     return out
 
 
-_TEST_CLASSES: dict[str, type] = {}
+_TEST_CLASSES: dict[Path, type] = {}
 
 
-def test_schema_class(name: str) -> type:
-    """A class for one of Kafka's generator test schemas (required test data: a missing file fails)."""
+def test_schema_class(name: str, folder: Path = TEST_SCHEMAS) -> type:
+    """A class for one test schema, by file name without ``.json`` (kadmin's own by default; the
+    reference-comparison tests pass the folder of Kafka's generator test schemas)."""
     from kadmin.protocol import load_schema
 
-    cls = _TEST_CLASSES.get(name)
+    path = folder / f"{name}.json"
+    cls = _TEST_CLASSES.get(path)
     if cls is None:
-        cls = load_schema(TEST_SCHEMAS / f"{name}.json")
-        _TEST_CLASSES[name] = cls
+        cls = load_schema(path)
+        _TEST_CLASSES[path] = cls
     return cls
 
 
 test_schema_class.__test__ = False  # type: ignore[attr-defined]  # not a pytest test despite the name
 
-TEST_SCHEMA_NAMES = ("NullableStructMessage", "SimpleArraysMessage", "SimpleExampleMessage", "SimpleRecordsMessage")
+TEST_SCHEMA_NAMES = ("AllTypesMessage", "ArraysMessage", "OptionalStructsMessage", "RecordsMessage",
+                     "TaggedFieldsMessage")
 
 
 def test_schema_cases() -> list[tuple[str, int]]:
@@ -227,6 +232,12 @@ def test_schema_cases() -> list[tuple[str, int]]:
 
 
 test_schema_cases.__test__ = False  # type: ignore[attr-defined]
+
+
+def struct_values(struct_cls: type, version: int, flexible: bool, *, unknown_tags: bool = False,
+                  max_items: int = 3) -> st.SearchStrategy[Any]:
+    """A valid (never null) instance of one struct class, for hooks that narrow a struct field."""
+    return _Builder(version, flexible, unknown_tags, None, max_items).struct(struct_cls)
 
 
 def budget(max_examples: int) -> settings:

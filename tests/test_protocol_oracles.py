@@ -285,12 +285,12 @@ def test_quota_response_fixed_example_matches_both() -> None:
         assert entry.values[0].key == "producer_byte_rate" and entry.values[0].value == 1048576.0
 
 
-# ---------------------------------------------------------------------------------------------- generator test schemas
+# ---------------------------------------------------------------------------------------------- kadmin's test schemas
 #
 # kio ships only Kafka's real messages; kafka-python's schema engine can load a JSON file directly, so it
-# checks kadmin on Kafka's generator test schemas too.  It cannot load SimpleExampleMessage (its loader
-# requires "versions" on every field, where Kafka lets a tagged field default them to "taggedVersions",
-# and it has no uint32), so that schema is covered by kadmin's own hand-computed bytes only.
+# checks kadmin on its own test schemas (tests/data/schemas) too.  It cannot load TaggedFieldsMessage (its
+# loader requires "versions" on every field, where Kafka lets a tagged field default them to "taggedVersions")
+# nor AllTypesMessage (it has no uint32), so those are covered by kadmin's own hand-computed bytes only.
 
 
 def _kp_struct_for(name: str) -> Any:
@@ -322,18 +322,18 @@ def _no_null_tagged_structs(owner: type, f: Field, version: int) -> st.SearchStr
     """kafka-python writes and reads a null *tagged* nullable struct with the untagged int8 marker (see
     ``test_kafka_python_tagged_null_struct_marker``), so those nulls are left out for it."""
     if f.spec.type.is_struct and version in f.spec.tagged and version in f.spec.nullable:
-        from strategies import ints, texts
+        from strategies import struct_values
 
-        return st.builds(f.struct_cls, my_string=texts(), my_int=ints("int32"))
+        return struct_values(f.struct_cls, version, flexible=True)  # type: ignore[arg-type]
     return None
 
 
-_GEN_CASES = [("NullableStructMessage", v) for v in (0, 1, 2)] + [("SimpleArraysMessage", v) for v in (0, 1, 2)] + [
-    ("SimpleRecordsMessage", v) for v in (0, 1)]
+_GEN_CASES = [("OptionalStructsMessage", v) for v in (0, 1, 2)] + [("ArraysMessage", v) for v in (0, 1, 2)] + [
+    ("RecordsMessage", v) for v in (0, 1)]
 
 
 @pytest.mark.parametrize(("name", "version"), _GEN_CASES, ids=[f"{n}-v{v}" for n, v in _GEN_CASES])
-def test_kafka_python_agrees_on_generator_test_schemas(name: str, version: int) -> None:
+def test_kafka_python_agrees_on_test_schemas(name: str, version: int) -> None:
     from strategies import test_schema_class
 
     cls = test_schema_class(name)
@@ -354,20 +354,20 @@ def test_kafka_python_tagged_null_struct_marker() -> None:
     write a null *tagged* nullable struct as a tagged field of size 1 holding uvarint 0, a present one as
     uvarint 1 then the struct.  kafka-python reads the marker as the untagged int8 one, so 0x00 means
     "present" to it and it runs out of bytes; and it takes None as the default of every tagged struct, so
-    a null NullableStruct4 (whose schema default is an empty struct) is not written at all, and a Kafka
-    reader would see the empty struct instead of null."""
+    a null Origin (whose schema default is an empty struct) is not written at all, and a Kafka reader would
+    see the empty struct instead of null."""
     from strategies import test_schema_class
 
-    cls = test_schema_class("NullableStructMessage")
-    field = _kp_struct_for("NullableStructMessage")
-    kafka_bytes = cls(nullable_struct=None, nullable_struct2=None, nullable_struct4=None).encode(1)
+    cls = test_schema_class("OptionalStructsMessage")
+    field = _kp_struct_for("OptionalStructsMessage")
+    kafka_bytes = cls(owner=None, limits=None, origin=None).encode(1)
     assert kafka_bytes == bytes.fromhex("ff" "ff" "01" "01" "01" "00")  # tag 1, size 1, uvarint 0 = null
     with pytest.raises(Exception):  # noqa: B017 - struct.error today; any failure is the point
         _kp_reencode_struct(field, 1, True, kafka_bytes)
-    obj = field.data_class(version=1, nullable_struct=None, nullable_struct2=None, nullable_struct4=None)
+    obj = field.data_class(version=1, owner=None, limits=None, origin=None)
     theirs = bytes(field.encode(obj, version=1, compact=True, tagged=True))
     assert theirs == bytes.fromhex("ff" "ff" "00") != kafka_bytes  # the null was dropped
-    assert cls.decode(theirs, 1, exact=True).nullable_struct4 == cls.MyStruct4()  # as Kafka reads it
+    assert cls.decode(theirs, 1, exact=True).origin == cls.OriginInfo()  # as Kafka reads it
 
 
 # ---------------------------------------------------------------------------------------------- independent construction

@@ -1,7 +1,7 @@
 """kadmin's codec against itself and against hand-computed bytes.
 
-The property tests run every shipped (message, version) and every (message, version) of Kafka's generator
-test schemas: ``decode(encode(x)) == x`` and ``encode(decode(b)) == b``.  The targeted tests pin the
+The property tests run every shipped (message, version) and every (message, version) of kadmin's own test
+schemas (``tests/data/schemas``): ``decode(encode(x)) == x`` and ``encode(decode(b)) == b``.  The targeted tests pin the
 corners a property test only reaches by luck: float64 bit patterns, KIP-893 nullable structs, tagged-field
 order and omission, unknown tags, version errors, schema defaults, headers and the JSON form.
 """
@@ -70,7 +70,7 @@ def test_counts_cover_every_version() -> None:
     names = {n for n, _ in SHIPPED}
     assert len(names) >= 32 and {"DescribeClientQuotasResponse", "AlterClientQuotasRequest", "RequestHeader"} <= names
     assert ("MetadataResponse", 12) in SHIPPED and ("ListOffsetsRequest", 0) in SHIPPED
-    assert len(TEST_SCHEMA) == 11
+    assert len(TEST_SCHEMA) == 13
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -135,14 +135,15 @@ def test_float64_too_big_int_is_a_protocol_error() -> None:
 
 
 def test_float64_tagged_default_compares_bits() -> None:
-    # SimpleExampleMessage.myFloat64 is tagged with default 12.34: equal bits are omitted, -0.0 vs 0.0 is not.
-    cls = test_schema_class("SimpleExampleMessage")
+    # TaggedFieldsMessage.Weight is tagged with default 2.5: equal bits are omitted, other bits are not.
+    cls = test_schema_class("TaggedFieldsMessage")
     base = cls().encode(1)
-    assert cls(my_float64=12.34).encode(1) == base
-    with_nan = cls(my_float64=float_from_bits(0x7FF0000000000001)).encode(1)
-    assert with_nan != base
-    assert cls.decode(with_nan, 1).my_float64.hex() == float_from_bits(0x7FF0000000000001).hex()
-    assert struct.pack(">d", cls.decode(with_nan, 1).my_float64) == bytes.fromhex("7ff0000000000001")
+    assert base == bytes.fromhex("00000000" "01" "00")
+    assert cls(weight=2.5).encode(1) == base
+    assert cls(weight=-0.0).encode(1) == base[:-1] + bytes.fromhex("01" "03" "08" "8000000000000000")
+    with_nan = cls(weight=float_from_bits(0x7FF0000000000001)).encode(1)
+    assert with_nan == base[:-1] + bytes.fromhex("01" "03" "08" "7ff0000000000001")
+    assert struct.pack(">d", cls.decode(with_nan, 1).weight) == bytes.fromhex("7ff0000000000001")
 
 
 @budget(200)
@@ -155,99 +156,175 @@ def test_float64_strategy_values_roundtrip_bits(value: Any) -> None:
 # --------------------------------------------------------------------------------------------------------
 # KIP-893 nullable structs, hand-computed bytes
 
-NULLABLE = test_schema_class("NullableStructMessage")
+NULLABLE = test_schema_class("OptionalStructsMessage")
 
 
 def test_nullable_struct_untagged_bytes() -> None:
-    s1, s2 = NULLABLE.MyStruct, NULLABLE.MyStruct2
-    # v0: NullableStruct is nullable (int8 -1), NullableStruct2 is not (no marker at all).
-    assert NULLABLE().encode(0) == bytes.fromhex("ff" "0000" "00000000")
-    present = NULLABLE(nullable_struct=s1(my_string="a", my_int=1), nullable_struct2=s2(my_string="b", my_int=2))
-    assert present.encode(0) == bytes.fromhex("01" "0001" "61" "00000001" "0001" "62" "00000002")
-    with pytest.raises(ProtocolError, match=r"NullableStructMessage v0: field NullableStruct2: null"):
-        NULLABLE(nullable_struct2=None).encode(0)
-    # v1 (flexible): untagged nullable structs still use the int8 marker; the struct has its own tag count.
-    both_null = NULLABLE(nullable_struct=None, nullable_struct2=None, nullable_struct4=NULLABLE.MyStruct4())
+    owner, limits = NULLABLE.Principal, NULLABLE.LimitSet
+    # v0: Owner is nullable (int8 marker -1), Limits is not (no marker at all), and defaults to Rate=0.
+    assert NULLABLE().encode(0) == bytes.fromhex("ff" "00000000")
+    present = NULLABLE(owner=owner(kind=1, name="a"), limits=limits(rate=2))
+    assert present.encode(0) == bytes.fromhex("01" "01" "0001" "61" "00000002")
+    with pytest.raises(ProtocolError, match=r"OptionalStructsMessage v0: field Limits: null"):
+        NULLABLE(limits=None).encode(0)
+    # v1 (flexible): untagged nullable structs still use the int8 marker; each struct has its own tag count.
+    both_null = NULLABLE(owner=None, limits=None, origin=NULLABLE.OriginInfo())
     assert both_null.encode(1) == bytes.fromhex("ff" "ff" "00")
-    assert present.encode(1) == bytes.fromhex("01" "02" "61" "00000001" "00" "01" "02" "62" "00000002" "00" "00")
+    assert present.encode(1) == bytes.fromhex("01" "01" "02" "61" "00" "01" "00000002" "00" "00")
+    # v2 adds Revision after the untagged structs and before the tagged-field section.
+    assert NULLABLE(owner=owner(kind=1, name="a"), limits=limits(rate=2), revision=-2).encode(2) == bytes.fromhex(
+        "01" "01" "02" "61" "00" "01" "00000002" "00" "fffe" "00")
     for v in (0, 1, 2):
         assert NULLABLE.decode(present.encode(v), v, exact=True) == present
 
 
 def test_nullable_struct_tagged_bytes() -> None:
-    s3, s4 = NULLABLE.MyStruct3, NULLABLE.MyStruct4
-    base = NULLABLE(nullable_struct=None, nullable_struct2=None)
-    # NullableStruct3 defaults to null: left null it is not written at all.
-    # NullableStruct4 defaults to an empty struct: null differs from that, so it is written as size 1 + 0x00.
-    msg = NULLABLE(nullable_struct=None, nullable_struct2=None, nullable_struct4=None)
+    audit, origin = NULLABLE.AuditInfo, NULLABLE.OriginInfo
+    base = NULLABLE(owner=None, limits=None)
+    # Audit defaults to null: left null it is not written at all.
+    # Origin defaults to an empty struct: null differs from that, so it is written as size 1 + uvarint 0.
+    msg = NULLABLE(owner=None, limits=None, origin=None)
     assert msg.encode(1) == bytes.fromhex("ff" "ff" "01" "01" "01" "00")
-    # Present tagged struct: uvarint 1 marker, then the struct; the size counts the marker.
-    msg = NULLABLE(nullable_struct=None, nullable_struct2=None, nullable_struct3=s3(my_string="x", my_int=2))
+    # A present tagged struct: uvarint 1 marker, then the struct; the size counts the marker.
+    msg = NULLABLE(owner=None, limits=None, audit=audit(who="x", serial=2))
     assert msg.encode(1) == bytes.fromhex("ff" "ff" "01" "00" "08" "01" "02" "78" "00000002" "00")
-    msg = NULLABLE(nullable_struct=None, nullable_struct2=None, nullable_struct3=s3(), nullable_struct4=None)
-    assert msg.encode(2) == bytes.fromhex("ff" "ff" "02" "00" "07" "01" "01" "00000000" "00" "01" "01" "00")
+    msg = NULLABLE(owner=None, limits=None, audit=audit(), origin=None)
+    assert msg.encode(2) == bytes.fromhex("ff" "ff" "0000" "02" "00" "07" "01" "01" "00000000" "00" "01" "01" "00")
     assert NULLABLE.decode(msg.encode(2), 2, exact=True) == msg
     assert base.encode(1) == bytes.fromhex("ff" "ff" "00")
-    # A present NullableStruct4 equal to its default is omitted like any default tagged value.
-    assert NULLABLE(nullable_struct=None, nullable_struct2=None, nullable_struct4=s4()).encode(1) == base.encode(1)
+    # A present Origin equal to its default is omitted like any default tagged value.
+    assert NULLABLE(owner=None, limits=None, origin=origin()).encode(1) == base.encode(1)
+    assert NULLABLE(owner=None, limits=None, origin=origin(zone="z")).encode(1) == bytes.fromhex(
+        "ff" "ff" "01" "01" "04" "01" "02" "7a" "00")  # the struct's own empty tag section ends it
 
 
-def test_nullable_struct_decode_of_kafka_bytes() -> None:
-    got = NULLABLE.decode(bytes.fromhex("ff" "01" "01" "00000005" "00" "02" "00" "08" "01" "02" "78" "00000002" "00"
+def test_nullable_struct_decode_of_hand_made_bytes() -> None:
+    got = NULLABLE.decode(bytes.fromhex("ff" "01" "00000005" "00" "02" "00" "08" "01" "02" "78" "00000002" "00"
                                         "01" "01" "00"), 1, exact=True)
-    assert got.nullable_struct is None
-    assert got.nullable_struct2 == NULLABLE.MyStruct2(my_string="", my_int=5)
-    assert got.nullable_struct3 == NULLABLE.MyStruct3(my_string="x", my_int=2)
-    assert got.nullable_struct4 is None
+    assert got.owner is None
+    assert got.limits == NULLABLE.LimitSet(rate=5)
+    assert got.audit == NULLABLE.AuditInfo(who="x", serial=2)
+    assert got.origin is None
+
+
+# --------------------------------------------------------------------------------------------------------
+# every primitive type, non-compact (v0) and compact (v1), by hand
+
+ALL = test_schema_class("AllTypesMessage")
+
+
+def _all_types_sample() -> Any:
+    return ALL(enabled=True, level=-1, code=258, port=65535, count=-2, mask=2**32 - 1, offset=1, ratio=1.0,
+               label="hi", comment=None, payload=b"\x01", extra=None, request_id=uuid.UUID(int=1), batch=None,
+               ids=[3], names=None, members=[], home=ALL.Location(lat=0.5, zone=-1),
+               settings=[ALL.Setting(key="k", value=None)])
+
+
+_FIXED_PART = ("01" "ff" "0102" "ffff" "fffffffe" "ffffffff" "0000000000000001" "3ff0000000000000")
+_UUID_1 = "00000000000000000000000000000001"
+
+
+def test_every_type_non_compact_bytes() -> None:
+    wire = bytes.fromhex(
+        _FIXED_PART
+        + "0002" "6869"  # string: int16 length
+        + "ffff"  # null string: length -1
+        + "00000001" "01"  # bytes: int32 length
+        + "ffffffff"  # null bytes
+        + _UUID_1
+        + "ffffffff"  # null records
+        + "00000001" "0000000000000003"  # []int64: int32 count
+        + "ffffffff"  # null array
+        + "00000000"  # empty []uuid
+        + "3fe0000000000000" "ffff"  # Home
+        + "0000000000000000" "ffff"  # Away: the schema's defaults (Zone -1)
+        + "00000001" "0001" "6b" "ffff")  # one Setting, null Value
+    assert _all_types_sample().encode(0) == wire
+    assert ALL.decode(wire, 0, exact=True) == _all_types_sample()
+
+
+def test_every_type_compact_bytes() -> None:
+    wire = bytes.fromhex(
+        _FIXED_PART
+        + "03" "6869"  # compact string: uvarint length + 1
+        + "00"  # null compact string
+        + "02" "01"  # compact bytes
+        + "00"  # null compact bytes
+        + _UUID_1
+        + "00"  # null compact records
+        + "02" "0000000000000003"  # compact array: uvarint count + 1
+        + "00"  # null compact array
+        + "01"  # empty compact array
+        + "3fe0000000000000" "ffff" "00"  # Home, with its tagged-field section
+        + "0000000000000000" "ffff" "00"  # Away
+        + "02" "02" "6b" "00" "00"  # one Setting: Key, null Value, its tags
+        + "00")  # the message's tagged fields
+    assert _all_types_sample().encode(1) == wire
+    assert ALL.decode(wire, 1, exact=True) == _all_types_sample()
+
+
+def test_unsigned_types_refuse_out_of_range_values() -> None:
+    for kw in ({"port": -1}, {"port": 2**16}, {"mask": -1}, {"mask": 2**32}):
+        with pytest.raises(ProtocolError, match="AllTypesMessage v0"):
+            ALL(**kw).encode(0)
 
 
 # --------------------------------------------------------------------------------------------------------
 # tagged fields
 
-EXAMPLE = test_schema_class("SimpleExampleMessage")
-_EXAMPLE_V1_PREFIX = bytes(16) + bytes.fromhex("01" "01" "0000007b0000007b00" "0000007b0000007b00" "80e8" "0012d687")
+TAGGED = test_schema_class("TaggedFieldsMessage")
+_TAGGED_V1_PREFIX = bytes.fromhex("00000000" "01")  # Id 0, Name "" (compact)
 
 
 def test_tagged_fields_only_non_default_in_ascending_tag_order() -> None:
-    assert EXAMPLE().encode(1) == _EXAMPLE_V1_PREFIX + b"\x00"
+    assert TAGGED().encode(1) == _TAGGED_V1_PREFIX + b"\x00"
     # Defaults given explicitly are still defaults: nothing is written.
-    explicit = EXAMPLE(my_int16=123, my_float64=12.34, my_string="", my_bytes=b"", my_nullable_string=None,
-                       tagged_long=0xCAFCACAFCACAFCA, tagged_uuid=EXAMPLE().tagged_uuid, my_tagged_int_array=[])
-    assert explicit.encode(1) == _EXAMPLE_V1_PREFIX + b"\x00"
+    explicit = TAGGED(priority=7, weight=2.5, title="", blob=b"", nickname=None, epoch=0x1234567890ABCDEF,
+                      trace_id=uuid.UUID("00112233-4455-6677-8899-aabbccddeeff"), ports=[], flag=False)
+    assert explicit.encode(1) == _TAGGED_V1_PREFIX + b"\x00"
     # Keyword order is irrelevant; the wire order is by tag.
-    msg = EXAMPLE(tagged_long=5, my_string="a", my_int16=124, my_tagged_int_array=[7])
-    assert msg.encode(1) == _EXAMPLE_V1_PREFIX + bytes.fromhex(
-        "04" "00" "05" "02" "00000007" "02" "02" "007c" "04" "02" "0261" "07" "08" "0000000000000005")
-    assert EXAMPLE.decode(msg.encode(1), 1, exact=True) == msg
+    msg = TAGGED(epoch=5, title="a", priority=8, ports=[7])
+    assert msg.encode(1) == _TAGGED_V1_PREFIX + bytes.fromhex(
+        "04" "00" "05" "02" "00000007" "02" "02" "0008" "04" "02" "0261" "07" "08" "0000000000000005")
+    assert TAGGED.decode(msg.encode(1), 1, exact=True) == msg
+
+
+def test_tag_above_127_is_a_two_byte_uvarint() -> None:
+    msg = TAGGED(flag=True, nickname="n")
+    assert msg.encode(1) == _TAGGED_V1_PREFIX + bytes.fromhex("02" "01" "02" "026e" "ac02" "01" "01")
+    assert TAGGED.decode(msg.encode(1), 1, exact=True) == msg
 
 
 def test_tagged_field_null_where_default_is_not_null() -> None:
-    # myBytes is nullable with default b"": null differs and is written as size 1 + compact null 0x00.
-    assert EXAMPLE(my_bytes=None).encode(1) == _EXAMPLE_V1_PREFIX + bytes.fromhex("01" "05" "01" "00")
-    assert EXAMPLE.decode(EXAMPLE(my_bytes=None).encode(1), 1).my_bytes is None
+    # Blob is nullable with default b"": null differs and is written as size 1 + compact null 0x00.
+    assert TAGGED(blob=None).encode(1) == _TAGGED_V1_PREFIX + bytes.fromhex("01" "05" "01" "00")
+    assert TAGGED.decode(TAGGED(blob=None).encode(1), 1).blob is None
 
 
 def test_tagged_field_long_payload_size_is_a_varint() -> None:
-    msg = EXAMPLE(my_string="é" * 100)  # 200 bytes of UTF-8: compact length 201 and size 202 need 2 bytes
+    msg = TAGGED(title="é" * 100)  # 200 bytes of UTF-8: compact length 201 and size 202 need 2 bytes
     b = msg.encode(1)
-    assert b[len(_EXAMPLE_V1_PREFIX):len(_EXAMPLE_V1_PREFIX) + 6] == bytes.fromhex("01" "04" "ca01" "c901")
-    assert EXAMPLE.decode(b, 1, exact=True) == msg
+    assert b[len(_TAGGED_V1_PREFIX):len(_TAGGED_V1_PREFIX) + 6] == bytes.fromhex("01" "04" "ca01" "c901")
+    assert TAGGED.decode(b, 1, exact=True) == msg
 
 
 def test_unknown_tags_kept_and_rewritten_in_order() -> None:
-    # At v1 tags 8 and 9 are not SimpleExampleMessage fields yet (they start at v2): unknown there.
-    wire = _EXAMPLE_V1_PREFIX + bytes.fromhex("04" "02" "02" "007c" "07" "08" "0000000000000005"
-                                              "08" "00" "09" "02" "abcd")
-    got = EXAMPLE.decode(wire, 1, exact=True)
-    assert got.my_int16 == 124 and got.tagged_long == 5
+    # At v1 tags 8 and 9 are not TaggedFieldsMessage fields yet (they start at v2): unknown there.
+    wire = _TAGGED_V1_PREFIX + bytes.fromhex("04" "02" "02" "0008" "07" "08" "0000000000000005"
+                                             "08" "00" "09" "02" "abcd")
+    got = TAGGED.decode(wire, 1, exact=True)
+    assert got.priority == 8 and got.epoch == 5
     assert got.unknown_tagged_fields == {8: b"", 9: b"\xab\xcd"}
     assert got.encode(1) == wire
     # Given by the caller, unknown tags merge with known ones by tag order.
-    built = EXAMPLE(my_int16=124, tagged_long=5, unknown_tagged_fields={9: b"\xab\xcd", 8: b""})
+    built = TAGGED(priority=8, epoch=5, unknown_tagged_fields={9: b"\xab\xcd", 8: b""})
     assert built.encode(1) == wire
     assert built == got
-    # At v2 tag 9 is known: the same payload bytes decode into a field.
-    assert EXAMPLE.decode(EXAMPLE(unknown_tagged_fields={30: b"x"}).encode(2), 2).unknown_tagged_fields == {30: b"x"}
+    # At v2 tags 8 and 9 are fields: the same payload bytes decode into them.
+    v2 = bytes.fromhex("00000000" "01" "02" "08" "03" "02" "6f" "00" "09" "08" "0000000000000009")
+    back = TAGGED.decode(v2, 2, exact=True)
+    assert back.detail == TAGGED.DetailInfo(text="o") and back.hint == 9 and back.unknown_tagged_fields == {}
+    assert TAGGED.decode(TAGGED(unknown_tagged_fields={30: b"x"}).encode(2), 2).unknown_tagged_fields == {30: b"x"}
 
 
 def test_unknown_tags_in_nested_struct_and_big_tag_numbers() -> None:
@@ -265,10 +342,10 @@ def test_unknown_tags_in_nested_struct_and_big_tag_numbers() -> None:
 
 
 def test_tagged_field_size_mismatch_is_refused() -> None:
-    # tag 2 (myInt16, 2 bytes) announced with size 3
-    wire = _EXAMPLE_V1_PREFIX + bytes.fromhex("01" "02" "03" "007c00")
-    with pytest.raises(ProtocolError, match=r"SimpleExampleMessage v1.*myInt16"):
-        EXAMPLE.decode(wire, 1)
+    # tag 2 (Priority, 2 bytes) announced with size 3
+    wire = _TAGGED_V1_PREFIX + bytes.fromhex("01" "02" "03" "000800")
+    with pytest.raises(ProtocolError, match=r"TaggedFieldsMessage v1.*Priority"):
+        TAGGED.decode(wire, 1)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -311,14 +388,16 @@ def test_defaults_come_from_the_schema() -> None:
     assert cluster.error_message is None
     assert message_type("ConsumerProtocolSubscription")().generation_id == -1
     assert message_type("DescribeClientQuotasResponse")().entries == []
-    ex = EXAMPLE()
-    assert ex.my_int16 == 123 and ex.my_float64 == 12.34 and ex.my_uint16 == 33000 and ex.my_uint32 == 1234567
-    assert ex.tagged_long == 0xCAFCACAFCACAFCA
-    assert ex.tagged_uuid == uuid.UUID(bytes=base64.urlsafe_b64decode("H3KKO4NTRPaCWtEmm3vW7A=="))
-    assert ex.my_common_struct == EXAMPLE.TestCommonStruct(foo=123, bar=123)
-    assert ex.my_common_struct is not ex.my_other_common_struct  # fresh struct per field
-    assert EXAMPLE().my_tagged_int_array is not EXAMPLE().my_tagged_int_array  # fresh list per instance
-    assert NULLABLE().nullable_struct is None and NULLABLE().nullable_struct4 == NULLABLE.MyStruct4()
+    tagged = TAGGED()
+    assert tagged.priority == 7 and tagged.weight == 2.5 and tagged.epoch == 0x1234567890ABCDEF
+    assert tagged.trace_id == uuid.UUID(bytes=base64.urlsafe_b64decode("ABEiM0RVZneImaq7zN3u_w=="))
+    assert tagged.nickname is None and tagged.title == "" and tagged.blob == b"" and tagged.flag is False
+    every = ALL()
+    assert every.port == 40000 and every.mask == 3000000000 and every.ratio == 0.5 and every.comment is None
+    assert every.home == ALL.Location(lat=0.0, zone=-1)
+    assert every.home is not every.away  # fresh struct per field
+    assert TAGGED().ports is not TAGGED().ports  # fresh list per instance
+    assert NULLABLE().owner is None and NULLABLE().origin == NULLABLE.OriginInfo()
 
 
 def test_decoded_absent_fields_hold_defaults() -> None:
