@@ -12,6 +12,7 @@ A pytest fixture, ``fake_cluster``, lives in :mod:`kadmin.testing.pytest_plugin`
 
 from kadmin.testing.cluster import FakeCluster, SaslConfig
 from kadmin.testing.requestlog import RequestLogEntry
-from kadmin.testing.state import CommittedOffset, GroupSnapshot, Member
+from kadmin.testing.state import CommittedOffset, GroupSnapshot, LogDir, Member, PartitionSnapshot
 
-__all__ = ["CommittedOffset", "FakeCluster", "GroupSnapshot", "Member", "RequestLogEntry", "SaslConfig"]
+__all__ = ["CommittedOffset", "FakeCluster", "GroupSnapshot", "LogDir", "Member", "PartitionSnapshot",
+           "RequestLogEntry", "SaslConfig"]

@@ -29,7 +29,9 @@ from kadmin.testing.state import (
     CommittedOffset,
     Group,
     GroupSnapshot,
+    LogDir,
     Member,
+    PartitionSnapshot,
     QuotaEntity,
     quota_entity,
 )
@@ -290,10 +292,78 @@ class FakeCluster:
         return t.partitions[partition]
 
     def leader_of(self, topic: str, partition: int) -> int:
-        """The partition's current leader (first live replica), -1 if none."""
+        """The partition's current leader (the elected one, else the first live in-sync replica), -1 if none."""
         with self._lock:
             p = self._partition(topic, partition)
-            return next((r for r in p.replicas if self._brokers[r].alive), -1)
+            leader: int = p.leader_id(self._live_ids())
+            return leader
+
+    # --- leadership, log dirs and reassignments (handlers elect_leaders, log_dirs, *_reassignments)
+
+    def _live_ids(self) -> set[int]:
+        return {n for n, b in self._brokers.items() if b.alive}
+
+    def partition(self, topic: str, partition: int) -> PartitionSnapshot:
+        """Leader, epoch, replicas, in-sync replicas, ongoing reassignment and offsets of one partition."""
+        with self._lock:
+            snap: PartitionSnapshot = self._partition(topic, partition).snapshot(self._live_ids())
+            return snap
+
+    def move_leader(self, topic: str, partition: int, node_id: int) -> None:
+        """Make a live in-sync replica the leader, as after a failover that no preferred election has undone
+        (a preferred-leader election moves it back)."""
+        with self._lock:
+            p = self._partition(topic, partition)
+            if node_id not in p.in_sync(self._live_ids()):
+                raise ValueError(f"node {node_id} is not a live in-sync replica of {topic}-{partition}")
+            if p.leader_id(self._live_ids()) != node_id:
+                p.leader, p.leader_epoch = node_id, p.leader_epoch + 1
+
+    def set_isr(self, topic: str, partition: int, isr: Sequence[int] | None) -> None:
+        """The partition's in-sync replicas (None: every live replica).  With no live one left the partition
+        has no leader until an unclean election picks an out-of-sync replica."""
+        with self._lock:
+            p = self._partition(topic, partition)
+            if isr is not None and not set(isr) <= set(p.replicas):
+                raise ValueError(f"in-sync replicas {list(isr)} are not all replicas of {topic}-{partition}")
+            p.isr = None if isr is None else list(isr)
+
+    def set_log_dirs(self, node_id: int, dirs: Sequence[str | LogDir]) -> None:
+        """A broker's log directories (default: one, /tmp/kafka-logs); ``LogDir(path, offline=True)`` makes
+        one answer KAFKA_STORAGE_ERROR.  Replicas live in the first unless ``place_replica`` says otherwise."""
+        self._broker(node_id)
+        made = [d if isinstance(d, LogDir) else LogDir(str(d)) for d in dirs]
+        if not made or len({d.path for d in made}) != len(made):
+            raise ValueError("give at least one log dir, each path once")
+        with self._lock:
+            self._state.log_dirs[node_id] = made
+
+    def place_replica(self, topic: str, partition: int, node_id: int, log_dir: str, *,
+                      future_dir: str | None = None, future_behind: int = 0) -> None:
+        """Put a replica's log in ``log_dir``; with ``future_dir``, also a future log there (being moved by
+        AlterReplicaLogDirs) that trails the current log by ``future_behind`` records."""
+        with self._lock:
+            p = self._partition(topic, partition)
+            known = {d.path for d in self._state.dirs_of(node_id)}
+            for d in (log_dir, future_dir):
+                if d is not None and d not in known:
+                    raise ValueError(f"node {node_id} has no log dir {d!r}; it has {sorted(known)}")
+            if node_id not in p.replicas:
+                raise ValueError(f"node {node_id} holds no replica of {topic}-{partition}")
+            p.dirs[node_id] = log_dir
+            if future_dir is None:
+                p.future.pop(node_id, None)
+            else:
+                p.future[node_id] = (future_dir, int(future_behind))
+
+    def finish_reassignments(self) -> None:
+        """Every ongoing reassignment completes, as once the adding replicas have caught up."""
+        with self._lock:
+            live = self._live_ids()
+            for t in self._state.topics.values():
+                for p in t.partitions.values():
+                    if p.reassigning:
+                        p.finish_reassignment(live)
 
     @property
     def topics(self) -> dict[str, dict[int, tuple[int, int]]]:

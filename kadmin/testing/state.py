@@ -7,7 +7,7 @@ Plain data guarded by the cluster's lock.  Handlers and the test thread both go 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,12 +102,122 @@ class Group:
                              self.generation_id, tuple(self.members), dict(self.offsets))
 
 
+#: Bytes one record takes in the fake's log: a partition's size is its retained records times this, so it
+#: grows with the log end offset and shrinks when DeleteRecords moves the log start.
+BYTES_PER_RECORD = 100
+#: Each broker's one log directory unless a test configures others (Kafka's log.dirs default).
+DEFAULT_LOG_DIR = "/tmp/kafka-logs"
+#: The volume size each fake log directory reports (DescribeLogDirs v4+): 1 TiB.
+DEFAULT_VOLUME_BYTES = 1 << 40
+
+
+@dataclass
+class LogDir:
+    """One of a broker's log directories; an offline one answers KAFKA_STORAGE_ERROR in DescribeLogDirs."""
+
+    path: str
+    total_bytes: int = DEFAULT_VOLUME_BYTES
+    offline: bool = False
+
+
+@dataclass(frozen=True)
+class PartitionSnapshot:
+    """An immutable view of one partition, handed to tests (``cluster.partition``)."""
+
+    leader: int
+    leader_epoch: int
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+    adding: tuple[int, ...]
+    removing: tuple[int, ...]
+    log_start: int
+    log_end: int
+
+
 @dataclass
 class PartitionState:
     log_start: int = 0
     log_end: int = 0
     leader_epoch: int = 0
     replicas: list[int] = field(default_factory=list)
+    # Leadership: ``leader`` is a leader other than the first in-sync replica (after a failover that no
+    # preferred election has undone); ``isr`` None means every live replica is in sync.
+    leader: int | None = None
+    isr: list[int] | None = None
+    # An ongoing reassignment (KIP-455): ``replicas`` then holds the target replicas followed by the leaving ones.
+    adding: list[int] = field(default_factory=list)
+    removing: list[int] = field(default_factory=list)
+    # Where each replica's log lives (node -> dir; default: the node's first dir) and future logs being moved
+    # by AlterReplicaLogDirs (node -> (dir, records still to copy)).
+    dirs: dict[int, str] = field(default_factory=dict)
+    future: dict[int, tuple[str, int]] = field(default_factory=dict)
+
+    def in_sync(self, live: Container[int]) -> list[int]:
+        """The live in-sync replicas, in replica order."""
+        if self.isr is None:
+            return [r for r in self.replicas if r in live]
+        return [r for r in self.replicas if r in self.isr and r in live]
+
+    def leader_id(self, live: Container[int]) -> int:
+        """The elected leader if it is live and in sync, else the first live in-sync replica, else -1."""
+        isr = self.in_sync(live)
+        if self.leader is not None and self.leader in isr:
+            return self.leader
+        return isr[0] if isr else -1
+
+    def size_bytes(self, lag: int = 0) -> int:
+        return max(0, self.log_end - self.log_start - lag) * BYTES_PER_RECORD
+
+    def snapshot(self, live: Container[int]) -> PartitionSnapshot:
+        return PartitionSnapshot(self.leader_id(live), self.leader_epoch, tuple(self.replicas),
+                                 tuple(self.in_sync(live)), tuple(self.adding), tuple(self.removing),
+                                 self.log_start, self.log_end)
+
+    # --- reassignments
+    @property
+    def reassigning(self) -> bool:
+        return bool(self.adding or self.removing)
+
+    def original_replicas(self) -> list[int]:
+        """The replicas before the ongoing reassignment (what cancelling it goes back to)."""
+        return [r for r in self.replicas if r not in self.adding]
+
+    def start_reassignment(self, target: Sequence[int], live: Container[int]) -> None:
+        """Move towards ``target`` as Kafka's controller does: the replicas become the target followed by the
+        leaving ones; a move that adds no replica and whose targets are all in sync completes at once."""
+        original = self.original_replicas()
+        self.adding = [r for r in target if r not in original]
+        self.removing = [r for r in original if r not in target]
+        self.replicas = list(target) + self.removing
+        if not self.adding and all(r in self.in_sync(live) for r in target):
+            self.finish_reassignment(live)
+
+    def cancel_reassignment(self, live: Container[int]) -> None:
+        """Back to the original replicas; the adding ones are dropped."""
+        self.replicas = self.original_replicas()
+        self._drop(self.adding, live)
+        self.adding, self.removing = [], []
+
+    def finish_reassignment(self, live: Container[int]) -> None:
+        """The adding replicas caught up: the target replicas become the partition's replicas."""
+        if self.isr is not None:
+            self.isr = [r for r in self.replicas if r in self.isr or r in self.adding]
+        leaving = self.removing
+        self.replicas = [r for r in self.replicas if r not in leaving]
+        self.adding, self.removing = [], []
+        self._drop(leaving, live)
+
+    def _drop(self, gone: Sequence[int], live: Container[int]) -> None:
+        before = self.leader_id(live) if self.leader is None else self.leader
+        for r in gone:
+            self.dirs.pop(r, None)
+            self.future.pop(r, None)
+        if self.isr is not None:
+            self.isr = [r for r in self.isr if r not in gone]
+        if self.leader in gone:
+            self.leader = None
+        if self.leader_id(live) != before:
+            self.leader_epoch += 1
 
 
 @dataclass
@@ -133,6 +243,15 @@ class ClusterState:
         self.quotas: dict[QuotaEntity, dict[str, float]] = {}
         self.coordinator_overrides: dict[str, int] = {}
         self.loading: dict[str, int] = {}
+        self.log_dirs: dict[int, list[LogDir]] = {}
+
+    # --- log dirs
+    def dirs_of(self, node_id: int) -> list[LogDir]:
+        """A broker's log directories: those a test set, else one at :data:`DEFAULT_LOG_DIR`."""
+        return self.log_dirs.get(node_id) or [LogDir(DEFAULT_LOG_DIR)]
+
+    def replica_dir(self, part: PartitionState, node_id: int) -> str:
+        return part.dirs.get(node_id) or self.dirs_of(node_id)[0].path
 
     # --- topics
     def add_topic(self, name: str, partitions: int, node_ids: Sequence[int], replication_factor: int | None,

@@ -1,7 +1,21 @@
 """One module per Kafka API; importing this package registers every handler in ``HANDLERS``."""
 
-from kadmin.testing.handlers import api_versions, coordinator, groups, metadata, offsets, quotas, sasl
+from kadmin.testing.handlers import (
+    alter_reassignments,
+    api_versions,
+    coordinator,
+    delete_records,
+    elect_leaders,
+    groups,
+    list_reassignments,
+    log_dirs,
+    metadata,
+    offsets,
+    quotas,
+    sasl,
+)
 from kadmin.testing.handlers.base import HANDLERS, ApiHandler, RequestContext, SaslState
 
 __all__ = ["HANDLERS", "ApiHandler", "RequestContext", "SaslState", "api_versions", "coordinator", "groups",
-           "metadata", "offsets", "quotas", "sasl"]
+           "metadata", "offsets", "quotas", "sasl",
+           "alter_reassignments", "delete_records", "elect_leaders", "list_reassignments", "log_dirs"]

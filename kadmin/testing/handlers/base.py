@@ -68,6 +68,8 @@ class RequestContext:
     table: dict[int, tuple[int, int]]
     client_host: str
     sasl: SaslState = field(default_factory=SaslState)
+    #: The request header's client id (group members are described with it).
+    client_id: str = ""
 
     # --- cluster views used by several handlers
     def live_brokers(self) -> list[tuple[int, str, int]]:
@@ -101,6 +103,20 @@ class RequestContext:
 
     def group(self, group_id: str) -> Group | None:
         return self.state.groups.get(group_id)
+
+    # --- controller-bound APIs (ElectLeaders, Alter/ListPartitionReassignments)
+    @property
+    def zookeeper_mode(self) -> bool:
+        """ZooKeeper-mode brokers advertise LeaderAndIsr (key 4); KRaft brokers (the 4.0 preset) do not."""
+        return 4 in self.table
+
+    def acts_as_controller(self) -> bool:
+        """Whether this node may answer a controller-bound admin request: in ZooKeeper mode only the
+        controller itself (others answer NOT_CONTROLLER); a KRaft broker forwards it to the quorum."""
+        return not self.zookeeper_mode or self.cluster._controller_id() == self.node_id
+
+    def live_ids(self) -> set[int]:
+        return {n for n, _h, _p in self.live_brokers()}
 
 
 #: A response message instance.  Typed Any: message classes and their struct classes are built at run time

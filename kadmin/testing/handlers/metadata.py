@@ -39,11 +39,10 @@ def _requested_names(ctx: RequestContext, req: Any, version: int) -> list[str] |
 def _topic(ctx: RequestContext, R: Any, topic: Topic, live: set[int], include_ops: bool) -> Any:
     parts = []
     for index, p in sorted(topic.partitions.items()):
-        alive = [r for r in p.replicas if r in live]
-        leader = alive[0] if alive else -1
+        leader = p.leader_id(live)
         parts.append(R.MetadataResponsePartition(
-            error_code=NONE if alive else LEADER_NOT_AVAILABLE, partition_index=index, leader_id=leader,
-            leader_epoch=p.leader_epoch, replica_nodes=list(p.replicas), isr_nodes=alive,
+            error_code=NONE if leader >= 0 else LEADER_NOT_AVAILABLE, partition_index=index, leader_id=leader,
+            leader_epoch=p.leader_epoch, replica_nodes=list(p.replicas), isr_nodes=p.in_sync(live),
             offline_replicas=[r for r in p.replicas if r not in live]))
     return R.MetadataResponseTopic(
         error_code=NONE, name=topic.name, topic_id=topic.topic_id, is_internal=topic.internal, partitions=parts,

@@ -178,8 +178,7 @@ def handle_list_offsets(ctx: RequestContext, req: Any, version: int) -> Response
                 parts.append(R.ListOffsetsPartitionResponse(partition_index=p.partition_index,
                                                             error_code=UNKNOWN_TOPIC_OR_PARTITION))
                 continue
-            alive = [r for r in ps.replicas if r in live]
-            if not alive or alive[0] != ctx.node_id:
+            if ps.leader_id(live) != ctx.node_id:
                 parts.append(R.ListOffsetsPartitionResponse(partition_index=p.partition_index,
                                                             error_code=NOT_LEADER_OR_FOLLOWER))
                 continue
