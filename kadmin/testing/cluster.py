@@ -222,6 +222,9 @@ class FakeCluster:
         return [(n, b.host, b.port) for n, b in sorted(self._brokers.items()) if b.alive]
 
     def _controller_id(self) -> int:
+        chosen = self._state.controller
+        if chosen is not None and self._brokers[chosen].alive:
+            return chosen
         live = [n for n, b in sorted(self._brokers.items()) if b.alive]
         return live[0] if live else -1
 
@@ -401,6 +404,72 @@ class FakeCluster:
                 cur[key] = float(value)
             if not cur:
                 del self._state.quotas[e]
+
+    # --- topics and configs (issue #14)
+
+    @property
+    def controller(self) -> int:
+        """The node Metadata names as controller (-1 when no broker is up)."""
+        with self._lock:
+            return self._controller_id()
+
+    def move_controller(self, node_id: int | None) -> None:
+        """Make ``node_id`` the controller (None: back to the first live broker).  ZooKeeper-mode presets then
+        answer NOT_CONTROLLER on the old controller for CreateTopics, DeleteTopics, CreatePartitions..."""
+        with self._lock:
+            if node_id is not None:
+                self._broker(node_id)
+            self._state.controller = node_id
+
+    def topic_id(self, topic: str) -> uuid.UUID:
+        with self._lock:
+            t = self._state.topics.get(topic)
+            if t is None:
+                raise ValueError(f"no topic {topic!r}")
+            return t.topic_id
+
+    def replicas(self, topic: str) -> dict[int, list[int]]:
+        """{partition: replica list} of a topic."""
+        with self._lock:
+            t = self._state.topics.get(topic)
+            if t is None:
+                raise ValueError(f"no topic {topic!r}")
+            return {i: list(p.replicas) for i, p in sorted(t.partitions.items())}
+
+    def topic_configs(self, topic: str) -> dict[str, str]:
+        """The topic's dynamic configs (what was set on it, not defaults)."""
+        with self._lock:
+            t = self._state.topics.get(topic)
+            if t is None:
+                raise ValueError(f"no topic {topic!r}")
+            return dict(t.configs)
+
+    def set_topic_config(self, topic: str, key: str, value: str | None) -> None:
+        """Set (None: remove) a topic's dynamic config, bypassing validation."""
+        with self._lock:
+            t = self._state.topics.get(topic)
+            if t is None:
+                raise ValueError(f"no topic {topic!r}")
+            if value is None:
+                t.configs.pop(key, None)
+            else:
+                t.configs[key] = value
+
+    def resource_configs(self, resource_type: int, name: str) -> dict[str, str]:
+        """Dynamic configs of a non-topic resource: (4, "1") broker 1, (4, "") cluster default, (8, "1")
+        broker 1's loggers, (32, group), (16, client-metrics name)."""
+        with self._lock:
+            return dict(self._state.configs.get((resource_type, name), {}))
+
+    def set_resource_config(self, resource_type: int, name: str, key: str, value: str | None) -> None:
+        with self._lock:
+            cur = self._state.configs.setdefault((resource_type, name), {})
+            if value is None:
+                cur.pop(key, None)
+            else:
+                cur[key] = value
+            if not cur:
+                del self._state.configs[(resource_type, name)]
 
     def coordinator_of(self, group: str, key_type: int = 0) -> int | None:
         """The node FindCoordinator names for ``group`` (or a transactional id with key_type=1)."""

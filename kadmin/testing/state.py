@@ -226,6 +226,8 @@ class Topic:
     topic_id: uuid.UUID
     partitions: dict[int, PartitionState]
     internal: bool = False
+    #: The topic's dynamic configs (what DescribeConfigs reports as DYNAMIC_TOPIC_CONFIG).
+    configs: dict[str, str] = field(default_factory=dict)
 
 
 def quota_entity(entity: Mapping[str, str | None] | Iterable[tuple[str, str | None]]) -> QuotaEntity:
@@ -243,6 +245,11 @@ class ClusterState:
         self.quotas: dict[QuotaEntity, dict[str, float]] = {}
         self.coordinator_overrides: dict[str, int] = {}
         self.loading: dict[str, int] = {}
+        #: Dynamic configs of non-topic resources, by (resource type code, name): brokers ("" = cluster
+        #: default), broker loggers, groups, client-metrics subscriptions.
+        self.configs: dict[tuple[int, str], dict[str, str]] = {}
+        #: A controller chosen by the test (None: the first live broker).
+        self.controller: int | None = None
         self.log_dirs: dict[int, list[LogDir]] = {}
 
     # --- log dirs

@@ -1,12 +1,19 @@
 """One module per Kafka API; importing this package registers every handler in ``HANDLERS``."""
 
 from kadmin.testing.handlers import (
+    alter_configs,
     alter_reassignments,
     api_versions,
     coordinator,
+    create_partitions,
+    create_topics,
     delete_records,
+    delete_topics,
+    describe_configs,
+    describe_topic_partitions,
     elect_leaders,
     groups,
+    incremental_alter_configs,
     list_reassignments,
     log_dirs,
     metadata,
@@ -18,4 +25,6 @@ from kadmin.testing.handlers.base import HANDLERS, ApiHandler, RequestContext, S
 
 __all__ = ["HANDLERS", "ApiHandler", "RequestContext", "SaslState", "api_versions", "coordinator", "groups",
            "metadata", "offsets", "quotas", "sasl",
-           "alter_reassignments", "delete_records", "elect_leaders", "list_reassignments", "log_dirs"]
+           "alter_reassignments", "delete_records", "elect_leaders", "list_reassignments", "log_dirs",
+           "alter_configs", "create_partitions", "create_topics", "delete_topics", "describe_configs",
+           "describe_topic_partitions", "incremental_alter_configs"]

@@ -1,0 +1,325 @@
+"""The fake cluster's configs: what keys each resource has, their types and defaults, and how a value is found.
+
+Shared by the DescribeConfigs, AlterConfigs, IncrementalAlterConfigs and CreateTopics handlers.  The catalog
+is a deliberately small slice of Kafka's (LogConfig for topics, KafkaConfig for brokers, GroupConfig,
+ClientMetricsConfigs), with Kafka's names, types and defaults, kept independent of kadmin's client-side tables
+(:mod:`kadmin.configs`) so that a wrong entry on one side shows up as a test failure, not as agreement.
+
+How Kafka resolves a topic config, highest precedence first (DescribeConfigs synonyms come in this order):
+the topic's own dynamic value (DYNAMIC_TOPIC_CONFIG), the answering broker's dynamic value of the broker-level
+synonym (DYNAMIC_BROKER_CONFIG), the cluster-wide dynamic default (DYNAMIC_DEFAULT_BROKER_CONFIG), and the
+default (DEFAULT_CONFIG).  The fake has no server.properties, so STATIC_BROKER_CONFIG never appears.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from kadmin.testing.state import ClusterState
+from kadmin.versions import guess_release
+
+TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP = 2, 4, 8, 16, 32
+TYPE_NAMES = {TOPIC: "TOPIC", BROKER: "BROKER", BROKER_LOGGER: "BROKER_LOGGER", CLIENT_METRICS: "CLIENT_METRICS",
+              GROUP: "GROUP"}
+
+# ConfigSource codes
+DYNAMIC_TOPIC, DYNAMIC_BROKER, DYNAMIC_DEFAULT_BROKER, STATIC_BROKER, DEFAULT = 1, 2, 3, 4, 5
+DYNAMIC_BROKER_LOGGER, CLIENT_METRICS_SOURCE, GROUP_SOURCE = 6, 7, 8
+# ConfigType codes
+BOOLEAN, STRING, INT, SHORT, LONG, DOUBLE, LIST, CLASS, PASSWORD = 1, 2, 3, 4, 5, 6, 7, 8, 9
+TYPE_LABEL = {BOOLEAN: "BOOLEAN", STRING: "STRING", INT: "INT", SHORT: "SHORT", LONG: "LONG", DOUBLE: "DOUBLE",
+              LIST: "LIST", CLASS: "CLASS", PASSWORD: "PASSWORD"}
+
+LONG_MAX = str(2**63 - 1)
+LOG_LEVELS = ("OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE")
+#: Loggers every fake broker has, with their initial levels (a slice of Kafka's log4j setup).
+LOGGERS = {"root": "INFO", "kafka": "INFO", "kafka.controller": "TRACE", "kafka.log.LogCleaner": "INFO",
+           "state.change.logger": "INFO", "kafka.request.logger": "WARN"}
+
+
+@dataclass(frozen=True)
+class ConfigDef:
+    name: str
+    type: int
+    default: str | None
+    doc: str
+    #: Broker-level key whose value a topic inherits (topic configs), None if none.
+    synonym: str | None = None
+    #: Brokers: updatable through the Admin API (per broker and cluster-wide); False = read-only.
+    dynamic: bool = True
+    #: (first, last) release having it; None = no bound.
+    since: str | None = None
+    until: str | None = None
+    #: Allowed values (STRING enums), checked on alter.
+    choices: tuple[str, ...] | None = None
+
+    @property
+    def sensitive(self) -> bool:
+        return self.type == PASSWORD
+
+
+def _d(name: str, type_: int, default: str | None, doc: str, **kw: object) -> ConfigDef:
+    return ConfigDef(name, type_, default, doc, **kw)  # type: ignore[arg-type]
+
+
+TOPIC_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in (
+    _d("cleanup.policy", LIST, "delete", "delete and/or compact old segments", synonym="log.cleanup.policy",
+       choices=("delete", "compact")),
+    _d("compression.type", STRING, "producer", "final compression of the topic's batches",
+       synonym="compression.type", choices=("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")),
+    _d("delete.retention.ms", LONG, "86400000", "how long delete tombstones are kept on compacted topics"),
+    _d("file.delete.delay.ms", LONG, "60000", "wait before a deleted segment file is removed"),
+    _d("flush.messages", LONG, LONG_MAX, "fsync after this many messages"),
+    _d("flush.ms", LONG, LONG_MAX, "fsync after this long"),
+    _d("follower.replication.throttled.replicas", LIST, "", "replicas throttled on the follower side"),
+    _d("index.interval.bytes", INT, "4096", "bytes between offset index entries"),
+    _d("leader.replication.throttled.replicas", LIST, "", "replicas throttled on the leader side"),
+    _d("local.retention.bytes", LONG, "-2", "local bytes kept with tiered storage", since="3.6"),
+    _d("local.retention.ms", LONG, "-2", "local time kept with tiered storage", since="3.6"),
+    _d("max.compaction.lag.ms", LONG, LONG_MAX, "longest a message may stay uncompacted"),
+    _d("max.message.bytes", INT, "1048588", "largest record batch accepted", synonym="message.max.bytes"),
+    _d("message.downconversion.enable", BOOLEAN, "true", "down-convert for old consumers", until="3.9"),
+    _d("message.format.version", STRING, "3.0-IV1", "message format version", until="3.9"),
+    _d("message.timestamp.type", STRING, "CreateTime", "CreateTime or LogAppendTime",
+       choices=("CreateTime", "LogAppendTime")),
+    _d("min.cleanable.dirty.ratio", DOUBLE, "0.5", "dirty ratio that triggers compaction"),
+    _d("min.compaction.lag.ms", LONG, "0", "shortest a message stays uncompacted"),
+    _d("min.insync.replicas", INT, "1", "replicas that must acknowledge an acks=all write",
+       synonym="min.insync.replicas"),
+    _d("preallocate", BOOLEAN, "false", "preallocate segment files"),
+    _d("remote.storage.enable", BOOLEAN, "false", "tiered storage for the topic", since="3.6"),
+    _d("retention.bytes", LONG, "-1", "size bound of each partition's log", synonym="log.retention.bytes"),
+    _d("retention.ms", LONG, "604800000", "time bound of the log", synonym="log.retention.ms"),
+    _d("segment.bytes", INT, "1073741824", "segment file size", synonym="log.segment.bytes"),
+    _d("segment.index.bytes", INT, "10485760", "offset index size"),
+    _d("segment.jitter.ms", LONG, "0", "random jitter on segment roll"),
+    _d("segment.ms", LONG, "604800000", "roll a segment after this long"),
+    _d("unclean.leader.election.enable", BOOLEAN, "false", "allow out-of-sync leaders",
+       synonym="unclean.leader.election.enable"),
+)}
+
+BROKER_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in (
+    _d("advertised.listeners", STRING, None, "listeners published to clients", dynamic=False),
+    _d("auto.create.topics.enable", BOOLEAN, "false", "create topics on first use", dynamic=False),
+    _d("background.threads", INT, "10", "threads for background tasks"),
+    _d("broker.id", INT, None, "this broker's id", dynamic=False),
+    _d("compression.type", STRING, "producer", "default compression of topics",
+       choices=("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")),
+    _d("default.replication.factor", INT, "1", "replication factor of topics created without one",
+       dynamic=False),
+    _d("log.cleaner.threads", INT, "1", "log cleaner threads"),
+    _d("log.cleanup.policy", LIST, "delete", "default cleanup.policy", choices=("delete", "compact")),
+    _d("log.retention.bytes", LONG, "-1", "default retention.bytes"),
+    _d("log.retention.ms", LONG, "604800000", "default retention.ms"),
+    _d("log.segment.bytes", INT, "1073741824", "default segment.bytes"),
+    _d("message.max.bytes", INT, "1048588", "default max.message.bytes"),
+    _d("min.insync.replicas", INT, "1", "default min.insync.replicas"),
+    _d("num.io.threads", INT, "8", "request handler threads"),
+    _d("num.network.threads", INT, "3", "network threads"),
+    _d("num.partitions", INT, "1", "partition count of topics created without one", dynamic=False),
+    _d("ssl.cipher.suites", LIST, "", "TLS cipher suites of the listeners"),
+    _d("ssl.keystore.password", PASSWORD, None, "password of the listeners' keystore"),
+    _d("unclean.leader.election.enable", BOOLEAN, "false", "default unclean.leader.election.enable"),
+)}
+
+GROUP_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in (
+    _d("consumer.heartbeat.interval.ms", INT, "5000", "heartbeat interval of KIP-848 consumer groups"),
+    _d("consumer.session.timeout.ms", INT, "45000", "session timeout of KIP-848 consumer groups"),
+    _d("share.heartbeat.interval.ms", INT, "5000", "heartbeat interval of share groups"),
+    _d("share.record.lock.duration.ms", INT, "30000", "record lock duration of share groups"),
+    _d("share.session.timeout.ms", INT, "45000", "session timeout of share groups"),
+)}
+
+CLIENT_METRICS_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in (
+    _d("interval.ms", INT, "300000", "push interval of the subscription"),
+    _d("match", LIST, "", "client selectors of the subscription"),
+    _d("metrics", LIST, "", "metric name prefixes of the subscription"),
+)}
+
+
+def _release_key(name: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in name.split("."))
+
+
+def release(table: Mapping[int, tuple[int, int]]) -> str:
+    """The release a broker's table impersonates; a custom table that matches none counts as the newest."""
+    return guess_release(table) or "4.0"
+
+
+def kraft(table: Mapping[int, tuple[int, int]]) -> bool:
+    """KRaft brokers (the 4.0 preset) do not advertise the ZooKeeper-era LeaderAndIsr (key 4)."""
+    return 4 not in table
+
+
+def catalog(rtype: int, table: Mapping[int, tuple[int, int]]) -> dict[str, ConfigDef]:
+    """The keys a resource type has on a broker of this table's release."""
+    base = {TOPIC: TOPIC_CONFIGS, BROKER: BROKER_CONFIGS, GROUP: GROUP_CONFIGS,
+            CLIENT_METRICS: CLIENT_METRICS_CONFIGS}.get(rtype, {})
+    rel = _release_key(release(table))
+    return {n: d for n, d in base.items()
+            if (d.since is None or rel >= _release_key(d.since)) and (d.until is None or rel <= _release_key(d.until))}
+
+
+def supports_type(rtype: int, table: Mapping[int, tuple[int, int]]) -> bool:
+    """Resource types a broker knows: group and client-metrics configs exist on KRaft brokers only here."""
+    if rtype in (TOPIC, BROKER, BROKER_LOGGER):
+        return True
+    if rtype in (GROUP, CLIENT_METRICS):
+        return kraft(table)
+    return False
+
+
+class ConfigValueError(Exception):
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+INVALID_CONFIG = 40
+INVALID_REQUEST = 42
+
+
+def check_value(d: ConfigDef, value: str | None) -> None:
+    """Kafka's ConfigDef.parseType checks, with its message shape; INVALID_CONFIG on failure."""
+    if value is None:
+        return
+    bad = ConfigValueError(INVALID_CONFIG, f"Invalid value {value} for configuration {d.name}: "
+                                           f"Not a number of type {TYPE_LABEL[d.type]}")
+    v = value.strip()
+    if d.type == BOOLEAN:
+        if v.lower() not in ("true", "false"):
+            raise ConfigValueError(INVALID_CONFIG, f"Invalid value {value} for configuration {d.name}: "
+                                                   "Expected value to be either true or false")
+    elif d.type in (INT, SHORT, LONG):
+        bits = {INT: 31, SHORT: 15, LONG: 63}[d.type]
+        try:
+            n = int(v)
+        except ValueError:
+            raise bad from None
+        if not -(2**bits) <= n < 2**bits:
+            raise bad
+    elif d.type == DOUBLE:
+        try:
+            float(v)
+        except ValueError:
+            raise bad from None
+    if d.choices is not None:
+        items = [i.strip() for i in v.split(",")] if d.type == LIST else [v]
+        for i in items:
+            if i and i not in d.choices:
+                raise ConfigValueError(INVALID_CONFIG, f"Invalid value {i} for configuration {d.name}: "
+                                                       f"String must be one of: {', '.join(d.choices)}")
+
+
+def list_items(value: str | None) -> list[str]:
+    return [i.strip() for i in (value or "").split(",") if i.strip()]
+
+
+# --- changes (AlterConfigs, IncrementalAlterConfigs, CreateTopics) -----------------------------------------
+
+SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
+_OP_WORD = {APPEND: "append", SUBTRACT: "subtract"}
+
+
+def _def_for(rtype: int, key: str, table: Mapping[int, tuple[int, int]]) -> ConfigDef:
+    d = catalog(rtype, table).get(key)
+    if d is None:
+        kind = {TOPIC: "topic", BROKER: "broker", GROUP: "group", CLIENT_METRICS: "client metrics"}.get(rtype, "")
+        raise ConfigValueError(INVALID_CONFIG, f"Unknown {kind} config name: {key}")
+    if rtype == BROKER and not d.dynamic:
+        raise ConfigValueError(INVALID_REQUEST, f"Cannot update these configs dynamically: Set({key})")
+    return d
+
+
+def _logger_change(current: dict[str, str], ops: list[tuple[str, int, str | None]]) -> dict[str, str]:
+    out = dict(current)
+    for key, op, value in ops:
+        if key not in LOGGERS and key not in current:
+            raise ConfigValueError(INVALID_CONFIG, f"Logger {key} does not exist!")
+        if op == SET:
+            if value is None or value.upper() not in LOG_LEVELS:
+                raise ConfigValueError(INVALID_CONFIG, f"Cannot set the log level of {key} to {value} as it is "
+                                                       f"not a supported log level. Valid log levels are "
+                                                       f"{', '.join(LOG_LEVELS)}")
+            out[key] = value.upper()
+        elif op == DELETE:
+            if key == "root":
+                raise ConfigValueError(INVALID_REQUEST, "Removing the log level of the root logger is not allowed")
+            out.pop(key, None)
+        else:
+            raise ConfigValueError(INVALID_REQUEST, f"{_OP_WORD.get(op, op)} is not supported for broker loggers")
+    return out
+
+
+def incremental_change(rtype: int, current: Mapping[str, str], ops: list[tuple[str, int, str | None]],
+                       table: Mapping[int, tuple[int, int]]) -> dict[str, str]:
+    """The resource's new dynamic configs after ``ops`` (name, op code, value), or ConfigValueError."""
+    names = [k for k, _o, _v in ops]
+    if len(set(names)) != len(names):
+        raise ConfigValueError(INVALID_REQUEST, "Error due to duplicate config keys")
+    for _k, op, _v in ops:
+        if op not in (SET, DELETE, APPEND, SUBTRACT):
+            raise ConfigValueError(INVALID_REQUEST, f"Unknown alter config operation type {op}")
+    if rtype == BROKER_LOGGER:
+        return _logger_change(dict(current), ops)
+    out = dict(current)
+    for key, op, value in ops:
+        d = _def_for(rtype, key, table)
+        if op == SET:
+            if value is None:
+                raise ConfigValueError(INVALID_REQUEST, f"Null value not supported for : {key}")
+            check_value(d, value)
+            out[key] = value
+        elif op == DELETE:
+            out.pop(key, None)
+        else:
+            if d.type != LIST:
+                raise ConfigValueError(INVALID_CONFIG,
+                                       f"Config value {_OP_WORD[op]} is not allowed for config key: {key}")
+            items = list_items(out[key] if key in out else d.default)
+            given = list_items(value)
+            if op == APPEND:
+                items += [i for i in given if i not in items]
+            else:
+                items = [i for i in items if i not in given]
+            new = ",".join(items)
+            check_value(d, new)
+            out[key] = new
+    return out
+
+
+def replace_all(rtype: int, pairs: list[tuple[str, str | None]],
+                table: Mapping[int, tuple[int, int]]) -> dict[str, str]:
+    """AlterConfigs: the given pairs become the resource's whole set of dynamic configs."""
+    if rtype == BROKER_LOGGER:
+        raise ConfigValueError(INVALID_REQUEST, "AlterConfigs does not support the BROKER_LOGGER resource type; "
+                                                "use IncrementalAlterConfigs")
+    names = [k for k, _v in pairs]
+    if len(set(names)) != len(names):
+        raise ConfigValueError(INVALID_REQUEST, "Error due to duplicate config keys")
+    out: dict[str, str] = {}
+    for key, value in pairs:
+        d = _def_for(rtype, key, table)
+        if value is None:
+            raise ConfigValueError(INVALID_REQUEST, f"Null value not supported for : {key}")
+        check_value(d, value)
+        out[key] = value
+    return out
+
+
+def current(state: ClusterState, rtype: int, name: str) -> dict[str, str]:
+    """The resource's dynamic configs (a copy); the resource must exist."""
+    if rtype == TOPIC:
+        return dict(state.topics[name].configs)
+    return dict(state.configs.get((rtype, name), {}))
+
+
+def store(state: ClusterState, rtype: int, name: str, configs: dict[str, str]) -> None:
+    if rtype == TOPIC:
+        state.topics[name].configs = configs
+    elif configs:
+        state.configs[(rtype, name)] = configs
+    else:
+        state.configs.pop((rtype, name), None)

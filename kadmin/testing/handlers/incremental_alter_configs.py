@@ -1,0 +1,68 @@
+"""IncrementalAlterConfigs (key 44, KIP-339, Kafka 2.3+): set, delete, append to or subtract from configs.
+
+Per resource, as Kafka's ConfigAdminManager: the resource checks of DescribeConfigs (own broker id or "",
+existing topic, a type the broker knows); a config name twice is INVALID_REQUEST; an unknown key or a value of
+the wrong type is INVALID_CONFIG; APPEND/SUBTRACT on a key that is not a LIST is INVALID_CONFIG "Config value
+append is not allowed for config key"; APPEND/SUBTRACT start from the current value, the default when the
+resource has none.  Broker-logger resources take SET (a log level) and DELETE (back to the root level) only.
+ValidateOnly checks everything and changes nothing.  Releases before 2.3 do not advertise the key at all.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kadmin._error_codes import ErrorCode
+from kadmin.protocol.apis import ApiKey
+from kadmin.testing import configs as C
+from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
+from kadmin.testing.handlers.describe_configs import resource_error
+
+API_KEY = ApiKey.INCREMENTAL_ALTER_CONFIGS
+
+
+def _one(ctx: RequestContext, res: Any, validate_only: bool) -> tuple[int, str | None]:
+    err = resource_error(ctx, res.resource_type, res.resource_name)
+    if err is not None:
+        return err
+    ops = [(c.name, c.config_operation, c.value) for c in res.configs]
+    try:
+        new = C.incremental_change(res.resource_type, C.current(ctx.state, res.resource_type, res.resource_name),
+                                   ops, ctx.table)
+    except C.ConfigValueError as exc:
+        return exc.code, exc.message
+    if not validate_only:
+        C.store(ctx.state, res.resource_type, res.resource_name, new)
+    return ErrorCode.NONE, None
+
+
+def handle(ctx: RequestContext, req: Any, version: int) -> Response:
+    R = response_class(API_KEY)
+    seen: set[tuple[int, str]] = set()
+    out = []
+    code: int
+    msg: str | None
+    for res in req.resources:
+        key = (res.resource_type, res.resource_name)
+        if key in seen:
+            code, msg = ErrorCode.INVALID_REQUEST, "Error due to duplicate resources in the request"
+        else:
+            code, msg = _one(ctx, res, req.validate_only)
+        seen.add(key)
+        out.append(R.AlterConfigsResourceResponse(error_code=code, error_message=msg,
+                                                  resource_type=res.resource_type, resource_name=res.resource_name))
+    return R(responses=out)
+
+
+def error_response(ctx: RequestContext, req: Any, version: int, code: int) -> Response:
+    R = response_class(API_KEY)
+    return R(responses=[R.AlterConfigsResourceResponse(error_code=code, error_message=None,
+                                                       resource_type=r.resource_type, resource_name=r.resource_name)
+                        for r in req.resources])
+
+
+def keys(req: Any, version: int) -> tuple[str, ...]:
+    return tuple(f"{r.resource_type}:{r.resource_name}" for r in req.resources)
+
+
+register(API_KEY, handle=handle, error_response=error_response, keys=keys)
