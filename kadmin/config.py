@@ -127,6 +127,9 @@ class ClientConfig:
     """Everything a kadmin client needs to reach and talk to a cluster.
 
     Timeouts are in seconds.  ``default_timeout_s`` bounds a whole admin call (all retries included);
+    ``bootstrap_timeout_s`` bounds the first contact with a cluster: while no bootstrap address has ever
+    answered, kadmin gives up after this long (within the call's deadline) with one error naming every address
+    and its cause, because a wrong address or port does not fix itself within a call;
     ``request_timeout_s`` bounds one request on one connection, after which that connection is considered
     stuck and closed (its in-flight requests become retriable connection errors).
 
@@ -149,6 +152,7 @@ class ClientConfig:
     connect_timeout_s: float = 10.0
     request_timeout_s: float = 30.0
     default_timeout_s: float = 60.0
+    bootstrap_timeout_s: float = 5.0
     retry_backoff_s: float = 0.1
     retry_backoff_max_s: float = 2.0
     max_frame_bytes: int = 100 * _MIB
@@ -196,8 +200,8 @@ class ClientConfig:
                 raise ValueError(f"sasl_mechanism {mech} needs sasl_password")
         elif self.sasl_mechanism is not None:
             raise ValueError(f"sasl_mechanism given but security_protocol is {proto}; use SASL_PLAINTEXT or SASL_SSL")
-        for name in ("connect_timeout_s", "request_timeout_s", "default_timeout_s", "retry_backoff_max_s",
-                     "metadata_max_age_s"):
+        for name in ("connect_timeout_s", "request_timeout_s", "default_timeout_s", "bootstrap_timeout_s",
+                     "retry_backoff_max_s", "metadata_max_age_s"):
             _positive(name, getattr(self, name))
         _positive("retry_backoff_s", self.retry_backoff_s, allow_zero=True)
         if self.retry_backoff_max_s < self.retry_backoff_s:

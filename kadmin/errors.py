@@ -102,6 +102,20 @@ class NoBrokersAvailableError(KafkaConnectionError):
     name = "NO_BROKERS_AVAILABLE"
 
 
+class HostResolutionError(KafkaConnectionError):
+    """A host name that does not resolve: a configuration error to fix, not a fault to wait out."""
+
+    name = "HOST_NOT_RESOLVED"
+    retriable = False
+
+
+class SecurityMismatchError(KafkaError):
+    """The client's security settings do not match the listener's: TLS to a plaintext listener, plaintext to
+    a TLS listener, or no SASL where the listener requires it.  Retrying cannot help; the message says which."""
+
+    name = "SECURITY_MISMATCH"
+
+
 class ClientClosedError(KafkaError):
     name = "CLIENT_CLOSED"
 

@@ -40,6 +40,7 @@ from kadmin.errors import (
     KafkaError,
     KafkaTimeoutError,
     NoBrokersAvailableError,
+    SecurityMismatchError,
     UnsupportedVersionError,
 )
 from kadmin.network.connection import Connection, format_address
@@ -51,10 +52,11 @@ from kadmin.network.negotiation import (
     negotiate,
     usable_table,
 )
-from kadmin.network.retry import Deadline, backoff_delay, sleep_within
+from kadmin.network.retry import Deadline, backoff_delay, retry_call
 from kadmin.network.sasl import authenticate
 from kadmin.network.tls import build_ssl_context
 from kadmin.protocol import Message, api_name
+from kadmin.protocol.apis import ApiKey
 
 logger = logging.getLogger("kadmin.network.client")
 
@@ -88,7 +90,7 @@ class NetworkClient:
         self._states: dict[int, _NodeState] = {}
         self._refresh_task: asyncio.Task[ClusterMetadata] | None = None
         self._last_refresh_attempt = 0.0
-        self._refresh_errors: list[str] = []
+        self._refresh_errors: dict[str, str] = {}
         self._stale = False
         self._closed = False
         self._retiring: dict[asyncio.Task[None], Connection] = {}
@@ -185,23 +187,29 @@ class NetworkClient:
         except asyncio.TimeoutError:
             if self._refresh_errors:
                 # Say why, not just "timed out": nothing answered, and these are the reasons.
-                tried = "; ".join(self._refresh_errors[-6:])
-                raise NoBrokersAvailableError(f"no node or bootstrap server answered a metadata request before "
-                                              f"the deadline: {tried}") from None
+                raise NoBrokersAvailableError(self._no_metadata(" before the deadline", self._refresh_errors)) \
+                    from None
             raise KafkaTimeoutError("the deadline passed while fetching cluster metadata") from None
 
     async def _refresh(self, deadline: Deadline) -> ClusterMetadata:
-        attempt = 0
-        errors: list[str] = []
-        self._refresh_errors = errors
-        while True:
-            attempt += 1
+        """Metadata from the known nodes, then the bootstrap addresses; rounds retried by ``retry_call``.
+
+        Before the cluster has ever answered, the rounds stop after ``bootstrap_timeout_s``: a wrong address, a
+        closed port or a name that does not resolve will not change within a call, so the caller hears about
+        it in seconds, with each address and its cause said once."""
+        causes: dict[str, str] = {}  # address -> its latest failure, said once however many rounds
+        self._refresh_errors = causes
+        if self._metadata is None:
+            deadline = Deadline(min(deadline.remaining(), self._config.bootstrap_timeout_s))
+
+        async def one_round() -> ClusterMetadata:
             self._last_refresh_attempt = time.monotonic()
             retriable_seen = False
-            fatal: KafkaError | None = None
+            final: KafkaError | None = None
             for kind, target in self._refresh_targets():
                 if deadline.expired:
                     break
+                where = f"node {target}" if kind == "node" else format_address(*target)  # type: ignore[misc]
                 try:
                     if kind == "node":
                         assert isinstance(target, int)
@@ -210,27 +218,35 @@ class NetworkClient:
                     else:
                         assert isinstance(target, tuple)
                         md = await self._fetch_via_bootstrap(target, deadline)
-                except (AuthenticationError, ClientClosedError, ForkedProcessError):
-                    raise
+                except (AuthenticationError, ClientClosedError, ForkedProcessError, SecurityMismatchError):
+                    raise  # wrong credentials or security settings: no other address will accept them either
                 except KafkaError as exc:
                     # Another address may still work (a bootstrap entry may not even be Kafka), so go on.
-                    if exc.retriable:
+                    if exc.retriable or isinstance(exc, KafkaTimeoutError):
                         retriable_seen = True
                     else:
-                        fatal = exc
-                    where = f"node {target}" if kind == "node" else format_address(*target)  # type: ignore[misc]
+                        final = exc
                     logger.debug("metadata from %s failed: %s", where, exc)
-                    errors.append(f"{where}: {exc}")
+                    causes[where] = str(exc)
                     continue
                 await self._apply(md)
                 return md
-            if fatal is not None and not retriable_seen:
-                raise fatal  # every address gave a definite answer; waiting will not change it
-            delay = backoff_delay(attempt, self._config.retry_backoff_s, self._config.retry_backoff_max_s)
-            if deadline.expired or not await sleep_within(delay, deadline):
-                tried = "; ".join(errors[-6:]) or "no address was tried"
-                raise NoBrokersAvailableError(f"could not fetch cluster metadata from any node or bootstrap "
-                                              f"server ({attempt} round(s)): {tried}")
+            if final is not None and not retriable_seen:
+                # Every address gave a definite answer (e.g. no name resolves): waiting will not change it.
+                raise type(final)(self._no_metadata("", causes))
+            raise _NoMetadataYet()
+
+        try:
+            return await retry_call(one_round, deadline=deadline, config=self._config, what="cluster metadata",
+                                    retry_if=lambda exc: isinstance(exc, _NoMetadataYet))
+        except (_NoMetadataYet, KafkaTimeoutError):
+            first = " (no address has answered yet)" if self._metadata is None else ""
+            raise NoBrokersAvailableError(self._no_metadata(first, causes)) from None
+
+    @staticmethod
+    def _no_metadata(first: str, causes: Mapping[str, str]) -> str:
+        tried = "; ".join(f"{where}: {cause}" for where, cause in causes.items()) or "no address was tried"
+        return f"could not fetch cluster metadata from any node or bootstrap server{first}: {tried}"
 
     def _refresh_targets(self) -> list[tuple[str, int | tuple[str, int]]]:
         out: list[tuple[str, int | tuple[str, int]]] = []
@@ -243,6 +259,9 @@ class NetworkClient:
         conn, neg = await self._open(address[0], address[1], None, deadline)
         try:
             md = await fetch_cluster(conn, neg.versions, config=self._config, deadline=deadline)
+        except KafkaConnectionError as exc:
+            await conn.close()
+            raise self._explain_hang_up(conn, exc) from exc
         except BaseException:
             await conn.close()
             raise
@@ -256,6 +275,17 @@ class NetworkClient:
                     return md
         await conn.close()
         return md
+
+    def _explain_hang_up(self, conn: Connection, exc: KafkaConnectionError) -> KafkaError:
+        """A listener that answered ApiVersions and then hung up on the first other request, unanswered, while
+        we do not use SASL: that is what a SASL listener does to a client that skips authentication."""
+        others = sum(n for (api, _v), n in conn.requests_sent.items() if api != ApiKey.API_VERSIONS)
+        if self._config.uses_sasl or not conn.closed_by_peer or others != 1:
+            return exc
+        return SecurityMismatchError(
+            f"{conn.label} answered ApiVersions, then closed the connection on the next request without "
+            f"answering: the listener probably requires SASL authentication (set security.protocol "
+            f"SASL_PLAINTEXT or SASL_SSL and a sasl.mechanism), or it is not a Kafka listener")
 
     async def _apply(self, md: ClusterMetadata) -> None:
         old = self._metadata
@@ -518,6 +548,10 @@ class NetworkClient:
         n = len(self._metadata.nodes) if self._metadata else 0
         state = "closed" if self._closed else f"{n} node(s) known"
         return f"<NetworkClient {self._config.client_id!r} {state}>"
+
+
+class _NoMetadataYet(Exception):
+    """A metadata round in which no address answered: what makes ``retry_call`` back off and try again."""
 
 
 def _retrieve(task: asyncio.Task[Any]) -> None:

@@ -19,6 +19,7 @@ import collections
 import contextlib
 import functools
 import logging
+import socket
 import ssl
 import struct
 import time
@@ -28,10 +29,12 @@ from typing import Any
 from kadmin.config import ClientConfig
 from kadmin.errors import (
     AuthenticationError,
+    HostResolutionError,
     KafkaConnectionError,
     KafkaError,
     KafkaTimeoutError,
     ProtocolError,
+    SecurityMismatchError,
 )
 from kadmin.network.retry import Deadline, sleep_within
 from kadmin.protocol import Message, api_name, message_type
@@ -80,10 +83,14 @@ class Connection:
         self._config = config
         self._reader = reader
         self._writer = writer
+        #: Whether the connection is TLS (a TLS record in place of a frame size then means something else).
+        self._ssl = writer.get_extra_info("sslcontext") is not None
         self._pending: dict[int, _Pending] = {}
         self._next_corr = 0
         self._closed = False
         self._close_reason: BaseException | None = None
+        #: The peer closed the connection (as opposed to the client, a timeout or a bad frame).
+        self.closed_by_peer = False
         # Request slots (config.max_in_flight): a count and a FIFO of waiters, like asyncio.Semaphore, but a free
         # slot is taken without a coroutine call, which matters when thousands of requests are pipelined.
         self._free_slots = config.max_in_flight
@@ -130,10 +137,21 @@ class Connection:
         except ssl.SSLCertVerificationError as exc:
             raise AuthenticationError(
                 f"TLS: the certificate of {where} was rejected: {exc.verify_message or exc.reason}") from None
+        except (ssl.SSLEOFError, ConnectionResetError, ConnectionAbortedError, BrokenPipeError) as exc:
+            if ssl_context is None:
+                raise KafkaConnectionError(f"cannot connect to {where}: {_os_cause(exc)}") from None
+            # The TCP connection was made (a refusal is ConnectionRefusedError) and then the peer hung up on our
+            # ClientHello: a plaintext Kafka listener reads it as an oversized request and closes.
+            raise SecurityMismatchError(
+                f"TLS handshake with {where} failed: the peer closed the connection when it got our TLS "
+                f"ClientHello ({_os_cause(exc)}); the listener probably speaks plaintext: use security.protocol "
+                f"PLAINTEXT or SASL_PLAINTEXT for it, or the TLS listener's port") from None
         except ssl.SSLError as exc:
             raise AuthenticationError(f"TLS handshake with {where} failed: {exc.reason or exc}") from None
+        except socket.gaierror as exc:
+            raise HostResolutionError(f"cannot resolve the host name of {where}: {_os_cause(exc)}") from None
         except OSError as exc:
-            raise KafkaConnectionError(f"cannot connect to {where}: {exc.strerror or exc}") from None
+            raise KafkaConnectionError(f"cannot connect to {where}: {_os_cause(exc)}") from None
         conn = cls(host, port, reader, writer, config=config, node_id=node_id)
         logger.debug("connected to %s%s", where, " over TLS" if ssl_context is not None else "")
         return conn
@@ -549,6 +567,10 @@ class Connection:
             while True:
                 head = await self._reader.readexactly(4)
                 size = int.from_bytes(head, "big", signed=True)
+                if size > limit and not self._ssl and _looks_like_tls(head):
+                    raise SecurityMismatchError(
+                        f"{self.label} answered with a TLS record (bytes {head.hex()}), not a Kafka response: "
+                        "this listener speaks TLS: use security.protocol SSL or SASL_SSL for it")
                 if size < 4 or size > limit:
                     raise ProtocolError(f"{self.label} sent a frame of {size} bytes; accepted sizes are "
                                         f"4..{limit} (max_frame_bytes)")
@@ -561,8 +583,11 @@ class Connection:
                 if not pending.future.done():
                     pending.future.set_result(frame)
         except asyncio.IncompleteReadError as exc:
+            self.closed_by_peer = True
             reason = KafkaConnectionError(
                 f"{self.label} closed the connection" + (" mid-frame" if exc.partial else ""))
+        except SecurityMismatchError as exc:
+            reason = exc
         except ProtocolError as exc:
             logger.warning("closing connection to %s: %s", self.label, exc)
             reason = exc
@@ -583,6 +608,8 @@ class Connection:
 
     def _closed_error(self) -> KafkaError:
         reason = self._close_reason
+        if isinstance(reason, SecurityMismatchError):
+            return SecurityMismatchError(reason.message)
         if isinstance(reason, AuthenticationError):
             auth = AuthenticationError(reason.message)
             auth.__cause__ = reason
@@ -639,6 +666,17 @@ def decode_response(frame: bytes, api_key: int, version: int) -> Any:
     offset = 4 if hv == 0 else response_body_offset(frame, hv)
     obj, _end = cls.decode_from(frame, offset, version)
     return obj
+
+
+def _looks_like_tls(head: bytes) -> bool:
+    """A TLS record header where a frame size should be: content type 20-23 (an alert is 21), then version 3.x."""
+    return head[0] in (20, 21, 22, 23) and head[1] == 3 and head[2] <= 4
+
+
+def _os_cause(exc: OSError) -> str:
+    """An OSError's text; some (a bare ConnectionResetError) have none, so name the class instead of ''."""
+    text = exc.strerror or str(exc)
+    return text if text else type(exc).__name__
 
 
 def _describe(host: str, port: int, node_id: int | None) -> str:

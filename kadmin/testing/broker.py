@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import socket
 import ssl
 import struct
 import time
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from kadmin.errors import KafkaError
 from kadmin.protocol.headers import decode_request_header, response_header_version
+from kadmin.testing.deferred import Deferred
 from kadmin.testing.handlers import HANDLERS, RequestContext, SaslState
 from kadmin.testing.handlers.api_versions import fallback_response
 from kadmin.testing.handlers.base import has_field
@@ -41,6 +43,58 @@ SASL_AUTHENTICATE = 36
 MAX_REQUEST_BYTES = 100 * 1024 * 1024
 _SIZE = struct.Struct(">i")
 _HEAD = struct.Struct(">hhi")
+
+
+#: What Kafka's TLS listener (Java's SSLEngine) answers to bytes that are not a TLS handshake: a fatal alert
+#: record (content type 21, TLS 1.2, length 2: level fatal, unexpected_message).  Python's ssl module closes
+#: without one, so the fake writes it itself: a plaintext client then sees what it sees from Kafka.
+TLS_ALERT_UNEXPECTED_MESSAGE = bytes([21, 3, 3, 0, 2, 2, 10])
+
+
+class _TlsSniffer(asyncio.Protocol):
+    """A TLS listener's first look at a connection: a TLS ClientHello is handed to the TLS server; anything
+    else (a plaintext Kafka request) gets a TLS alert and the connection is closed, as Kafka does."""
+
+    def __init__(self, broker: Broker, tls: ssl.SSLContext) -> None:
+        self.broker = broker
+        self.tls = tls
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        transport.pause_reading()
+        sock = transport.get_extra_info("socket")
+        asyncio.get_running_loop().create_task(self._sniff(sock))
+
+    async def _sniff(self, sock: Any) -> None:
+        loop = asyncio.get_running_loop()
+        raw = sock.dup()  # ours: the transport keeps (and closes) the original, which it never reads
+        try:
+            ready = loop.create_future()
+            def readable() -> None:
+                if not ready.done():
+                    ready.set_result(None)
+
+            loop.add_reader(raw.fileno(), readable)
+            try:
+                await asyncio.wait_for(ready, 30)
+            finally:
+                loop.remove_reader(raw.fileno())
+            first = raw.recv(1, socket.MSG_PEEK)
+        except (OSError, asyncio.TimeoutError):
+            raw.close()
+            self.transport.close()
+            return
+        if first[:1] == bytes([22]):  # a handshake record: TLS
+            self.broker._adopt_tls(raw, self.tls)
+        else:
+            try:
+                raw.setblocking(True)
+                raw.sendall(TLS_ALERT_UNEXPECTED_MESSAGE)
+            except OSError:
+                pass
+            raw.close()
+        self.transport.close()
 
 
 class Connection:
@@ -124,8 +178,11 @@ class Broker:
     # --- lifecycle (run on the cluster's loop)
     async def start(self) -> None:
         tls: ssl.SSLContext | None = self.cluster.tls
-        self._server = await asyncio.start_server(self._serve, self.host, self.port, ssl=tls,
-                                                  reuse_address=True)
+        if tls is None:
+            self._server = await asyncio.start_server(self._serve, self.host, self.port, reuse_address=True)
+        else:
+            self._server = await asyncio.get_running_loop().create_server(
+                lambda: _TlsSniffer(self, tls), self.host, self.port, reuse_address=True)
         self.port = self._server.sockets[0].getsockname()[1]
         self.alive = True
         log.debug("fake broker %d listening on %s:%d", self.node_id, self.host, self.port)
@@ -144,6 +201,23 @@ class Broker:
             await self._server.wait_closed()
             self._server = None
         log.debug("fake broker %d stopped", self.node_id)
+
+    def _adopt_tls(self, sock: Any, tls: ssl.SSLContext) -> None:
+        """Serve a connection whose first bytes look like TLS over TLS, from the raw socket."""
+        async def go() -> None:
+            loop = asyncio.get_running_loop()
+            reader = asyncio.StreamReader()
+            proto = asyncio.StreamReaderProtocol(reader, lambda r, w: None)
+            try:
+                transport, _ = await loop.connect_accepted_socket(lambda: proto, sock, ssl=tls)
+            except (OSError, ssl.SSLError):
+                return
+            writer = asyncio.StreamWriter(transport, proto, reader, loop)
+            await self._serve(reader, writer)
+
+        task = asyncio.get_running_loop().create_task(go())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     # --- connection loop
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -246,7 +320,8 @@ class Broker:
             return False
         if not self.alive:
             return False
-        ctx = RequestContext(self.cluster, self.cluster._state, self.node_id, self.table, conn.peer, sasl)
+        ctx = RequestContext(self.cluster, self.cluster._state, self.node_id, self.table, conn.peer, sasl,
+                             client_id=client_id or "")
         with self.cluster._lock:
             resp: Any
             try:
@@ -257,6 +332,18 @@ class Broker:
             except Exception:  # noqa: BLE001 - like a broker, answer UNKNOWN_SERVER_ERROR and keep serving
                 log.exception("broker %d: handler for API %d v%d failed", self.node_id, api_key, version)
                 resp = handler.error_response(ctx, req, version, -1)
+        if isinstance(resp, Deferred):
+            # Held in "purgatory" (a JoinGroup waiting for the other members): wait outside the lock.
+            await resp.wait()
+            if not self.alive:
+                return False
+            with self.cluster._lock:
+                try:
+                    resp = resp.finish()
+                except Exception:  # noqa: BLE001 - as above
+                    log.exception("broker %d: deferred answer for API %d v%d failed", self.node_id, api_key,
+                                  version)
+                    resp = handler.error_response(ctx, req, version, -1)
         if faults.throttle_ms is not None and has_field(type(resp), "throttle_time_ms", version):
             resp.throttle_time_ms = faults.throttle_ms
         if faults.drop_after:
