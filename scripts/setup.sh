@@ -1,27 +1,17 @@
 #!/usr/bin/env bash
-# Installs everything kadmin's main job, tests and benchmarks need, on a fresh Debian machine with Python 3.10+.
-# Used by the README's first command and by .ci/run, so the two cannot drift apart.
+# The README's first command runs this, then the main job with the venv's Python:
+#
+#     bash scripts/setup.sh && .venv/bin/python examples/provision_quotas.py
+#
+# It makes (or reuses) the project virtualenv .venv, installs kadmin with only what the main job needs (the
+# [spark] extra: PySpark), and Java 17+ for PySpark when none is installed (apt, as root).  Nothing goes into
+# the system Python.  The tests' tools come with the second command (scripts/test.sh), lint tools with .ci/run.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+SCRIPT_NAME=setup
+. scripts/venv.sh
 
-export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
-# Debian's own Python refuses root-wide installs (PEP 668); a throwaway machine wants them anyway.
-export PIP_BREAK_SYSTEM_PACKAGES=1
-
-java_major() {
-    java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n 1
-}
-
-# PySpark needs Java 17+; fetch one only where none (or an older one) exists: apt is slow.
-if ! command -v java >/dev/null 2>&1 || [ "$(java_major)" -lt 17 ] 2>/dev/null; then
-    if [ "$(id -u)" -eq 0 ]; then
-        export DEBIAN_FRONTEND=noninteractive
-        apt-get update
-        apt-get install -y --no-install-recommends default-jre-headless
-    else
-        echo "scripts/setup.sh: PySpark needs Java 17+; install default-jre-headless (or any JDK 17+)" >&2
-        exit 1
-    fi
-fi
-
-python -m pip install --quiet --progress-bar off -e ".[test,spark,dev]"
+ensure_java
+ensure_venv
+ensure_extras spark
+say "ready: the main job runs with $VENV_PY"

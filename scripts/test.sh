@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The README's second command: the test suite, with the project virtualenv's Python.
+#
+#     bash scripts/test.sh            # any arguments go to pytest: bash scripts/test.sh tests/test_cli.py -x
+#
+# Installs what the tests need into .venv when it is missing (the [test] extra, plus [spark] for the Spark
+# tests and Java 17+ for them), then runs `python -m pytest -q` with .venv's Python.  The tests that compare
+# against Kafka's reference schemas need $KADMIN_KAFKA_SPECS or ../shared/kafka-message-specs; without it they
+# are skipped, with one line saying why.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+SCRIPT_NAME=test
+. scripts/venv.sh
+
+ensure_java
+ensure_venv
+ensure_extras spark,test
+say "running: $VENV_PY -m pytest -q $*"
+exec "$VENV_PY" -m pytest -q "$@"
