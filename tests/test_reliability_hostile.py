@@ -94,7 +94,7 @@ async def round_of_calls(admin: AdminClient, setup: Setup, *, judge_hostile: boo
     c = setup.cluster
     bad: list[str] = []
     states, offsets = expected(c)
-    admin.coordinators._nodes.clear()  # look the coordinators up again, through whichever node is chosen
+    admin.coordinators.clear()  # look the coordinators up again, through whichever node is chosen
     described = await admin.describe_consumer_groups(GROUPS, timeout=1.0)
     fetched = await admin.list_consumer_group_offsets(GROUPS, timeout=1.0)
     for gid in GROUPS:
@@ -205,7 +205,7 @@ def test_corruption_that_still_decodes_never_crashes_the_client(setup: Setup) ->
         asyncio.get_running_loop().set_exception_handler(lambda _loop, ctx: unhandled.append(ctx))
         async with AdminClient(setup.bootstrap, **FAST) as admin:
             for _ in range(3):
-                admin.coordinators._nodes.clear()
+                admin.coordinators.clear()
                 described = await admin.describe_consumer_groups(GROUPS, timeout=1.0)
                 fetched = await admin.list_consumer_group_offsets(GROUPS, timeout=1.0)
                 assert list(described) == GROUPS and list(fetched) == GROUPS
