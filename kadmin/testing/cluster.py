@@ -19,11 +19,13 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from kadmin.protocol import message_type, shipped_names
+from kadmin.testing.authorizer import ScramStore
 from kadmin.testing.broker import Broker
 from kadmin.testing.faults import FaultRule, Faults, take
 from kadmin.testing.handlers.base import hash_partition
 from kadmin.testing.requestlog import RequestLogEntry
 from kadmin.testing.sasl import MECHANISMS
+from kadmin.testing.security import SecurityAdmin, authorizer_from
 from kadmin.testing.state import (
     ClusterState,
     CommittedOffset,
@@ -72,18 +74,21 @@ def _api_key(api: int | str | None) -> int | None:
     return key
 
 
-class FakeCluster:
+class FakeCluster(SecurityAdmin):
     """A fake Kafka cluster of ``brokers`` nodes (ids 1..N), each on its own port.
 
     ``versions`` is one release name ("3.9") or table for every broker, or a dict {node_id: release or table}
     for a mixed cluster (nodes it leaves out get the default release).  ``sasl`` enables SASL, e.g.
     ``{"mechanism": "SCRAM-SHA-256", "users": {"alice": "pw"}}`` (or ``"mechanisms": [...]``); ``tls`` is a
-    server-side SSLContext.  ``latency_s`` is added to every request.
+    server-side SSLContext.  ``latency_s`` is added to every request.  ``authorizer=True`` (or
+    ``{"super_users": ["User:admin"], "allow_everyone_if_no_acl_found": False}``) enforces ACLs on every API
+    (see :mod:`kadmin.testing.authorizer`); SASL users get SCRAM credentials for both mechanisms.
     """
 
     def __init__(self, brokers: int = 3, versions: VersionSpec | Mapping[int, VersionSpec] = DEFAULT_RELEASE,
                  latency_s: float = 0.0, sasl: Mapping[str, Any] | None = None, tls: ssl.SSLContext | None = None,
-                 cluster_id: str | None = None, start: bool = True, host: str = "127.0.0.1") -> None:
+                 cluster_id: str | None = None, start: bool = True, host: str = "127.0.0.1",
+                 authorizer: bool | Mapping[str, Any] | None = None) -> None:
         if brokers < 1:
             raise ValueError("a cluster needs at least one broker")
         self.cluster_id = cluster_id or "kadmin-fake-" + uuid.uuid4().hex[:10]
@@ -92,6 +97,12 @@ class FakeCluster:
         self.tls = tls
         self._lock = threading.RLock()
         self._state = ClusterState()
+        self._authorizer = authorizer_from(authorizer)
+        self._scram = ScramStore()
+        if self.sasl is not None:
+            for user, password in self.sasl.users.items():
+                for mechanism in (m for m in self.sasl.mechanisms if m.startswith("SCRAM-")):
+                    self.set_scram_password(user, password, mechanism)
         self._faults: list[FaultRule] = []
         self._log: list[RequestLogEntry] = []
         self._log_cond = threading.Condition(self._lock)
@@ -485,6 +496,21 @@ class FakeCluster:
             else:
                 self._broker(node_id)
                 self._state.coordinator_overrides[group] = node_id
+
+    def set_group_config(self, **settings: int) -> None:
+        """Group coordinator settings, by Kafka's names with dots as underscores, e.g.
+        ``set_group_config(group_consumer_heartbeat_interval_ms=500)`` so that KIP-848 consumers reconcile
+        fast in a test.  Known: group.consumer.heartbeat.interval.ms, group.consumer.session.timeout.ms."""
+        from kadmin.testing.consumer_groups import DEFAULT_CONFIG
+
+        with self._lock:
+            for key, value in settings.items():
+                name = key.replace("_", ".")
+                if name not in DEFAULT_CONFIG:
+                    raise ValueError(f"unknown group setting {name!r}; known: {sorted(DEFAULT_CONFIG)}")
+                if not isinstance(value, int) or value <= 0:
+                    raise ValueError(f"{name} must be a positive int, not {value!r}")
+                self._state.group_config[name] = value
 
     # ------------------------------------------------------------------------------------------ faults
 

@@ -10,11 +10,14 @@ import base64
 import hashlib
 import hmac
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+
+from kadmin.testing.authorizer import ScramCredential
+
+#: (user, mechanism name) -> the stored credential, or None.
+CredentialLookup = Callable[[str, str], "ScramCredential | None"]
 
 MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
-# Kafka refuses SCRAM credentials with fewer iterations than 4096 (ScramMechanism.minIterations).
-SCRAM_ITERATIONS = 4096
 
 
 class SaslFailure(Exception):
@@ -64,16 +67,16 @@ def _attrs(msg: str) -> dict[str, str]:
 class ScramExchange(Exchange):
     """RFC 5802 server: client-first -> server-first, client-final -> server-final."""
 
-    def __init__(self, mechanism: str, users: Mapping[str, str]) -> None:
+    def __init__(self, mechanism: str, credentials: CredentialLookup) -> None:
         self.mechanism = mechanism
         self.hash = "sha256" if mechanism == "SCRAM-SHA-256" else "sha512"
-        self.users = users
+        self.credentials = credentials
         self.stage = 0
         self.client_first_bare = ""
         self.server_first = ""
         self.gs2_header = ""
         self.nonce = ""
-        self.salted = b""
+        self.credential: ScramCredential | None = None
 
     def _hmac(self, key: bytes, msg: bytes) -> bytes:
         return hmac.new(key, msg, self.hash).digest()
@@ -101,13 +104,14 @@ class ScramExchange(Exchange):
         if "n" not in attrs or "r" not in attrs:
             raise SaslFailure("Invalid SCRAM client first message: missing user name or nonce")
         user = attrs["n"].replace("=2C", ",").replace("=3D", "=")
-        password = self.users.get(user)
-        if password is None:
+        # The credential is read at this moment, as a broker reads its credential cache: one deleted through
+        # AlterUserScramCredentials fails the next login, one created through it works at once.
+        cred = self.credentials(user, self.mechanism)
+        if cred is None:
             raise self._failed()
-        salt = os.urandom(16)
-        self.salted = hashlib.pbkdf2_hmac(self.hash, password.encode(), salt, SCRAM_ITERATIONS)
+        self.credential = cred
         self.nonce = attrs["r"] + base64.b64encode(os.urandom(18)).decode()
-        self.server_first = f"r={self.nonce},s={base64.b64encode(salt).decode()},i={SCRAM_ITERATIONS}"
+        self.server_first = f"r={self.nonce},s={base64.b64encode(cred.salt).decode()},i={cred.iterations}"
         self.principal = user
         self.stage = 1
         return self.server_first.encode()
@@ -125,22 +129,23 @@ class ScramExchange(Exchange):
         if channel != self.gs2_header or attrs.get("r") != self.nonce:
             raise SaslFailure("Invalid SCRAM client final message: channel binding or nonce mismatch")
         auth_message = f"{self.client_first_bare},{self.server_first},{without_proof}".encode()
-        client_key = self._hmac(self.salted, b"Client Key")
-        stored_key = hashlib.new(self.hash, client_key).digest()
+        assert self.credential is not None
+        stored_key = self.credential.stored_key
         signature = self._hmac(stored_key, auth_message)
         if len(proof) != len(signature):
             raise self._failed()
         recovered = bytes(a ^ b for a, b in zip(proof, signature, strict=True))
         if not hmac.compare_digest(hashlib.new(self.hash, recovered).digest(), stored_key):
             raise self._failed()
-        server_key = self._hmac(self.salted, b"Server Key")
         self.stage = 2
-        return b"v=" + base64.b64encode(self._hmac(server_key, auth_message))
+        return b"v=" + base64.b64encode(self._hmac(self.credential.server_key, auth_message))
 
 
-def new_exchange(mechanism: str, users: Mapping[str, str]) -> Exchange:
+def new_exchange(mechanism: str, users: Mapping[str, str], credentials: CredentialLookup) -> Exchange:
+    """PLAIN checks ``users`` (the cluster's configured passwords); SCRAM the credential store, through
+    ``credentials(user, mechanism)``."""
     if mechanism == "PLAIN":
         return PlainExchange(users)
     if mechanism in ("SCRAM-SHA-256", "SCRAM-SHA-512"):
-        return ScramExchange(mechanism, users)
+        return ScramExchange(mechanism, credentials)
     raise ValueError(f"unsupported SASL mechanism {mechanism!r}; one of {MECHANISMS}")

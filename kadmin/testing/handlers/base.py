@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kadmin.protocol import Message
+from kadmin.testing.authorizer import ANONYMOUS, all_operations
 from kadmin.testing.schemas import fake_message_type
 from kadmin.testing.state import ClusterState, Group, partition_for
 
@@ -33,6 +34,11 @@ UNSUPPORTED_SASL_MECHANISM = 33
 ILLEGAL_SASL_STATE = 34
 UNSUPPORTED_VERSION = 35
 INVALID_REQUEST = 42
+TOPIC_AUTHORIZATION_FAILED = 29
+GROUP_AUTHORIZATION_FAILED = 30
+CLUSTER_AUTHORIZATION_FAILED = 31
+TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53
+SECURITY_DISABLED = 54
 SASL_AUTHENTICATION_FAILED = 58
 NON_EMPTY_GROUP = 68
 GROUP_ID_NOT_FOUND = 69
@@ -70,6 +76,26 @@ class RequestContext:
     sasl: SaslState = field(default_factory=SaslState)
     #: The request header's client id (group members are described with it).
     client_id: str = ""
+
+    # --- authorization (kadmin.testing.authorizer): every handler asks here, with Kafka's codes
+    @property
+    def principal(self) -> str:
+        """``User:<SASL user>`` once authenticated, else Kafka's ``User:ANONYMOUS``."""
+        return f"User:{self.sasl.principal}" if self.sasl.authenticated and self.sasl.principal else ANONYMOUS
+
+    def authorize(self, resource_type: int, name: str, operation: int) -> bool:
+        """May this connection's principal do ``operation`` on the resource?  True without an authorizer."""
+        auth = self.cluster._authorizer
+        if auth is None:
+            return True
+        return auth.authorize(self.principal, self.client_host.lstrip("/"), resource_type, name, operation)
+
+    def authorized_operations(self, resource_type: int, name: str) -> int:
+        """KIP-430's bit field of what the principal may do there (everything supported, without authorizer)."""
+        auth = self.cluster._authorizer
+        if auth is None:
+            return all_operations(resource_type)
+        return auth.authorized_operations(self.principal, self.client_host.lstrip("/"), resource_type, name)
 
     # --- cluster views used by several handlers
     def live_brokers(self) -> list[tuple[int, str, int]]:

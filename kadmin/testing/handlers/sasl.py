@@ -36,7 +36,7 @@ def handle_handshake(ctx: RequestContext, req: Any, version: int) -> Response:
         return R(error_code=UNSUPPORTED_SASL_MECHANISM, mechanisms=list(config.mechanisms))
     ctx.sasl.mechanism = req.mechanism
     ctx.sasl.handshake_version = version
-    ctx.sasl.exchange = new_exchange(req.mechanism, config.users)
+    ctx.sasl.exchange = new_exchange(req.mechanism, config.users, ctx.cluster._scram.get)
     return R(error_code=NONE, mechanisms=list(config.mechanisms))
 
 
