@@ -4,7 +4,6 @@ from kadmin.network.client import NetworkClient
 from kadmin.network.connection import Connection
 from kadmin.network.metadata import ClusterMetadata, Node
 from kadmin.network.negotiation import Negotiated
-from kadmin.network.retry import Deadline, backoff_delays, retry_call
+from kadmin.network.retry import Deadline, retry_call
 
-__all__ = ["ClusterMetadata", "Connection", "Deadline", "Negotiated", "NetworkClient", "Node", "backoff_delays",
-           "retry_call"]
+__all__ = ["ClusterMetadata", "Connection", "Deadline", "Negotiated", "NetworkClient", "Node", "retry_call"]

@@ -14,17 +14,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kadmin.config import ClientConfig
-from kadmin.errors import error_for_code
+from kadmin.errors import ErrorCode, error_for_code
 from kadmin.network.connection import Connection
 from kadmin.network.negotiation import VersionTable, choose_version, usable_range
 from kadmin.network.retry import Deadline
 from kadmin.protocol import message_type
+from kadmin.protocol.apis import ApiKey
 from kadmin.types import Node  # one Node type for the network layer and for results
 
 logger = logging.getLogger("kadmin.network.metadata")
 
-METADATA = 3
-DESCRIBE_CLUSTER = 60
+METADATA = ApiKey.METADATA
+DESCRIBE_CLUSTER = ApiKey.DESCRIBE_CLUSTER
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ async def fetch_cluster(conn: Connection, versions: VersionTable, *, config: Cli
         v = choose_version(DESCRIBE_CLUSTER, versions, config, node=conn.label)
         req = message_type(DESCRIBE_CLUSTER, "request")(include_cluster_authorized_operations=False)
         resp: Any = await conn.request(req, v, deadline=deadline)
-        if resp.error_code == 0:
+        if resp.error_code == ErrorCode.NONE:
             nodes = {int(b.broker_id): Node(int(b.broker_id), str(b.host), int(b.port), b.rack)
                      for b in resp.brokers}
             if nodes:

@@ -26,6 +26,7 @@ from kadmin._version import __version__
 from kadmin.config import ClientConfig
 from kadmin.errors import (
     BrokerError,
+    ErrorCode,
     KafkaConnectionError,
     KafkaError,
     ProtocolError,
@@ -35,13 +36,14 @@ from kadmin.errors import (
 from kadmin.network.connection import Connection, decode_response
 from kadmin.network.retry import Deadline
 from kadmin.protocol import api_name, message_type
+from kadmin.protocol.apis import ApiKey
 from kadmin.protocol.headers import response_body_offset
 
 logger = logging.getLogger("kadmin.network.negotiation")
 
-API_VERSIONS = 18
-UNSUPPORTED_VERSION = 35
-INVALID_REQUEST = 42
+API_VERSIONS = ApiKey.API_VERSIONS
+UNSUPPORTED_VERSION = ErrorCode.UNSUPPORTED_VERSION
+INVALID_REQUEST = ErrorCode.INVALID_REQUEST
 CLIENT_SOFTWARE_NAME = "kadmin"
 #: A peer gets at most this many ApiVersions requests per connection attempt chain.
 MAX_ATTEMPTS = 4

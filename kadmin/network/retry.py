@@ -16,7 +16,7 @@ import logging
 import math
 import random
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
@@ -95,14 +95,6 @@ def backoff_delay(attempt: int, base_s: float, max_s: float, *, jitter: float = 
         return 0.0
     raw = min(float(max_s), float(base_s) * 2.0 ** min(max(attempt - 1, 0), 62))
     return max(0.0, raw * (1.0 - jitter + 2.0 * jitter * float(rng())))
-
-
-def backoff_delays(config: ClientConfig, *, rng: Callable[[], float] = random.random) -> Iterator[float]:
-    """Endless delays for successive retries under ``config``'s backoff settings (for hand-written loops)."""
-    attempt = 1
-    while True:
-        yield backoff_delay(attempt, config.retry_backoff_s, config.retry_backoff_max_s, rng=rng)
-        attempt += 1
 
 
 async def sleep_within(delay_s: float, deadline: Deadline) -> bool:
@@ -188,4 +180,4 @@ def _timeout(what: str, attempts: int, last: BaseException | None, possibly_appl
                              possibly_applied=possibly_applied)
 
 
-__all__ = ["Deadline", "JITTER", "backoff_delay", "backoff_delays", "is_retriable", "retry_call", "sleep_within"]
+__all__ = ["Deadline", "JITTER", "backoff_delay", "is_retriable", "retry_call", "sleep_within"]

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from kadmin.config import ClientConfig
 from kadmin.errors import (
     AuthenticationError,
+    ErrorCode,
     SaslAuthenticationFailedError,
     UnsupportedSaslMechanismError,
     error_for_code,
@@ -31,12 +32,13 @@ from kadmin.network.connection import Connection
 from kadmin.network.negotiation import VersionTable, choose_version, usable_range
 from kadmin.network.retry import Deadline
 from kadmin.protocol import message_type
+from kadmin.protocol.apis import ApiKey
 
 logger = logging.getLogger("kadmin.network.sasl")
 
-SASL_HANDSHAKE = 17
-SASL_AUTHENTICATE = 36
-_UNSUPPORTED_SASL_MECHANISM = 33
+SASL_HANDSHAKE = ApiKey.SASL_HANDSHAKE
+SASL_AUTHENTICATE = ApiKey.SASL_AUTHENTICATE
+_UNSUPPORTED_SASL_MECHANISM = ErrorCode.UNSUPPORTED_SASL_MECHANISM
 
 _HASHES = {"SCRAM-SHA-256": "sha256", "SCRAM-SHA-512": "sha512"}
 #: Kafka's broker never issues fewer iterations; fewer from a peer means a downgrade attempt or a broken peer.
@@ -165,7 +167,7 @@ async def authenticate(conn: Connection, *, config: ClientConfig, versions: Vers
         enabled = ", ".join(resp.mechanisms) or "none"
         raise UnsupportedSaslMechanismError(
             f"{conn.label} does not enable SASL mechanism {mechanism}; its enabled mechanisms are: {enabled}")
-    if resp.error_code != 0:
+    if resp.error_code != ErrorCode.NONE:
         err = error_for_code(resp.error_code)
         raise AuthenticationError(f"SaslHandshake with {conn.label} failed: {err!r}")
     auth_version = choose_version(SASL_AUTHENTICATE, versions, config, node=conn.label)
@@ -173,7 +175,7 @@ async def authenticate(conn: Connection, *, config: ClientConfig, versions: Vers
 
     async def round_trip(token: bytes) -> tuple[bytes, int]:
         reply = await conn.request(request_cls(auth_bytes=token), auth_version, deadline=deadline)
-        if reply.error_code != 0:
+        if reply.error_code != ErrorCode.NONE:
             err = error_for_code(reply.error_code)
             detail = reply.error_message or (err.message if err else "")
             cls = type(err) if isinstance(err, AuthenticationError) else SaslAuthenticationFailedError

@@ -8,7 +8,6 @@ so a NaN payload or a -0.0 that survives the wire also survives ``==``.
 from __future__ import annotations
 
 import base64
-import gc
 import math
 import struct
 import threading
@@ -180,7 +179,7 @@ class Message(Struct):
         buf = data if type(data) is bytes else bytes(data)
         blen = len(buf)
         try:
-            obj, pos = dec(buf, 0, blen) if blen < _GC_PAUSE_BYTES else _decode_gc_paused(dec, buf, 0, blen)
+            obj, pos = dec(buf, 0, blen)
         except Exception as exc:  # noqa: BLE001
             raise cls._decode_error(buf, version, exc) from None
         if exact and pos != blen:
@@ -193,8 +192,7 @@ class Message(Struct):
         dec = cls._codec(version)[1]
         blen = len(buf)
         try:
-            got: tuple[Any, int] = (dec(buf, pos, blen) if blen - pos < _GC_PAUSE_BYTES
-                                    else _decode_gc_paused(dec, buf, pos, blen))
+            got: tuple[Any, int] = dec(buf, pos, blen)
             return got
         except Exception as exc:  # noqa: BLE001
             raise cls._decode_error(buf, version, exc, start=pos) from None
@@ -217,29 +215,6 @@ class Message(Struct):
 
 
 # Responses at least this big are decoded with the cyclic garbage collector paused (see below).
-_GC_PAUSE_BYTES = 64 * 1024
-
-
-def _decode_gc_paused(dec: Callable[..., Any], buf: bytes, pos: int, blen: int) -> Any:
-    """Run a decoder with the cyclic collector paused.
-
-    Why: decoding a large response allocates tens of thousands of small objects, and CPython runs a
-    collection every 700 allocations, each scanning the young objects for cycles.  A decoded message is
-    a tree (no object refers back up), so those collections can never free anything; on a 1 MB response
-    they cost about a fifth of the decode time.  The collector is re-enabled as soon as the decode ends
-    (also on error); the objects are then looked at once, by the next regular collection.  If it was
-    already off (the caller's choice), it is left alone.  Small messages skip this: the pause would cost
-    more than the collections it saves.
-    """
-    if not gc.isenabled():
-        return dec(buf, pos, blen)
-    gc.disable()
-    try:
-        return dec(buf, pos, blen)
-    finally:
-        gc.enable()
-
-
 def _trace_list(fn: Callable[..., Any]) -> list[tuple[Any, int]]:
     return fn.__globals__["TRACE"]  # type: ignore[no-any-return]
 
