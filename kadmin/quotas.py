@@ -83,7 +83,24 @@ def _check_type(entity_type: object, where: str) -> str:
         raise TypeError(f"{where}: entity type must be a string, not {entity_type!r}")
     if not entity_type:
         raise ValueError(f"{where}: entity type is empty")
+    if entity_type not in _TYPE_RANK:
+        _refuse_near_miss(entity_type, where)
     return entity_type
+
+
+def _refuse_near_miss(entity_type: str, where: str) -> None:
+    """Refuse a type that is a slip for one Kafka knows (``client_id``, ``User``, ``clientid``, ``ips``).
+
+    Other types stay allowed (a newer broker's, sent with ``allow_unknown_keys``), but a near miss would only
+    be refused by the broker, at alter time, with a hint about unknown keys that points the wrong way."""
+    import difflib
+
+    folded = entity_type.strip().lower().replace("_", "-").replace(" ", "-")
+    close = [folded] if folded in _TYPE_RANK else difflib.get_close_matches(folded, list(_TYPE_RANK), n=1,
+                                                                             cutoff=0.75)
+    if close:
+        raise ValueError(f"{where}: unknown entity type {entity_type!r}: did you mean {close[0]!r}? (Kafka's "
+                         f"entity types are {', '.join(repr(t) for t in _TYPE_RANK)})")
 
 
 @functools.total_ordering
@@ -117,7 +134,7 @@ class ClientQuotaEntity:
                 pairs.append(p)
         seen: set[str] = set()
         for t, n in pairs:
-            if type(t) is not str or not t:  # the full check (and its message) only off the common path
+            if type(t) is not str or t not in _TYPE_RANK:  # the full check (and its message) off the common path
                 _check_type(t, "ClientQuotaEntity")
             if n is not None and not isinstance(n, str):
                 raise TypeError(f"ClientQuotaEntity: the {t} name must be a string or None (the default), "
@@ -447,6 +464,9 @@ def _as_float(entity: ClientQuotaEntity, key: str, value: object) -> float:
 def _check_value(entity: ClientQuotaEntity, key: str, value: float, kind: _Kind | None) -> None:
     if math.copysign(1.0, value) < 0:
         # -0.0 too: its wire bits differ from 0.0's, and a "negative zero" rate is always a slip.
+        if value == 0:
+            raise ValueError(f"quota entity {entity}, key {key!r}: value -0.0 is a negative zero (its sign bit "
+                             "would reach the broker); use 0.0")
         raise ValueError(f"quota entity {entity}, key {key!r}: value {value!r} is negative")
     if kind is None or kind is _Kind.DOUBLE:
         return
@@ -497,11 +517,33 @@ def _check_ops(entity: ClientQuotaEntity, ops: Sequence[Any],
     return tuple(out), all_known
 
 
+class UnknownQuotaKeyError(ValueError):
+    """A quota key kadmin does not know for the entity, refused unless the call allows unknown keys.
+
+    A ValueError like every other validation failure; its own class so that a front end (the CLI) can name
+    its own switch instead of the ``allow_unknown_keys=True`` the message suggests."""
+
+    def __init__(self, entity: ClientQuotaEntity, key: str, known: Sequence[str] | None) -> None:
+        self.entity = entity
+        self.key = key
+        self.known = tuple(known) if known is not None else None
+        super().__init__(f"quota entity {entity}: key {key!r} {self.why}; pass allow_unknown_keys=True to send "
+                         "it anyway (the broker decides)")
+
+    @property
+    def why(self) -> str:
+        """What is wrong, without the advice: "is not a quota key kadmin knows for user entities"."""
+        if self.known is None:
+            return f"is on an entity type kadmin does not know ({self.entity})"
+        import difflib
+
+        close = difflib.get_close_matches(self.key, self.known, n=1, cutoff=0.7)
+        hint = f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(self.known)})"
+        return f"is not a quota key kadmin knows for {'/'.join(self.entity.types)} entities{hint}"
+
+
 def _unknown_key(entity: ClientQuotaEntity, key: str, known: Mapping[str, _Kind] | None) -> ValueError:
-    why = (f"is not a quota key kadmin knows for {'/'.join(entity.types)} entities"
-           if known is not None else f"is on an entity type kadmin does not know ({entity})")
-    return ValueError(f"quota entity {entity}: key {key!r} {why}; pass allow_unknown_keys=True to send it anyway "
-                      "(the broker decides)")
+    return UnknownQuotaKeyError(entity, key, sorted(known) if known is not None else None)
 
 
 def _check_keys_known(entity: ClientQuotaEntity, ops: Sequence[QuotaOp]) -> None:
@@ -740,6 +782,7 @@ __all__ = [
     "USER",
     "USER_CLIENT_KEYS",
     "ClientQuotaAlteration",
+    "UnknownQuotaKeyError",
     "ClientQuotaEntity",
     "ClientQuotaFilter",
     "ClientQuotaFilterComponent",
