@@ -89,3 +89,21 @@ def test_no_sasl_against_a_sasl_listener_names_the_mismatch() -> None:
 def test_the_right_settings_still_work(plain: FakeCluster) -> None:
     res = run_cli("-b", plain.bootstrap, "groups", "list")
     assert res.code == 0, res
+
+
+def test_a_slow_call_says_once_what_it_waits_for(plain: FakeCluster, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from kadmin.cli import main as cli_main
+
+    monkeypatch.setattr(cli_main, "WAITING_NOTICE_S", 0.2)
+    plain.delay(None, "ListGroups", 1.0, count=5)
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        code = cli_main.main(["-b", plain.bootstrap, "groups", "list"], stdout=out, stderr=err)
+    finally:
+        plain.clear_faults()
+    assert code == 0, err.getvalue()
+    waiting = [ln for ln in err.getvalue().splitlines() if "waiting for the cluster" in ln]
+    assert len(waiting) == 1, err.getvalue()
+    assert plain.bootstrap in waiting[0]

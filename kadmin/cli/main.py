@@ -22,6 +22,7 @@ import logging
 import os
 import re
 import sys
+import threading
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -184,6 +185,33 @@ def _logging_to(stream: TextIO, debug: bool) -> Iterator[None]:
         root.setLevel(old_level)
 
 
+#: After this long a command says, once, what it is waiting for (a silent minute looks like a hang).
+WAITING_NOTICE_S = 5.0
+
+
+@contextlib.contextmanager
+def _waiting_notice(ctx: Context, stream: TextIO) -> Iterator[None]:
+    """One stderr line if the command is still running after WAITING_NOTICE_S: what it waits for and how long
+    it may wait.  Said once, never once per retry."""
+    def say() -> None:
+        cfg = ctx._config
+        if cfg is None:
+            return  # not connecting (still reading input, or Spark starting): nothing of ours to wait for
+        servers = ",".join(cfg.bootstrap_servers)
+        with contextlib.suppress(Exception):
+            stream.write(f"kadmin: waiting for the cluster at {servers} to answer (each call may take up to "
+                         f"{cfg.default_timeout_s:g} s; --timeout changes that)\n")
+            stream.flush()
+
+    timer = threading.Timer(WAITING_NOTICE_S, say)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
 def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Run one command; returns the exit status (the console script passes it to ``sys.exit``)."""
     out = stdout if stdout is not None else sys.stdout
@@ -196,7 +224,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
         return int(exc.code) if isinstance(exc.code, int) else EXIT_ERROR
     ctx = Context(args, Printer(args.output, out, err), debug=args.debug)
     runner: Runner = args.run
-    with _logging_to(err, args.debug):
+    with _logging_to(err, args.debug), _waiting_notice(ctx, err):
         try:
             return runner(ctx)
         except KeyboardInterrupt:
