@@ -1,6 +1,7 @@
 """Message classes the fake brokers use: kadmin's shipped schemas, plus the few Kafka 4.0 versions beyond them.
 
-Why: the 4.0 preset advertises Metadata v13, DescribeGroups v6 and DescribeCluster v2, which kadmin's own
+Why: the 4.0 preset advertises Metadata v13, DescribeGroups v6, DescribeCluster v2 and ConsumerGroupDescribe v1,
+which kadmin's own
 client does not ship (it never needs them), but third-party clients pick them against a 4.0 broker.  Without
 them such a client could not even bootstrap from a fake 4.0 cluster.  Each extension adds exactly the fields
 Kafka added in that version:
@@ -8,6 +9,7 @@ Kafka added in that version:
 * Metadata v13 (KIP-1102): a top-level response ErrorCode (REBOOTSTRAP_REQUIRED lives there).
 * DescribeGroups v6 (KIP-1043): a per-group ErrorMessage, nullable.
 * DescribeCluster v2 (KIP-1073): request IncludeFencedBrokers; response Brokers[].IsFenced.
+* ConsumerGroupDescribe v1 (KIP-1099): response Groups[].Members[].MemberType (-1 unknown, 0 classic, 1 consumer).
 """
 
 from __future__ import annotations
@@ -45,6 +47,12 @@ def _describe_cluster_response(raw: dict[str, Any]) -> None:
     brokers["fields"].append(_field("IsFenced", "bool", "2+", default="false"))
 
 
+def _consumer_group_describe_response(raw: dict[str, Any]) -> None:
+    groups = next(f for f in raw["fields"] if f["name"] == "Groups")
+    members = next(f for f in groups["fields"] if f["name"] == "Members")
+    members["fields"].append(_field("MemberType", "int8", "1+", default="-1", ignorable=True))
+
+
 _EXTENSIONS: dict[tuple[int, str], tuple[str, int, Callable[[dict[str, Any]], None] | None]] = {
     (3, "request"): ("MetadataRequest", 13, None),
     (3, "response"): ("MetadataResponse", 13, _metadata_response),
@@ -52,6 +60,8 @@ _EXTENSIONS: dict[tuple[int, str], tuple[str, int, Callable[[dict[str, Any]], No
     (15, "response"): ("DescribeGroupsResponse", 6, _describe_groups_response),
     (60, "request"): ("DescribeClusterRequest", 2, _describe_cluster_request),
     (60, "response"): ("DescribeClusterResponse", 2, _describe_cluster_response),
+    (69, "request"): ("ConsumerGroupDescribeRequest", 1, None),
+    (69, "response"): ("ConsumerGroupDescribeResponse", 1, _consumer_group_describe_response),
 }
 
 

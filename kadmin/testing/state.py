@@ -6,6 +6,7 @@ Plain data guarded by the cluster's lock.  Handlers and the test thread both go 
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -13,6 +14,9 @@ from typing import Any
 
 #: Kafka's group states as DescribeGroups/ListGroups report them (classic protocol).
 GROUP_STATES = ("PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Empty")
+#: States of a consumer-protocol group (KIP-848, ConsumerGroupState) and of a share group (KIP-932).
+CONSUMER_GROUP_STATES = ("Empty", "Assigning", "Reconciling", "Stable", "Dead")
+SHARE_GROUP_STATES = ("Empty", "Stable", "Dead")
 #: Entity types the broker understands (ClientQuotaEntity.USER / CLIENT_ID / IP).
 QUOTA_ENTITY_TYPES = ("user", "client-id", "ip")
 
@@ -65,6 +69,46 @@ class Member:
         return cls(**dict(value))
 
 
+@dataclass
+class ConsumerMember:
+    """One member of a consumer-protocol (KIP-848) or share (KIP-932) group.
+
+    The coordinator owns the assignment: ``target`` is what the assignor wants the member to have,
+    ``assigned`` what the member was told it owns, ``revoking`` what it was told to give up and has not yet
+    confirmed.  Seeded members (``cluster.add_group``) never time out; members made by real clients do.
+    """
+
+    member_id: str
+    client_id: str = ""
+    host: str = "/127.0.0.1"
+    instance_id: str | None = None
+    rack_id: str | None = None
+    subscribed_topic_names: tuple[str, ...] = ()
+    subscribed_topic_regex: str | None = None
+    server_assignor: str | None = None
+    rebalance_timeout_ms: int = 300000
+    member_epoch: int = 0
+    previous_member_epoch: int = -1
+    assigned: frozenset[tuple[str, int]] = frozenset()
+    target: frozenset[tuple[str, int]] = frozenset()
+    revoking: frozenset[tuple[str, int]] = frozenset()
+    last_sent: frozenset[tuple[str, int]] | None = None
+    #: time.monotonic() of the last heartbeat; None for a seeded member, which never expires.
+    last_seen: float | None = None
+
+    @classmethod
+    def of(cls, value: ConsumerMember | Mapping[str, Any]) -> ConsumerMember:
+        if isinstance(value, ConsumerMember):
+            return value
+        data = dict(value)
+        for key in ("assigned", "target", "revoking"):
+            if key in data:
+                data[key] = frozenset((str(t), int(p)) for t, p in data[key])
+        if "subscribed_topic_names" in data:
+            data["subscribed_topic_names"] = tuple(data["subscribed_topic_names"])
+        return cls(**data)
+
+
 @dataclass(frozen=True)
 class CommittedOffset:
     offset: int
@@ -84,6 +128,11 @@ class GroupSnapshot:
     generation_id: int
     members: tuple[Member, ...]
     offsets: Mapping[tuple[str, int], CommittedOffset]
+    #: Consumer-protocol and share groups only (KIP-848 / KIP-932); copies, safe to keep.
+    group_epoch: int = 0
+    assignment_epoch: int = 0
+    assignor: str = ""
+    consumer_members: tuple[ConsumerMember, ...] = ()
 
 
 @dataclass
@@ -96,10 +145,19 @@ class Group:
     generation_id: int = 0
     members: list[Member] = field(default_factory=list)
     offsets: dict[tuple[str, int], CommittedOffset] = field(default_factory=dict)
+    # Consumer-protocol and share groups (KIP-848 / KIP-932): the coordinator-side assignment.
+    group_epoch: int = 0
+    assignment_epoch: int = 0
+    assignor: str = ""
+    consumer_members: dict[str, ConsumerMember] = field(default_factory=dict)
+    #: The classic protocol's live membership (kadmin.testing.classic_groups), made on first use.
+    runtime: Any = None
 
     def snapshot(self) -> GroupSnapshot:
         return GroupSnapshot(self.group_id, self.state, self.protocol_type, self.protocol, self.group_type,
-                             self.generation_id, tuple(self.members), dict(self.offsets))
+                             self.generation_id, tuple(self.members), dict(self.offsets), self.group_epoch,
+                             self.assignment_epoch, self.assignor,
+                             tuple(dataclasses.replace(m) for m in self.consumer_members.values()))
 
 
 #: Bytes one record takes in the fake's log: a partition's size is its retained records times this, so it
@@ -251,6 +309,9 @@ class ClusterState:
         #: A controller chosen by the test (None: the first live broker).
         self.controller: int | None = None
         self.log_dirs: dict[int, list[LogDir]] = {}
+        #: Broker settings of the group coordinator that differ from Kafka's defaults
+        #: (kadmin.testing.consumer_groups.DEFAULT_CONFIG), e.g. a short heartbeat interval for tests.
+        self.group_config: dict[str, int] = {}
 
     # --- log dirs
     def dirs_of(self, node_id: int) -> list[LogDir]:
@@ -290,17 +351,40 @@ class ClusterState:
 
     # --- groups
     def add_group(self, group_id: str, state: str, protocol_type: str, protocol: str,
-                  members: Sequence[Member | Mapping[str, Any]], group_type: str,
+                  members: Sequence[Member | ConsumerMember | Mapping[str, Any]], group_type: str,
                   generation_id: int | None) -> None:
+        if group_type in ("consumer", "share"):
+            self._add_assigned_group(group_id, state, protocol_type, protocol, members, group_type, generation_id)
+            return
         if state not in GROUP_STATES:
             raise ValueError(f"unknown group state {state!r}; one of {GROUP_STATES}")
-        mems = [Member.of(m) for m in members]
+        mems = [Member.of(m) for m in members]  # type: ignore[arg-type]
         if state in ("Empty", "Dead") and mems:
             raise ValueError(f"a group in state {state} has no members")
         gen = generation_id if generation_id is not None else (1 if mems else 0)
         old = self.groups.get(group_id)
         self.groups[group_id] = Group(group_id, state, protocol_type, protocol, group_type, gen, mems,
                                       dict(old.offsets) if old else {})
+
+    def _add_assigned_group(self, group_id: str, state: str, protocol_type: str, protocol: str,
+                            members: Sequence[Member | ConsumerMember | Mapping[str, Any]], group_type: str,
+                            group_epoch: int | None) -> None:
+        """A seeded consumer-protocol or share group: members with their assignments, as the broker holds them."""
+        states = CONSUMER_GROUP_STATES if group_type == "consumer" else SHARE_GROUP_STATES
+        if state not in states:
+            raise ValueError(f"unknown {group_type} group state {state!r}; one of {states}")
+        mems = [ConsumerMember.of(m) for m in members]  # type: ignore[arg-type]
+        if state in ("Empty", "Dead") and mems:
+            raise ValueError(f"a group in state {state} has no members")
+        epoch = group_epoch if group_epoch is not None else (1 if mems else 0)
+        old = self.groups.get(group_id)
+        # add_group's default protocol type is "consumer"; a share group's is "share".
+        ptype = "share" if group_type == "share" and protocol_type == "consumer" else protocol_type
+        self.groups[group_id] = Group(
+            group_id, state, ptype, "", group_type, 0, [], dict(old.offsets) if old else {},
+            group_epoch=epoch, assignment_epoch=epoch,
+            assignor=protocol or ("uniform" if group_type == "consumer" else "simple"),
+            consumer_members={m.member_id: m for m in mems})
 
     def is_group_empty(self, group: Group) -> bool:
         return not group.members

@@ -5,6 +5,8 @@ from kadmin.testing.handlers import (
     alter_reassignments,
     alter_user_scram_credentials,
     api_versions,
+    consumer_group_describe,
+    consumer_group_heartbeat,
     coordinator,
     create_acls,
     create_partitions,
@@ -18,13 +20,20 @@ from kadmin.testing.handlers import (
     describe_user_scram_credentials,
     elect_leaders,
     groups,
+    heartbeat,
     incremental_alter_configs,
+    join_group,
+    leave_group,
     list_reassignments,
     log_dirs,
     metadata,
+    offset_commit,
+    offset_delete,
     offsets,
     quotas,
     sasl,
+    share_group_describe,
+    sync_group,
 )
 from kadmin.testing.handlers.base import HANDLERS, ApiHandler, RequestContext, SaslState
 
@@ -33,5 +42,7 @@ __all__ = ["HANDLERS", "ApiHandler", "RequestContext", "SaslState", "api_version
            "alter_reassignments", "delete_records", "elect_leaders", "list_reassignments", "log_dirs",
            "alter_configs", "create_partitions", "create_topics", "delete_topics", "describe_configs",
            "describe_topic_partitions", "incremental_alter_configs",
+           "consumer_group_describe", "consumer_group_heartbeat", "heartbeat", "join_group", "leave_group",
+           "offset_commit", "offset_delete", "share_group_describe", "sync_group",
            "alter_user_scram_credentials", "create_acls", "delete_acls", "describe_acls",
            "describe_user_scram_credentials"]

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from kadmin.testing import classic_groups as classic
+from kadmin.testing import consumer_groups as cg
 from kadmin.testing.handlers.base import (
     AUTH_OPS_NOT_REQUESTED,
     GROUP_ID_NOT_FOUND,
@@ -32,12 +34,19 @@ def _described(ctx: RequestContext, R: Any, group_id: str, include_ops: bool, ve
         return R.DescribedGroup(error_code=err, group_id=group_id, group_state="", protocol_type="",
                                 protocol_data="")
     g = ctx.group(group_id)
+    if g is not None:
+        classic.expire(g)
     ops = _GROUP_OPS if include_ops else AUTH_OPS_NOT_REQUESTED
-    if (g is None or g.state == "Dead") and version >= 6:
+    # Kafka's group coordinator answers a consumer-protocol (KIP-848) or share group as "not a classic group":
+    # exactly like an unknown group, although ListGroups lists it.
+    unknown = g is None or g.state == "Dead" or g.group_type != "classic"
+    if unknown and version >= 6:
         # KIP-1043 (v6, Kafka 4.0): an unknown group is an error rather than a Dead group.
-        return R.DescribedGroup(error_code=GROUP_ID_NOT_FOUND, error_message=f"Group {group_id} not found.",
+        text = f"Group {group_id} not found." if g is None or g.group_type == "classic" else \
+            f"Group {group_id} is not a classic group."
+        return R.DescribedGroup(error_code=GROUP_ID_NOT_FOUND, error_message=text,
                                 group_id=group_id, group_state="Dead", protocol_type="", protocol_data="")
-    if g is None or g.state == "Dead":
+    if unknown or g is None:
         # GroupCoordinator.handleDescribeGroup (v0-v5): an unknown group is reported as Dead, without error.
         return R.DescribedGroup(error_code=NONE, group_id=group_id, group_state="Dead", protocol_type="",
                                 protocol_data="", members=[], authorized_operations=ops)
@@ -75,6 +84,9 @@ def handle_list(ctx: RequestContext, req: Any, version: int) -> Response:
     types = {t.lower() for t in req.types_filter} if version >= 5 else set()
     out = []
     for g in sorted(ctx.state.groups.values(), key=lambda g: g.group_id):
+        if ctx.is_coordinator(g.group_id):
+            classic.expire(g)  # members whose session ran out are gone by now, as with Kafka's timers
+            cg.expire(ctx.state, g)
         if g.state == "Dead" or not ctx.is_coordinator(g.group_id):
             continue
         if states and g.state.lower() not in states:
@@ -106,6 +118,9 @@ def handle_delete(ctx: RequestContext, req: Any, version: int) -> Response:
         err = ctx.group_error(gid)
         if err == NONE:
             g = ctx.group(gid)
+            if g is not None:
+                classic.expire(g)
+                cg.expire(ctx.state, g)
             if g is None or g.state == "Dead":
                 err = GROUP_ID_NOT_FOUND
             elif g.members or g.state not in ("Empty",):

@@ -23,6 +23,7 @@ from kadmin.testing.handlers.base import (
 from kadmin.testing.state import Topic
 
 METADATA = 3
+UNKNOWN_TOPIC_ID = 100
 DESCRIBE_CLUSTER = 60
 # Bits of AclOperation that a superuser has on topics / the cluster (ALTER..IDEMPOTENT_WRITE as Kafka numbers them).
 _TOPIC_OPS = sum(1 << b for b in (3, 4, 5, 6, 7, 8, 10, 11))
@@ -60,7 +61,17 @@ def handle_metadata(ctx: RequestContext, req: Any, version: int) -> Response:
         for known in sorted(ctx.state.topics.values(), key=lambda t: t.name):
             topics.append(_topic(ctx, R, known, live, include_ops))
     else:
-        for name in names:
+        by_id = {t.topic_id: t for t in ctx.state.topics.values()}
+        for name, wanted in zip(names, req.topics, strict=True):
+            if name is None and version >= 10:
+                # A topic asked for by id (KIP-516): KIP-848 consumers resolve their assignment this way.
+                found = by_id.get(wanted.topic_id)
+                if found is None:
+                    topics.append(R.MetadataResponseTopic(error_code=UNKNOWN_TOPIC_ID, name=None,
+                                                          topic_id=wanted.topic_id))
+                else:
+                    topics.append(_topic(ctx, R, found, live, include_ops))
+                continue
             t = ctx.state.topics.get(name)
             if t is None:
                 # The fake never auto-creates topics (as with auto.create.topics.enable=false).

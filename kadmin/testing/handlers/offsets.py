@@ -1,9 +1,7 @@
-"""OffsetCommit (8), OffsetFetch (9) and ListOffsets (2).
+"""OffsetFetch (9) and ListOffsets (2); OffsetCommit (8) lives in offset_commit.py.
 
-Commits follow GroupCoordinator.handleCommitOffsets for classic groups: an admin-style commit
-(generation -1, no member) is accepted only while the group has no members, and creates the group (Empty)
-if it does not exist; a member's commit must carry the current generation.  OffsetFetch is single-group up
-to v7 and batched (``Groups``) from v8 (KIP-709, Kafka 3.0).  ListOffsets must reach the partition leader.
+OffsetFetch is single-group up to v7 and batched (``Groups``) from v8 (KIP-709, Kafka 3.0).  ListOffsets
+must reach the partition leader.
 """
 
 from __future__ import annotations
@@ -11,86 +9,18 @@ from __future__ import annotations
 from typing import Any
 
 from kadmin.testing.handlers.base import (
-    ILLEGAL_GENERATION,
     NONE,
     NOT_LEADER_OR_FOLLOWER,
-    OFFSET_METADATA_MAX_BYTES,
-    OFFSET_METADATA_TOO_LARGE,
-    REBALANCE_IN_PROGRESS,
-    UNKNOWN_MEMBER_ID,
     UNKNOWN_TOPIC_OR_PARTITION,
     RequestContext,
     Response,
     register,
     response_class,
 )
-from kadmin.testing.state import CommittedOffset, Group
+from kadmin.testing.state import CommittedOffset
 
-COMMIT = 8
 FETCH = 9
 LIST_OFFSETS = 2
-
-
-# --- OffsetCommit -------------------------------------------------------------------------------------
-
-
-def _commit_group_error(ctx: RequestContext, req: Any, version: int) -> int:
-    err = ctx.group_error(req.group_id)
-    if err != NONE:
-        return err
-    generation = req.generation_id_or_member_epoch if version >= 1 else -1
-    member = req.member_id if version >= 1 else ""
-    g = ctx.group(req.group_id)
-    if g is None or g.state == "Dead":
-        if generation < 0:
-            ctx.state.groups[req.group_id] = Group(req.group_id, state="Empty", protocol_type="")
-            return NONE
-        return ILLEGAL_GENERATION
-    if not g.members:
-        return NONE if generation < 0 else ILLEGAL_GENERATION
-    if g.state == "CompletingRebalance":
-        return REBALANCE_IN_PROGRESS
-    if generation < 0 or not any(m.member_id == member for m in g.members):
-        return UNKNOWN_MEMBER_ID
-    if generation != g.generation_id:
-        return ILLEGAL_GENERATION
-    return NONE
-
-
-def handle_commit(ctx: RequestContext, req: Any, version: int) -> Response:
-    R = response_class(COMMIT)
-    group_err = _commit_group_error(ctx, req, version)
-    topics = []
-    for t in req.topics:
-        parts = []
-        topic = ctx.state.topics.get(t.name)
-        for p in t.partitions:
-            err = group_err
-            if err == NONE:
-                if topic is None or p.partition_index not in topic.partitions:
-                    err = UNKNOWN_TOPIC_OR_PARTITION
-                elif p.committed_metadata is not None and len(p.committed_metadata.encode()) > \
-                        OFFSET_METADATA_MAX_BYTES:
-                    err = OFFSET_METADATA_TOO_LARGE
-                else:
-                    g = ctx.state.groups[req.group_id]
-                    g.offsets[(t.name, p.partition_index)] = CommittedOffset(
-                        p.committed_offset, p.committed_leader_epoch if version >= 6 else -1,
-                        p.committed_metadata or "")
-            parts.append(R.OffsetCommitResponsePartition(partition_index=p.partition_index, error_code=err))
-        topics.append(R.OffsetCommitResponseTopic(name=t.name, partitions=parts))
-    return R(topics=topics)
-
-
-def error_commit(ctx: RequestContext, req: Any, version: int, code: int) -> Response:
-    R = response_class(COMMIT)
-    return R(topics=[R.OffsetCommitResponseTopic(name=t.name, partitions=[
-        R.OffsetCommitResponsePartition(partition_index=p.partition_index, error_code=code)
-        for p in t.partitions]) for t in req.topics])
-
-
-def keys_commit(req: Any, version: int) -> tuple[str, ...]:
-    return (req.group_id,)
 
 
 # --- OffsetFetch --------------------------------------------------------------------------------------
@@ -214,6 +144,5 @@ def keys_list_offsets(req: Any, version: int) -> tuple[str, ...]:
     return tuple(f"{t.name}-{p.partition_index}" for t in req.topics for p in t.partitions)
 
 
-register(COMMIT, handle=handle_commit, error_response=error_commit, keys=keys_commit)
 register(FETCH, handle=handle_fetch, error_response=error_fetch, keys=keys_fetch)
 register(LIST_OFFSETS, handle=handle_list_offsets, error_response=error_list_offsets, keys=keys_list_offsets)

@@ -1,0 +1,37 @@
+"""ShareGroupDescribe (key 77): share groups (KIP-932) as their coordinator holds them.
+
+No release preset advertises it: Kafka 4.0 ships share groups as early access, off by default (the API's
+only version is marked unstable), so a test that wants share groups gives the fake a version table with key 77
+(and seeds the groups with ``add_group(..., group_type="share")``: the fake has no share consumers).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
+from kadmin.testing.handlers.consumer_group_describe import assignment, described, not_found
+from kadmin.testing.state import ConsumerMember
+
+API_KEY = 77
+
+
+def handle(ctx: RequestContext, req: Any, version: int) -> Response:
+    R = response_class(API_KEY)
+
+    def member(m: ConsumerMember) -> Any:
+        return R.Member(member_id=m.member_id, rack_id=m.rack_id, member_epoch=m.member_epoch,
+                        client_id=m.client_id, client_host=m.host,
+                        subscribed_topic_names=list(m.subscribed_topic_names),
+                        assignment=assignment(R, ctx.state, m.assigned))
+
+    include = bool(req.include_authorized_operations)
+    return R(groups=[described(ctx, R, gid, "share", include, member) for gid in req.group_ids])
+
+
+def error_response(ctx: RequestContext, req: Any, version: int, code: int) -> Response:
+    R = response_class(API_KEY)
+    return R(groups=[not_found(R, gid, code, None) for gid in req.group_ids])
+
+
+register(API_KEY, handle=handle, error_response=error_response, keys=lambda req, _v: tuple(req.group_ids))
