@@ -117,12 +117,9 @@ class ClientQuotaEntity:
     _hash: int = field(init=False, repr=False, compare=False)
 
     def __init__(self, components: Mapping[str, str | None] | Iterable[tuple[str, str | None]] = ()) -> None:
-        kind = type(components)
-        if kind is dict:  # the common inputs first, without the ABC checks below
-            pairs: list[tuple[Any, Any]] = list(components.items())  # type: ignore[union-attr]
-        elif kind is not list and isinstance(components, ClientQuotaEntity):
-            pairs = list(components.components)
-        elif kind is not list and isinstance(components, Mapping):
+        if isinstance(components, ClientQuotaEntity):
+            pairs: list[tuple[Any, Any]] = list(components.components)
+        elif isinstance(components, Mapping):
             pairs = list(components.items())
         elif isinstance(components, (str, bytes)):
             raise TypeError("ClientQuotaEntity takes a mapping {entity_type: name or None}, not a string")
@@ -142,15 +139,7 @@ class ClientQuotaEntity:
             if t in seen:
                 raise ValueError(f"ClientQuotaEntity: entity type {t!r} appears twice in {pairs!r}")
             seen.add(t)
-        if len(pairs) == 1:  # nothing to order (entities of one type are most of them)
-            ((t, n),) = pairs
-            ordered: tuple[tuple[str, str | None], ...] = ((t, n),)
-        elif len(pairs) == 2:  # the sort below for two distinct types: one comparison
-            (t, n), (t2, n2) = pairs
-            first = _type_order(t) < _type_order(t2)
-            ordered = ((t, n), (t2, n2)) if first else ((t2, n2), (t, n))
-        else:
-            ordered = tuple(sorted(((t, n) for t, n in pairs), key=lambda c: _type_order(c[0])))
+        ordered: tuple[tuple[str, str | None], ...] = tuple(sorted(pairs, key=lambda c: _type_order(c[0])))
         object.__setattr__(self, "components", ordered)
         # Entities are dict keys everywhere (results, batches, plans): hash the nested tuple once.
         object.__setattr__(self, "_hash", hash(ordered))
@@ -604,8 +593,7 @@ def validate_alterations(alterations: Iterable[ClientQuotaAlteration], *,
         add(a.entity.components)
         if len(seen) == size:
             raise ValueError(f"quota entity {a.entity} appears in more than one alteration; merge its ops into one")
-        # getattr: an alteration unpickled from before the flag existed has none; it is checked in full.
-        if not allow_unknown_keys and not getattr(a, "_all_known", False):
+        if not allow_unknown_keys and not a._all_known:
             _check_keys_known(a.entity, a.ops)
     return items
 
