@@ -51,7 +51,7 @@ def test_tansu_cluster_view(tansu: RunningBroker) -> None:
     run(main())
 
 
-def test_rdkafka_mock_cluster_view_and_send_any(rdkafka_mock: RunningBroker) -> None:
+def test_rdkafka_mock_cluster_view_and_send(rdkafka_mock: RunningBroker) -> None:
     fc = message_type(10, "request")
 
     async def main() -> None:
@@ -59,20 +59,15 @@ def test_rdkafka_mock_cluster_view_and_send_any(rdkafka_mock: RunningBroker) -> 
             assert {n: (x.host, x.port) for n, x in net.nodes.items()} == rdkafka_mock.nodes
             assert net.controller_id is None  # the mock names controller 0, which is not a node
             assert net.metadata is not None and net.metadata.source.startswith("Metadata")
-            versions: list[int] = []
-
-            def build(v: int) -> Any:
-                versions.append(v)
-                return fc(key="kadmin-group", key_type=0)
-
-            node, resp = await net.send_any(build, 10, deadline=Deadline(5))
-            assert node in rdkafka_mock.nodes and versions == [3]
+            node = net.least_loaded_node()
+            v = await net.negotiated_version(node, 10, deadline=Deadline(5))
+            assert v == 3
+            resp = await net.send(node, fc(key="kadmin-group", key_type=0), v, deadline=Deadline(5))
             assert resp.error_code == 0 and resp.node_id in rdkafka_mock.nodes
             # The node that answered is used again: it is connected and idle, so least loaded.
             assert net.least_loaded_node() == node
             with pytest.raises(UnsupportedVersionError, match="DescribeClientQuotas"):
-                await net.send_any(lambda v: message_type(48, "request")(components=[]), 48,
-                                   deadline=Deadline(5))
+                await net.negotiated_version(node, 48, deadline=Deadline(5))
 
     run(main())
 

@@ -41,7 +41,6 @@ from kadmin.errors import (
     KafkaTimeoutError,
     NoBrokersAvailableError,
     SecurityMismatchError,
-    UnsupportedVersionError,
 )
 from kadmin.network.connection import Connection, format_address
 from kadmin.network.metadata import ClusterMetadata, Node, fetch_cluster
@@ -55,7 +54,7 @@ from kadmin.network.negotiation import (
 from kadmin.network.retry import Deadline, backoff_delay, retry_call
 from kadmin.network.sasl import authenticate
 from kadmin.network.tls import build_ssl_context
-from kadmin.protocol import Message, api_name
+from kadmin.protocol import Message
 from kadmin.protocol.apis import ApiKey
 
 logger = logging.getLogger("kadmin.network.client")
@@ -483,43 +482,6 @@ class NetworkClient:
         conn, neg = await self._node_connection(node_id, deadline)
         check_version(api_key, version, neg.versions, self._config, node=conn.label)
         await conn.request_many(requests, version, deadline=deadline, each=each)
-
-    async def send_any(self, build: Callable[[int], Message], api_key: int, *,
-                       deadline: Deadline) -> tuple[int, Any]:
-        """Send to the least loaded node that supports ``api_key``; returns (node_id, response).
-
-        ``build(version)`` makes the request for the version chosen for that node.  Nodes that cannot be
-        reached or do not support the API are skipped; errors after the request was sent are raised (the
-        caller decides whether resending is safe).
-        """
-        self._check_usable()
-        await self._maybe_refresh(deadline)
-        unsupported: list[KafkaError] = []
-        last: KafkaError | None = None
-        for node_id in self._nodes_by_preference():
-            if deadline.expired:
-                break
-            try:
-                conn, neg = await self._connection(node_id, deadline)
-                version = choose_version(api_key, neg.versions, self._config, node=conn.label)
-            except UnsupportedVersionError as exc:
-                unsupported.append(exc)
-                continue
-            except AuthenticationError:
-                raise
-            except (KafkaConnectionError, KafkaTimeoutError) as exc:
-                last = exc
-                continue
-            return node_id, await self.send(node_id, build(version), version, deadline=deadline)
-        if unsupported and last is None:
-            first = unsupported[0]
-            more = f" (and {len(unsupported) - 1} other node(s) likewise)" if len(unsupported) > 1 else ""
-            raise UnsupportedVersionError(f"{first.message}{more}")
-        if deadline.expired:
-            raise KafkaTimeoutError(f"the deadline passed before any node could take {api_name(api_key)}"
-                                    + (f"; last error: {last}" if last else "")) from last
-        raise NoBrokersAvailableError(f"no node could be reached for {api_name(api_key)}"
-                                      + (f"; last error: {last}" if last else "")) from last
 
     def least_loaded_node(self) -> int:
         """A node to send an any-node request to: connected and least busy first, recently failed last."""
