@@ -13,8 +13,8 @@ import logging
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from kadmin import quotas
-from kadmin.admin import _driver
+from kadmin import quotas, storage
+from kadmin.admin import _driver, leaders, log_dirs, records
 from kadmin.admin import quotas as admin_quotas
 from kadmin.admin._driver import Context, Operation
 from kadmin.admin.cluster import CLUSTER, ApiVersions, ClusterMetadata, DescribeCluster, guess_release
@@ -28,6 +28,7 @@ from kadmin.admin.groups import (
     validate_group_states,
     validate_partitions,
 )
+from kadmin.admin.lookups import TopicMetadata
 from kadmin.admin.partitions import (
     ListedOffset,
     ListOffsets,
@@ -259,6 +260,109 @@ class AdminClient:
         deadline = await self._begin(timeout)
         return await self._run(ListOffsets(checked, isolation_level=level), checked, deadline)
 
+    # --- records and storage ------------------------------------------------------------------------------
+
+    async def delete_records(self, offsets: Mapping[TopicPartition | tuple[str, int], int], *,
+                             timeout: float | None = None,
+                             ) -> dict[TopicPartition, storage.DeletedRecords | KafkaError]:
+        """Delete each partition's records below an offset (-1: up to the high watermark), on its leader.
+
+        The value is the partition's new low watermark (log start offset), which never moves back: deleting
+        below it changes nothing.  An offset beyond the high watermark is OffsetOutOfRangeError, a topic that does
+        not exist UnknownTopicOrPartitionError.  A partition whose request got no answer before the deadline is a
+        KafkaTimeoutError with ``possibly_applied=True``: its records may be gone."""
+        checked = storage.validate_delete_records(offsets)
+        deadline = await self._begin(timeout)
+        op = records.DeleteRecords(checked, _request_timeout_ms(deadline, records.DEFAULT_TIMEOUT_MS))
+        return await self._run(op, checked, deadline)
+
+    async def describe_log_dirs(self, brokers: Iterable[int] | None = None, *,
+                                partitions: Iterable[TopicPartition | tuple[str, int]] | None = None,
+                                timeout: float | None = None,
+                                ) -> dict[int, dict[str, storage.LogDirDescription] | KafkaError]:
+        """Per broker (default: every broker), its log directories: path, error (offline), the replicas in
+        it with size, offset lag and future flag, and the volume's total/usable bytes (Kafka 3.3+).
+
+        ``partitions`` limits the replicas reported; a broker id the cluster does not have is a
+        BrokerNotAvailableError, never sent."""
+        ids = storage.validate_brokers(brokers)
+        parts = storage.validate_partition_list(partitions, "describe_log_dirs")
+        deadline = await self._begin(timeout)
+        await self.net.refresh_metadata(deadline=deadline)
+        nodes = sorted(self.net.nodes) if ids is None else ids
+        known = [n for n in nodes if n in self.net.nodes]
+        got = await self._run(log_dirs.DescribeLogDirs(parts), known, deadline) if known else {}
+        return {n: got[n] if n in got else log_dirs.unknown_broker(n) for n in nodes}
+
+    async def topic_sizes(self, topics: Iterable[str] | None = None, *, replicas: str = "leader",
+                          timeout: float | None = None) -> storage.TopicSizes:
+        """Bytes on disk per topic (default: every topic, internal ones too), from every broker's log dirs.
+
+        ``replicas="leader"`` counts one copy of each partition, the leader's (the size of the data);
+        ``"all"`` counts every replica (the disk the topic takes across the cluster).  What could not be
+        measured is listed in the result, which is then not ``complete``."""
+        names = storage.validate_topic_list(topics, "topic_sizes")
+        if replicas not in ("leader", "all"):
+            raise ValueError(f"replicas must be 'leader' or 'all', not {replicas!r}")
+        deadline = await self._begin(timeout)
+        await self.net.refresh_metadata(deadline=deadline)
+        dirs = await self._run(log_dirs.DescribeLogDirs(), sorted(self.net.nodes), deadline)
+        if names is None:
+            names = sorted({r.partition.topic for got in dirs.values() if isinstance(got, dict)
+                            for d in got.values() for r in d.replicas})
+        leaders_by_topic = await self._run(TopicMetadata(), names, deadline) if names else {}
+        return log_dirs.topic_sizes(dirs, leaders_by_topic, replicas)
+
+    async def elect_leaders(self, election_type: storage.ElectionType | str = storage.ElectionType.PREFERRED,
+                            partitions: Iterable[TopicPartition | tuple[str, int]] | None = None, *,
+                            timeout: float | None = None,
+                            ) -> dict[TopicPartition, storage.ElectionResult | KafkaError]:
+        """Elect leaders ("preferred": the first replica; "unclean": any live replica when no in-sync one is
+        left, which may lose records), on the controller.
+
+        Per partition: ElectionResult.ELECTED, ElectionResult.NOT_NEEDED (it already had that leader), or the
+        error (PreferredLeaderNotAvailableError, EligibleLeadersNotAvailableError, ...).  ``partitions=None``
+        elects for every partition of the cluster; Kafka then reports only the partitions that needed an
+        election, and a failure of the whole call raises."""
+        kind = storage.validate_election_type(election_type)
+        parts = storage.validate_partition_list(partitions, "elect_leaders")
+        deadline = await self._begin(timeout)
+        op = leaders.ElectLeaders(kind, _request_timeout_ms(deadline, leaders.DEFAULT_TIMEOUT_MS))
+        if parts is None:
+            every = (await self._run(op, [leaders.ALL_PARTITIONS], deadline))[leaders.ALL_PARTITIONS]
+            if isinstance(every, KafkaError):
+                raise every
+            return {tp: leaders.election_result(v) for tp, v in every.items()}
+        got = await self._run(op, leaders.partition_keys(parts), deadline)
+        return {tp: leaders.election_result(v) for tp, v in leaders.by_partition(got).items()}
+
+    async def alter_partition_reassignments(
+        self, reassignments: Mapping[TopicPartition | tuple[str, int], Iterable[int] | None], *,
+        timeout: float | None = None,
+    ) -> dict[TopicPartition, None | KafkaError]:
+        """Move partitions to new replicas ({partition: [broker ids], the first the preferred leader}) or cancel
+        their ongoing move (None), on the controller.  None per partition means the controller accepted it; the
+        data moves afterwards (see list_partition_reassignments)."""
+        checked = storage.validate_reassignments(reassignments)
+        deadline = await self._begin(timeout)
+        op = leaders.AlterPartitionReassignments(checked, _request_timeout_ms(deadline, leaders.DEFAULT_TIMEOUT_MS))
+        return await self._run(op, checked, deadline)
+
+    async def list_partition_reassignments(
+        self, partitions: Iterable[TopicPartition | tuple[str, int]] | None = None, *, timeout: float | None = None,
+    ) -> dict[TopicPartition, storage.PartitionReassignment | None | KafkaError]:
+        """Ongoing reassignments: for ``partitions=None`` every one (a failure of the call raises); otherwise each
+        given partition's, None when it is not being moved (or does not exist: Kafka does not tell)."""
+        parts = storage.validate_partition_list(partitions, "list_partition_reassignments")
+        deadline = await self._begin(timeout)
+        op = leaders.ListPartitionReassignments(_request_timeout_ms(deadline, leaders.DEFAULT_TIMEOUT_MS))
+        if parts is None:
+            every = (await self._run(op, [leaders.ALL_PARTITIONS], deadline))[leaders.ALL_PARTITIONS]
+            if isinstance(every, KafkaError):
+                raise every
+            return dict(every)
+        return leaders.by_partition(await self._run(op, leaders.partition_keys(parts), deadline))
+
     # --- client quotas (KIP-546 as shipped) ----------------------------------------------------------------
     async def describe_client_quotas(self, filter: quotas.ClientQuotaFilter, *, timeout: float | None = None,
                                      ) -> dict[quotas.ClientQuotaEntity, dict[str, float]]:
@@ -325,3 +429,10 @@ def _str_list(values: Iterable[str] | None, what: str) -> list[str] | None:
         if not isinstance(v, str) or not v:
             raise ValueError(f"{what} must contain non-empty strings; got {v!r}")
     return out
+
+
+def _request_timeout_ms(deadline: Deadline, default_ms: int) -> int:
+    """A request's own TimeoutMs (how long the broker may wait for followers or the controller): the default,
+    or the call's remaining time when that is shorter."""
+    remaining = deadline.remaining()
+    return default_ms if remaining == float("inf") else max(1, min(default_ms, int(remaining * 1000)))

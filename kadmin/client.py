@@ -16,7 +16,7 @@ import threading
 from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from kadmin import aio, quotas
+from kadmin import aio, quotas, storage
 from kadmin.admin import quotas as admin_quotas
 from kadmin.admin.partitions import ListedOffset, OffsetSpec
 from kadmin.config import ClientConfig
@@ -149,6 +149,39 @@ class AdminClient:
         return self._call(self._aio.list_offsets(dict(specs), isolation_level=isolation_level, timeout=timeout),
                           timeout)
 
+    # --- records and storage (see kadmin.aio.AdminClient) -------------------------------------------------
+
+    def delete_records(self, offsets: Mapping[TopicPartition | tuple[str, int], int], *,
+                       timeout: float | None = None) -> dict[TopicPartition, storage.DeletedRecords | KafkaError]:
+        return self._call(self._aio.delete_records(dict(offsets), timeout=timeout), timeout)
+
+    def describe_log_dirs(self, brokers: Iterable[int] | None = None, *,
+                          partitions: Iterable[TopicPartition | tuple[str, int]] | None = None,
+                          timeout: float | None = None,
+                          ) -> dict[int, dict[str, storage.LogDirDescription] | KafkaError]:
+        return self._call(self._aio.describe_log_dirs(_listed(brokers), partitions=_listed(partitions),
+                                                      timeout=timeout), timeout)
+
+    def topic_sizes(self, topics: Iterable[str] | None = None, *, replicas: str = "leader",
+                    timeout: float | None = None) -> storage.TopicSizes:
+        return self._call(self._aio.topic_sizes(_listed(topics), replicas=replicas, timeout=timeout), timeout)
+
+    def elect_leaders(self, election_type: storage.ElectionType | str = storage.ElectionType.PREFERRED,
+                      partitions: Iterable[TopicPartition | tuple[str, int]] | None = None, *,
+                      timeout: float | None = None) -> dict[TopicPartition, storage.ElectionResult | KafkaError]:
+        return self._call(self._aio.elect_leaders(election_type, _listed(partitions), timeout=timeout), timeout)
+
+    def alter_partition_reassignments(
+        self, reassignments: Mapping[TopicPartition | tuple[str, int], Iterable[int] | None], *,
+        timeout: float | None = None,
+    ) -> dict[TopicPartition, None | KafkaError]:
+        return self._call(self._aio.alter_partition_reassignments(dict(reassignments), timeout=timeout), timeout)
+
+    def list_partition_reassignments(
+        self, partitions: Iterable[TopicPartition | tuple[str, int]] | None = None, *, timeout: float | None = None,
+    ) -> dict[TopicPartition, storage.PartitionReassignment | None | KafkaError]:
+        return self._call(self._aio.list_partition_reassignments(_listed(partitions), timeout=timeout), timeout)
+
     # --- client quotas (see kadmin.aio.AdminClient) ---------------------------------------------------------
     def describe_client_quotas(self, filter: quotas.ClientQuotaFilter, *, timeout: float | None = None,
                                ) -> dict[quotas.ClientQuotaEntity, dict[str, float]]:
@@ -173,3 +206,11 @@ class AdminClient:
 async def _make_aio(cfg: ClientConfig) -> aio.AdminClient:
     # Created on the loop thread so that its asyncio primitives belong to that loop.
     return aio.AdminClient(config=cfg)
+
+
+def _listed(values: Iterable[Any] | None) -> Any:
+    """A one-shot iterable (a generator) read on the caller's thread, so that the loop thread never runs the
+    caller's code; anything else passes through for the async client to check."""
+    if values is None or isinstance(values, (str, bytes, Mapping, list, tuple, set, frozenset)):
+        return values
+    return list(values) if isinstance(values, Iterable) else values
