@@ -13,9 +13,11 @@ import logging
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from kadmin import quotas, storage
+from kadmin import configs, quotas, storage, topics
 from kadmin.admin import _driver, leaders, log_dirs, records
+from kadmin.admin import configs as admin_configs
 from kadmin.admin import quotas as admin_quotas
+from kadmin.admin import topics as admin_topics
 from kadmin.admin._driver import Context, Operation
 from kadmin.admin.cluster import CLUSTER, ApiVersions, ClusterMetadata, DescribeCluster, guess_release
 from kadmin.admin.coordinators import CoordinatorCache, FindCoordinator, key_type_code
@@ -40,6 +42,7 @@ from kadmin.config import ClientConfig
 from kadmin.errors import GroupIdNotFoundError, KafkaError, UnsupportedVersionError
 from kadmin.network.client import NetworkClient
 from kadmin.network.retry import Deadline, check_timeout
+from kadmin.topics import TopicDescription, TopicListing
 from kadmin.types import (
     ClusterDescription,
     Coordinator,
@@ -363,6 +366,105 @@ class AdminClient:
             return dict(every)
         return leaders.by_partition(await self._run(op, leaders.partition_keys(parts), deadline))
 
+    # --- topics ---------------------------------------------------------------------------------------------
+
+    async def list_topics(self, *, internal: bool = False, timeout: float | None = None) -> list[TopicListing]:
+        """Every topic of the cluster, by name (internal ones such as __consumer_offsets only if ``internal``).
+        One Metadata request to any node."""
+        _check_bool(internal, "internal")
+        deadline = await self._begin(timeout)
+        got = (await self._run(admin_topics.ListTopics(internal), [admin_topics.ALL_TOPICS],
+                               deadline))[admin_topics.ALL_TOPICS]
+        if isinstance(got, KafkaError):
+            raise got
+        return got  # type: ignore[no-any-return]
+
+    async def describe_topics(self, names: Iterable[str], *, include_authorized_operations: bool = False,
+                              timeout: float | None = None) -> dict[str, TopicDescription | KafkaError]:
+        """Partitions (leader, replicas, ISR, offline replicas), topic id and, if asked, the principal's
+        authorized operations, per topic; a topic that does not exist is an UnknownTopicOrPartitionError.
+        DescribeTopicPartitions page by page where a node speaks it (Kafka 3.8+ KRaft), else Metadata."""
+        checked = topics.validate_topic_names(names)
+        _check_bool(include_authorized_operations, "include_authorized_operations")
+        if not checked:
+            return {}
+        deadline = await self._begin(timeout)
+        return await admin_topics.describe_topics(self._ctx, checked, include_authorized_operations, deadline)
+
+    async def create_topics(self, new_topics: Iterable[topics.NewTopic], *, validate_only: bool = False,
+                            timeout: float | None = None) -> dict[str, topics.CreatedTopic | KafkaError]:
+        """Create topics (one request to the controller); per topic its CreatedTopic or error
+        (TopicAlreadyExistsError, InvalidReplicationFactorError, PolicyViolationError, InvalidConfigError...).
+        ``validate_only`` asks the controller to check without creating.  A topic whose answer was lost is a
+        KafkaTimeoutError with ``possibly_applied=True``."""
+        checked = topics.validate_new_topics(new_topics)
+        _check_bool(validate_only, "validate_only")
+        if not checked:
+            return {}
+        deadline = await self._begin(timeout)
+        by_name = {t.name: t for t in checked}
+        ms = admin_topics.timeout_ms(deadline.remaining(), self.config.request_timeout_s)
+        kind = admin_topics.ValidateCreateTopics if validate_only else admin_topics.CreateTopics
+        return await self._run(kind(by_name, ms, validate_only), list(by_name), deadline)
+
+    async def delete_topics(self, names_or_ids: Iterable[topics.TopicRef], *,
+                            timeout: float | None = None) -> dict[topics.TopicRef, None | KafkaError]:
+        """Delete topics by name or by id (uuid.UUID; Kafka 2.8+), in one request to the controller; per topic
+        None or its error.  A topic whose answer was lost is a KafkaTimeoutError with ``possibly_applied``."""
+        checked = topics.validate_topic_refs(names_or_ids)
+        if not checked:
+            return {}
+        deadline = await self._begin(timeout)
+        ms = admin_topics.timeout_ms(deadline.remaining(), self.config.request_timeout_s)
+        return await self._run(admin_topics.DeleteTopics(ms), checked, deadline)
+
+    async def create_partitions(self, changes: Mapping[str, int | topics.NewPartitions], *,
+                                validate_only: bool = False,
+                                timeout: float | None = None) -> dict[str, None | KafkaError]:
+        """Grow topics to a new total partition count: ``{"t": 6}`` or ``{"t": NewPartitions(6, [[1, 2], ...])}``
+        (replicas of the new partitions only); one request to the controller; per topic None or its error."""
+        checked = topics.validate_new_partitions(changes)
+        _check_bool(validate_only, "validate_only")
+        if not checked:
+            return {}
+        deadline = await self._begin(timeout)
+        ms = admin_topics.timeout_ms(deadline.remaining(), self.config.request_timeout_s)
+        kind = admin_topics.ValidateCreatePartitions if validate_only else admin_topics.CreatePartitions
+        return await self._run(kind(checked, ms, validate_only), list(checked), deadline)
+
+    # --- configs --------------------------------------------------------------------------------------------
+
+    async def describe_configs(self, resources: Iterable[configs.ConfigResource], *, include_synonyms: bool = False,
+                               include_documentation: bool = False, timeout: float | None = None,
+                               ) -> dict[configs.ConfigResource, dict[str, configs.ConfigEntry] | KafkaError]:
+        """{resource: {config name: ConfigEntry}} for topics, brokers (by id; "" = cluster-wide defaults),
+        broker loggers, groups and client-metrics subscriptions.  Broker resources are asked of that broker,
+        all others in one request to any node.  Sensitive values are never sent by brokers (value None)."""
+        checked = configs.validate_resources(resources)
+        _check_bool(include_synonyms, "include_synonyms")
+        _check_bool(include_documentation, "include_documentation")
+        if not checked:
+            return {}
+        deadline = await self._begin(timeout)
+        op = admin_configs.DescribeConfigs(include_synonyms, include_documentation)
+        return await self._run(op, checked, deadline)
+
+    async def alter_configs(self, alterations: Mapping[configs.ConfigResource, Sequence[configs.ConfigOp]], *,
+                            validate_only: bool = False,
+                            timeout: float | None = None) -> dict[configs.ConfigResource, None | KafkaError]:
+        """Change configs: ``{ConfigResource.topic("t"): [SetConfig("retention.ms", "3600000"),
+        DeleteConfig("cleanup.policy")]}``; per resource None or its error.
+
+        IncrementalAlterConfigs (Kafka 2.3+); a broker without it gets a read-merge-write through AlterConfigs
+        that keeps the resource's other dynamic configs, and refuses what AlterConfigs cannot do (APPEND,
+        SUBTRACT, log levels, rewriting a sensitive value it cannot read) with an UnsupportedVersionError."""
+        checked = configs.validate_alterations(alterations)
+        _check_bool(validate_only, "validate_only")
+        if not checked:
+            return {}
+        deadline = await self._begin(timeout)
+        return await admin_configs.alter_configs(self._ctx, checked, validate_only, deadline)
+
     # --- client quotas (KIP-546 as shipped) ----------------------------------------------------------------
     async def describe_client_quotas(self, filter: quotas.ClientQuotaFilter, *, timeout: float | None = None,
                                      ) -> dict[quotas.ClientQuotaEntity, dict[str, float]]:
@@ -417,6 +519,11 @@ class AdminClient:
             return await admin_quotas.describe_client_quotas(self._ctx, flt, deadline)
 
         return await quotas.resolve_client_quotas(describe, user, client_id, ip)
+
+
+def _check_bool(value: object, what: str) -> None:
+    if not isinstance(value, bool):
+        raise TypeError(f"{what} must be a bool, not {type(value).__name__}")
 
 
 def _str_list(values: Iterable[str] | None, what: str) -> list[str] | None:

@@ -16,12 +16,13 @@ import threading
 from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from kadmin import aio, quotas, storage
+from kadmin import aio, configs, quotas, storage, topics
 from kadmin.admin import quotas as admin_quotas
 from kadmin.admin.partitions import ListedOffset, OffsetSpec
 from kadmin.config import ClientConfig
 from kadmin.errors import ClientClosedError, ForkedProcessError, KafkaError, KafkaTimeoutError
 from kadmin.network.retry import check_timeout
+from kadmin.topics import TopicDescription, TopicListing
 from kadmin.types import (
     ClusterDescription,
     Coordinator,
@@ -181,6 +182,46 @@ class AdminClient:
         self, partitions: Iterable[TopicPartition | tuple[str, int]] | None = None, *, timeout: float | None = None,
     ) -> dict[TopicPartition, storage.PartitionReassignment | None | KafkaError]:
         return self._call(self._aio.list_partition_reassignments(_listed(partitions), timeout=timeout), timeout)
+
+    # --- topics (see kadmin.aio.AdminClient) ------------------------------------------------------------------
+
+    def list_topics(self, *, internal: bool = False, timeout: float | None = None) -> list[TopicListing]:
+        return self._call(self._aio.list_topics(internal=internal, timeout=timeout), timeout)
+
+    def describe_topics(self, names: Iterable[str], *, include_authorized_operations: bool = False,
+                        timeout: float | None = None) -> dict[str, TopicDescription | KafkaError]:
+        return self._call(self._aio.describe_topics(_listed(names),
+                                                    include_authorized_operations=include_authorized_operations,
+                                                    timeout=timeout), timeout)
+
+    def create_topics(self, new_topics: Iterable[topics.NewTopic], *, validate_only: bool = False,
+                      timeout: float | None = None) -> dict[str, topics.CreatedTopic | KafkaError]:
+        return self._call(self._aio.create_topics(_listed(new_topics), validate_only=validate_only,
+                                                  timeout=timeout), timeout)
+
+    def delete_topics(self, names_or_ids: Iterable[topics.TopicRef], *,
+                      timeout: float | None = None) -> dict[topics.TopicRef, None | KafkaError]:
+        return self._call(self._aio.delete_topics(_listed(names_or_ids), timeout=timeout), timeout)
+
+    def create_partitions(self, changes: Mapping[str, int | topics.NewPartitions], *, validate_only: bool = False,
+                          timeout: float | None = None) -> dict[str, None | KafkaError]:
+        return self._call(self._aio.create_partitions(changes, validate_only=validate_only, timeout=timeout),
+                          timeout)
+
+    # --- configs (see kadmin.aio.AdminClient) -----------------------------------------------------------------
+
+    def describe_configs(self, resources: Iterable[configs.ConfigResource], *, include_synonyms: bool = False,
+                         include_documentation: bool = False, timeout: float | None = None,
+                         ) -> dict[configs.ConfigResource, dict[str, configs.ConfigEntry] | KafkaError]:
+        return self._call(self._aio.describe_configs(_listed(resources), include_synonyms=include_synonyms,
+                                                     include_documentation=include_documentation,
+                                                     timeout=timeout), timeout)
+
+    def alter_configs(self, alterations: Mapping[configs.ConfigResource, Sequence[configs.ConfigOp]], *,
+                      validate_only: bool = False,
+                      timeout: float | None = None) -> dict[configs.ConfigResource, None | KafkaError]:
+        return self._call(self._aio.alter_configs(alterations, validate_only=validate_only, timeout=timeout),
+                          timeout)
 
     # --- client quotas (see kadmin.aio.AdminClient) ---------------------------------------------------------
     def describe_client_quotas(self, filter: quotas.ClientQuotaFilter, *, timeout: float | None = None,

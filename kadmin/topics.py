@@ -277,7 +277,7 @@ class CreatedTopic:
     topic_id: uuid.UUID | None = None
     partitions: int | None = None
     replication_factor: int | None = None
-    configs: Mapping[str, ConfigEntry] | None = None
+    configs: Mapping[str, ConfigEntry] | None = field(default=None, repr=False)
     config_error: Exception | None = None
 
 

@@ -1,0 +1,430 @@
+"""Topics: Metadata / DescribeTopicPartitions to read them, CreateTopics / DeleteTopics / CreatePartitions (to
+the controller) to change them.
+
+* Reads go to any node.  ``describe_topics`` prefers DescribeTopicPartitions (API 75, KRaft brokers of Kafka
+  3.8+), whose answers are cut into pages of at most ``ResponsePartitionLimit`` partitions: each page is one run
+  of :class:`DescribeTopicPartitions` from the previous page's cursor.  Where no node speaks it, Metadata.
+* Writes go to the controller (:class:`~kadmin.admin.lookups.Controller`): ZooKeeper-mode brokers answer
+  NOT_CONTROLLER elsewhere, which re-reads the metadata and goes to the new controller.  They are writes for the
+  driver: a request sent and never answered leaves its topics "possibly applied"; a resend answered with what an
+  applied first send looks like (TOPIC_ALREADY_EXISTS for a create, UNKNOWN_TOPIC_OR_PARTITION/UNKNOWN_TOPIC_ID
+  for a delete, INVALID_PARTITIONS for a partition increase) is reported in doubt, never as the truth.
+* Every topic of a call travels in one request to the controller (the protocol minimum).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from kadmin.admin._driver import Context, Done, Failed, Operation, Outcome, Retry, run
+from kadmin.admin.lookups import AnyNode, Controller, NodeSpeaking
+from kadmin.configs import ConfigEntry, ConfigSource
+from kadmin.errors import ErrorCode, KafkaError, ProtocolError, UnsupportedVersionError, error_for_code
+from kadmin.network.retry import Deadline
+from kadmin.protocol import Message, message_type
+from kadmin.protocol.apis import ApiKey
+from kadmin.topics import (
+    CreatedTopic,
+    NewPartitions,
+    NewTopic,
+    PartitionInfo,
+    TopicDescription,
+    TopicListing,
+    TopicRef,
+)
+from kadmin.types import decode_authorized_operations
+
+ZERO_UUID = uuid.UUID(int=0)
+#: The key of the one-key ListTopics operation.
+ALL_TOPICS = "*all*"
+#: Partitions per DescribeTopicPartitions answer we ask for (Kafka's broker caps it at 2000).
+PAGE_PARTITIONS = 2000
+
+
+def _error(code: int, message: str | None, what: str) -> KafkaError:
+    """The error for ``code``, its text saying which key it is about (the broker's message, else Kafka's)."""
+    plain = error_for_code(code)
+    assert plain is not None
+    err = error_for_code(code, f"{what}: {message or plain.message}")
+    assert err is not None
+    return err
+
+
+def _topic_id(value: Any) -> uuid.UUID | None:
+    return value if isinstance(value, uuid.UUID) and value != ZERO_UUID else None
+
+
+def _retry_or_fail(err: KafkaError) -> Outcome:
+    return Retry(err) if err.retriable else Failed(err)
+
+
+# --- reads ------------------------------------------------------------------------------------------------
+
+
+def _metadata_request(names: list[str] | None, version: int, include_ops: bool) -> Message:
+    req: Any = message_type(ApiKey.METADATA, "request")
+    topics = None if names is None else [req.MetadataRequestTopic(name=n) for n in names]
+    if names is None and version == 0:
+        topics = []  # v0 has no null: an empty list means "every topic"
+    kw: dict[str, Any] = {"topics": topics}
+    if version >= 4:
+        kw["allow_auto_topic_creation"] = False
+    if version >= 8:
+        kw["include_topic_authorized_operations"] = include_ops
+    return req(**kw)  # type: ignore[no-any-return]
+
+
+def _metadata_topic(t: Any, version: int, include_ops: bool) -> TopicDescription:
+    parts = tuple(PartitionInfo(
+        p.partition_index, p.leader_id if p.leader_id >= 0 else None,
+        p.leader_epoch if version >= 7 and p.leader_epoch >= 0 else None,
+        tuple(p.replica_nodes), tuple(p.isr_nodes), tuple(p.offline_replicas) if version >= 5 else ())
+        for p in sorted(t.partitions, key=lambda p: p.partition_index))
+    ops = decode_authorized_operations(t.topic_authorized_operations) if include_ops and version >= 8 else None
+    return TopicDescription(t.name, _topic_id(t.topic_id) if version >= 10 else None,
+                            bool(t.is_internal) if version >= 1 else t.name.startswith("__"), parts, ops)
+
+
+class ListTopics(Operation[str]):
+    """Every topic (one Metadata request for all topics, to any node); the one key is :data:`ALL_TOPICS`."""
+
+    api = ApiKey.METADATA
+
+    def __init__(self, internal: bool) -> None:
+        self.internal = internal
+        self.lookup = AnyNode()
+
+    def build(self, node: int, keys: list[str], version: int) -> Message:
+        return _metadata_request(None, version, False)
+
+    def handle(self, node: int, keys: list[str], response: Any, version: int) -> dict[str, Outcome]:
+        out: list[TopicListing] = []
+        for t in response.topics:
+            if t.error_code != ErrorCode.NONE:
+                # A topic listed with an error (LEADER_NOT_AVAILABLE while it is being created) still exists.
+                pass
+            d = _metadata_topic(t, version, False)
+            if d.is_internal and not self.internal:
+                continue
+            out.append(TopicListing(d.name, d.topic_id, d.is_internal, len(d.partitions)))
+        return {ALL_TOPICS: Done(sorted(out, key=lambda t: t.name))}
+
+
+class DescribeTopicsMetadata(Operation[str]):
+    """Topics by name through Metadata (brokers without DescribeTopicPartitions): one request to any node."""
+
+    api = ApiKey.METADATA
+
+    def __init__(self, include_authorized_operations: bool) -> None:
+        self.include_ops = include_authorized_operations
+        self.lookup = AnyNode()
+
+    def build(self, node: int, keys: list[str], version: int) -> Message:
+        if self.include_ops and version < 8:
+            raise UnsupportedVersionError(f"node {node} speaks Metadata up to v{version}; authorized operations "
+                                          "need v8+ (Kafka 2.3)")
+        return _metadata_request(keys, version, self.include_ops)
+
+    def handle(self, node: int, keys: list[str], response: Any, version: int) -> dict[str, Outcome]:
+        out: dict[str, Outcome] = {}
+        for t in response.topics:
+            code = t.error_code
+            if code == ErrorCode.NONE:
+                out[t.name] = Done(_metadata_topic(t, version, self.include_ops))
+                continue
+            err = _error(code, None, f"topic {t.name!r}")
+            if code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
+                # The cluster has no such topic: the answer (auto-creation is off in the request).
+                out[t.name] = Failed(err)
+            elif code == ErrorCode.LEADER_NOT_AVAILABLE:
+                # The topic is being created and has no leaders yet: ask again shortly.
+                out[t.name] = Retry(err)
+            else:
+                # INVALID_TOPIC_EXCEPTION, TOPIC_AUTHORIZATION_FAILED: final; anything retriable: again.
+                out[t.name] = _retry_or_fail(err)
+        return out
+
+
+class DescribeTopicPartitions(Operation[str]):
+    """One page of DescribeTopicPartitions (KIP-966) from ``cursor``; the page's NextCursor is kept on the
+    instance.  Topics the page did not reach come back as Done(None); a topic cut by the page is partial and
+    its description continues on the next page."""
+
+    api = ApiKey.DESCRIBE_TOPIC_PARTITIONS
+
+    def __init__(self, lookup: NodeSpeaking[str], cursor: tuple[str, int] | None, include_ops: bool,
+                 limit: int = PAGE_PARTITIONS) -> None:
+        self.lookup = lookup
+        self.cursor = cursor
+        self.include_ops = include_ops
+        self.limit = limit
+        self.next_cursor: tuple[str, int] | None = None
+
+    def build(self, node: int, keys: list[str], version: int) -> Message:
+        req: Any = message_type(ApiKey.DESCRIBE_TOPIC_PARTITIONS, "request")
+        cursor = None if self.cursor is None else req.Cursor(topic_name=self.cursor[0],
+                                                             partition_index=self.cursor[1])
+        return req(topics=[req.TopicRequest(name=n) for n in keys],  # type: ignore[no-any-return]
+                   response_partition_limit=self.limit, cursor=cursor)
+
+    def handle(self, node: int, keys: list[str], response: Any, version: int) -> dict[str, Outcome]:
+        out: dict[str, Outcome] = dict.fromkeys(keys, Done(None))
+        nc = response.next_cursor
+        self.next_cursor = None if nc is None else (nc.topic_name, nc.partition_index)
+        for t in response.topics:
+            code = t.error_code
+            if code != ErrorCode.NONE:
+                err = _error(code, None, f"topic {t.name!r}")
+                # UNKNOWN_TOPIC_OR_PARTITION: no such topic, the answer; others as for Metadata.
+                out[t.name] = Failed(err) if code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION else _retry_or_fail(err)
+                continue
+            parts = tuple(PartitionInfo(
+                p.partition_index, p.leader_id if p.leader_id >= 0 else None,
+                p.leader_epoch if p.leader_epoch >= 0 else None, tuple(p.replica_nodes), tuple(p.isr_nodes),
+                tuple(p.offline_replicas),
+                None if p.eligible_leader_replicas is None else tuple(p.eligible_leader_replicas),
+                None if p.last_known_elr is None else tuple(p.last_known_elr))
+                for p in sorted(t.partitions, key=lambda p: p.partition_index))
+            ops = decode_authorized_operations(t.topic_authorized_operations) if self.include_ops else None
+            out[t.name] = Done(TopicDescription(t.name, _topic_id(t.topic_id), bool(t.is_internal), parts, ops))
+        return out
+
+
+# --- writes (to the controller) -----------------------------------------------------------------------------
+
+
+def _controller_outcome(code: int, err: KafkaError) -> Outcome | None:
+    """The cases every controller-bound write shares; None for the operation's own cases."""
+    if code == ErrorCode.NOT_CONTROLLER:
+        # The controller moved (ZooKeeper-mode brokers): read the metadata again and ask the new one.
+        return Retry(err, relookup=True)
+    if code == ErrorCode.REQUEST_TIMED_OUT:
+        # The controller started the change but did not finish within TimeoutMs: ask again; the driver keeps the
+        # key in doubt, and the resend says whether the change landed.
+        return Retry(err)
+    if code == ErrorCode.THROTTLING_QUOTA_EXCEEDED:
+        # KIP-599 controller mutation quota: the change was not made; ask again after the backoff.
+        return Retry(err)
+    return None
+
+
+class CreateTopics(Operation[str]):
+    """Create topics, all in one request to the controller."""
+
+    api = ApiKey.CREATE_TOPICS
+    write: ClassVar[bool] = True
+    applied_looks_like = frozenset({ErrorCode.TOPIC_ALREADY_EXISTS})
+
+    def __init__(self, topics: Mapping[str, NewTopic], timeout_ms: int, validate_only: bool = False) -> None:
+        self.topics = topics
+        self.timeout_ms = timeout_ms
+        self.validate_only = validate_only
+        self.lookup = Controller()
+
+    def build(self, node: int, keys: list[str], version: int) -> Message:
+        if self.validate_only and version < 1:
+            raise UnsupportedVersionError(f"node {node} speaks CreateTopics v0 only; validate_only needs v1+")
+        defaults = [k for k in keys if self.topics[k].assignment is None
+                    and (self.topics[k].partitions is None or self.topics[k].replication_factor is None)]
+        if defaults and version < 4:
+            raise UnsupportedVersionError(
+                f"node {node} speaks CreateTopics up to v{version}; the broker's default partition count or "
+                f"replication factor (asked for {', '.join(defaults[:5])}) needs v4+ (Kafka 2.4): give both")
+        req: Any = message_type(ApiKey.CREATE_TOPICS, "request")
+        topics = []
+        for k in keys:
+            t = self.topics[k]
+            a = t.assignment
+            topics.append(req.CreatableTopic(
+                name=k,
+                num_partitions=-1 if a is not None or t.partitions is None else t.partitions,
+                replication_factor=-1 if a is not None or t.replication_factor is None else t.replication_factor,
+                assignments=[req.CreatableReplicaAssignment(partition_index=i, broker_ids=list(r))
+                             for i, r in enumerate(a or ())],
+                configs=[req.CreatableTopicConfig(name=n, value=v) for n, v in t.configs.items()]))
+        kw: dict[str, Any] = {"topics": topics, "timeout_ms": self.timeout_ms}
+        if version >= 1:
+            kw["validate_only"] = self.validate_only
+        return req(**kw)  # type: ignore[no-any-return]
+
+    def handle(self, node: int, keys: list[str], response: Any, version: int) -> dict[str, Outcome]:
+        out: dict[str, Outcome] = {}
+        for t in response.topics:
+            code = t.error_code
+            msg = t.error_message if version >= 1 else None
+            if code == ErrorCode.NONE:
+                out[t.name] = Done(self._created(t, version))
+                continue
+            err = _error(code, msg, f"topic {t.name!r}")
+            shared = _controller_outcome(code, err)
+            # TOPIC_ALREADY_EXISTS, INVALID_TOPIC_EXCEPTION, INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR,
+            # INVALID_REPLICA_ASSIGNMENT, INVALID_CONFIG, POLICY_VIOLATION, INVALID_REQUEST, *_AUTHORIZATION_FAILED:
+            # the controller's verdict on this topic; asking again gets the same one.
+            out[t.name] = shared if shared is not None else Failed(err)
+        return out
+
+    @staticmethod
+    def _created(t: Any, version: int) -> CreatedTopic:
+        if version < 5:
+            return CreatedTopic(t.name)
+        configs = {c.name: ConfigEntry(c.name, c.value, ConfigSource.of(c.config_source), bool(c.is_sensitive),
+                                       bool(c.read_only)) for c in (t.configs or [])}
+        config_error = error_for_code(t.topic_config_error_code)
+        return CreatedTopic(t.name, _topic_id(t.topic_id) if version >= 7 else None,
+                            t.num_partitions if t.num_partitions >= 0 else None,
+                            t.replication_factor if t.replication_factor >= 0 else None,
+                            dict(sorted(configs.items())) if config_error is None else None, config_error)
+
+
+class ValidateCreateTopics(CreateTopics):
+    """CreateTopics with validate_only: nothing is changed, so a lost answer leaves nothing in doubt."""
+
+    write: ClassVar[bool] = False
+
+
+class DeleteTopics(Operation[TopicRef]):
+    """Delete topics by name or id (ids need v6, Kafka 2.8), all in one request to the controller."""
+
+    api = ApiKey.DELETE_TOPICS
+    write: ClassVar[bool] = True
+    applied_looks_like = frozenset({ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.UNKNOWN_TOPIC_ID})
+
+    def __init__(self, timeout_ms: int) -> None:
+        self.timeout_ms = timeout_ms
+        self.lookup = Controller()
+
+    def build(self, node: int, keys: list[TopicRef], version: int) -> Message:
+        req: Any = message_type(ApiKey.DELETE_TOPICS, "request")
+        if version >= 6:
+            topics = [req.DeleteTopicState(name=None, topic_id=k) if isinstance(k, uuid.UUID)
+                      else req.DeleteTopicState(name=k, topic_id=ZERO_UUID) for k in keys]
+            return req(topics=topics, timeout_ms=self.timeout_ms)  # type: ignore[no-any-return]
+        ids = [k for k in keys if isinstance(k, uuid.UUID)]
+        if ids:
+            raise UnsupportedVersionError(f"node {node} speaks DeleteTopics up to v{version}; deleting by topic "
+                                          f"id ({ids[0]}) needs v6+ (Kafka 2.8)")
+        return req(topic_names=list(keys), timeout_ms=self.timeout_ms)  # type: ignore[no-any-return]
+
+    def handle(self, node: int, keys: list[TopicRef], response: Any, version: int) -> dict[TopicRef, Outcome]:
+        by_id = {k for k in keys if isinstance(k, uuid.UUID)}
+        out: dict[TopicRef, Outcome] = {}
+        for r in response.responses:
+            tid = _topic_id(r.topic_id) if version >= 6 else None
+            key: TopicRef | None = tid if tid is not None and tid in by_id else r.name
+            if key is None:
+                continue  # an answer for an id we did not ask about: the key stays unanswered (ProtocolError)
+            code = r.error_code
+            if code == ErrorCode.NONE:
+                out[key] = Done(None)
+                continue
+            err = _error(code, r.error_message if version >= 5 else None, f"topic {key!r}")
+            shared = _controller_outcome(code, err)
+            if shared is not None:
+                out[key] = shared
+            else:
+                # UNKNOWN_TOPIC_OR_PARTITION / UNKNOWN_TOPIC_ID: no such topic (the answer; in doubt after a lost
+                # send, see applied_looks_like); TOPIC_DELETION_DISABLED, INVALID_REQUEST,
+                # TOPIC_AUTHORIZATION_FAILED: the controller's verdict.
+                out[key] = Failed(err)
+        return out
+
+
+class CreatePartitions(Operation[str]):
+    """Grow topics to new partition counts, all in one request to the controller."""
+
+    api = ApiKey.CREATE_PARTITIONS
+    write: ClassVar[bool] = True
+    applied_looks_like = frozenset({ErrorCode.INVALID_PARTITIONS})
+
+    def __init__(self, changes: Mapping[str, NewPartitions], timeout_ms: int, validate_only: bool = False) -> None:
+        self.changes = changes
+        self.timeout_ms = timeout_ms
+        self.validate_only = validate_only
+        self.lookup = Controller()
+
+    def build(self, node: int, keys: list[str], version: int) -> Message:
+        req: Any = message_type(ApiKey.CREATE_PARTITIONS, "request")
+        topics = []
+        for k in keys:
+            c = self.changes[k]
+            assignments = None if c.assignments is None else [
+                req.CreatePartitionsAssignment(broker_ids=list(r)) for r in c.assignments]
+            topics.append(req.CreatePartitionsTopic(name=k, count=c.total_count, assignments=assignments))
+        return req(topics=topics, timeout_ms=self.timeout_ms,  # type: ignore[no-any-return]
+                   validate_only=self.validate_only)
+
+    def handle(self, node: int, keys: list[str], response: Any, version: int) -> dict[str, Outcome]:
+        out: dict[str, Outcome] = {}
+        for r in response.results:
+            if r.error_code == ErrorCode.NONE:
+                out[r.name] = Done(None)
+                continue
+            err = _error(r.error_code, r.error_message, f"topic {r.name!r}")
+            shared = _controller_outcome(r.error_code, err)
+            # INVALID_PARTITIONS (not more than now; in doubt after a lost send), INVALID_REPLICA_ASSIGNMENT,
+            # UNKNOWN_TOPIC_OR_PARTITION, POLICY_VIOLATION, INVALID_REQUEST, TOPIC_AUTHORIZATION_FAILED: final.
+            out[r.name] = shared if shared is not None else Failed(err)
+        return out
+
+
+class ValidateCreatePartitions(CreatePartitions):
+    write: ClassVar[bool] = False
+
+
+def timeout_ms(remaining_s: float, request_timeout_s: float) -> int:
+    """TimeoutMs for a controller write: the broker's wait, bounded by what one request may take."""
+    return max(1, int(min(remaining_s, request_timeout_s) * 1000))
+
+
+def merge_pages(pages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Topic descriptions from DescribeTopicPartitions pages: the partitions of a topic cut by a page joined; an
+    error on any page is the topic's result (a partial description is never passed off as whole)."""
+    out: dict[str, Any] = {}
+    for page in pages:
+        for name, got in page.items():
+            prev = out.get(name)
+            if got is None or isinstance(prev, KafkaError):
+                continue
+            if isinstance(prev, TopicDescription) and isinstance(got, TopicDescription):
+                seen = {p.partition for p in prev.partitions}
+                parts = prev.partitions + tuple(p for p in got.partitions if p.partition not in seen)
+                out[name] = TopicDescription(prev.name, prev.topic_id, prev.is_internal,
+                                             tuple(sorted(parts, key=lambda p: p.partition)),
+                                             prev.authorized_operations)
+            else:
+                out[name] = got
+    return out
+
+
+async def describe_topics(ctx: Context, names: list[str], include_ops: bool, deadline: Deadline,
+                          page_partitions: int = PAGE_PARTITIONS) -> dict[str, TopicDescription | KafkaError]:
+    """DescribeTopicPartitions page by page where a node speaks it (names in the order the broker answers them),
+    else one Metadata request; {name: description or error} in the given order."""
+    lookup: NodeSpeaking[str] = NodeSpeaking(ApiKey.DESCRIBE_TOPIC_PARTITIONS)
+    pages: list[dict[str, Any]] = []
+    cursor: tuple[str, int] | None = None
+    todo = sorted(names)
+    while todo:
+        op = DescribeTopicPartitions(lookup, cursor, include_ops, page_partitions)
+        got = await run(ctx, op, todo, deadline)
+        if lookup.unsupported is not None:
+            # No node speaks DescribeTopicPartitions (ZooKeeper-mode brokers, Kafka before 3.8): Metadata.
+            return await run(ctx, DescribeTopicsMetadata(include_ops), names, deadline)
+        pages.append(got)
+        if op.next_cursor is None or op.next_cursor == cursor:
+            if op.next_cursor is not None:
+                stuck = ProtocolError(f"DescribeTopicPartitions: the cursor did not move from {cursor}")
+                pages.append(dict.fromkeys((n for n in todo if n >= op.next_cursor[0]), stuck))
+            break
+        cursor = op.next_cursor
+        todo = [n for n in todo if n >= cursor[0]]
+    merged = merge_pages(pages)
+    missing = ProtocolError("DescribeTopicPartitions: the answers never reached this topic")
+    return {n: merged.get(n, missing) for n in names}
+
+
+__all__ = ["ALL_TOPICS", "CreatePartitions", "CreateTopics", "DeleteTopics", "DescribeTopicPartitions",
+           "DescribeTopicsMetadata", "ListTopics", "describe_topics", "ValidateCreatePartitions", "ValidateCreateTopics",
+           "merge_pages", "timeout_ms"]
