@@ -433,6 +433,36 @@ class AclDeletion:
     failed: Mapping[AclBinding, KafkaError] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Identity:
+    """Who this client is to the cluster, and what it may do on the cluster resource ("who am I").
+
+    ``principal`` is what the brokers' authorizer sees for this client's configuration: ``User:<sasl user>``
+    with SASL, ``User:ANONYMOUS`` on PLAINTEXT; None over TLS without SASL, where the certificate's subject
+    (after the brokers' principal mapping rules) decides.  ``cluster_operations`` comes from DescribeCluster
+    (KIP-430): empty when the principal may not even describe the cluster, None from a broker before 2.8."""
+
+    principal: str | None
+    cluster_operations: frozenset[AclOperation] | None
+
+
+def binding_from_wire(resource_type: int, name: str, pattern_type: int, principal: str, host: str,
+                      operation: int, permission: int) -> AclBinding:
+    """A binding as a broker described it, without the checks a caller's binding gets: a newer broker may use
+    codes this kadmin does not know (they become UNKNOWN), and what a broker stores is a fact to report, not
+    input to refuse."""
+    pattern = object.__new__(ResourcePattern)
+    object.__setattr__(pattern, "resource_type", ResourceType.from_code(resource_type))
+    object.__setattr__(pattern, "name", name)
+    object.__setattr__(pattern, "pattern_type", PatternType.from_code(pattern_type))
+    entry = object.__new__(AccessControlEntry)
+    object.__setattr__(entry, "principal", principal)
+    object.__setattr__(entry, "host", host)
+    object.__setattr__(entry, "operation", AclOperation.from_code(operation))
+    object.__setattr__(entry, "permission", AclPermissionType.from_code(permission))
+    return AclBinding(pattern, entry)
+
+
 def validate_bindings(bindings: Iterable[AclBinding]) -> list[AclBinding]:
     """The bindings as a list, each checked to be an AclBinding (a str or dict is a TypeError)."""
     if isinstance(bindings, (str, bytes, AclBinding)):

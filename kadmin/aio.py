@@ -13,10 +13,12 @@ import logging
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from kadmin import configs, quotas, storage, topics
+from kadmin import acls, configs, quotas, scram, storage, topics
 from kadmin.admin import _driver, leaders, log_dirs, records
+from kadmin.admin import acls as admin_acls
 from kadmin.admin import configs as admin_configs
 from kadmin.admin import quotas as admin_quotas
+from kadmin.admin import scram as admin_scram
 from kadmin.admin import topics as admin_topics
 from kadmin.admin._driver import Context, Operation
 from kadmin.admin.cluster import CLUSTER, ApiVersions, ClusterMetadata, DescribeCluster, guess_release
@@ -519,6 +521,94 @@ class AdminClient:
             return await admin_quotas.describe_client_quotas(self._ctx, flt, deadline)
 
         return await quotas.resolve_client_quotas(describe, user, client_id, ip)
+
+    # --- security: ACLs, SCRAM users, who am I -----------------------------------------------------------
+
+    async def describe_acls(self, filter: acls.AclBindingFilter | None = None, *, principal: str | None = None,
+                            timeout: float | None = None) -> acls.AclListing:
+        """The bindings matching ``filter`` (all without one), sorted; ``.by_resource()`` folds them.
+
+        ``principal="User:alice"`` answers "what may alice do": her bindings and the ``User:*`` ones, which
+        apply to her too (two requests, concurrently).  A top-level error raises (SECURITY_DISABLED: the
+        cluster has no authorizer; CLUSTER_AUTHORIZATION_FAILED: no DESCRIBE on the cluster)."""
+        flts = admin_acls.describe_filters(filter, principal)
+        deadline = await self._begin(timeout)
+        op = admin_acls.DescribeAcls()
+        got = await self._run(op, flts, deadline)
+        admin_acls.raise_if_unsupported(got, op.lookup)
+        for res in got.values():
+            if isinstance(res, KafkaError):
+                raise res
+        return admin_acls.listing(got.values())
+
+    async def create_acls(self, bindings: Iterable[acls.AclBinding], *,
+                          batch_size: int = admin_acls.DEFAULT_BATCH_SIZE,
+                          max_concurrency: int = admin_acls.DEFAULT_MAX_CONCURRENCY,
+                          timeout: float | None = None) -> dict[acls.AclBinding, None | KafkaError]:
+        """Store each binding: {binding: None or its error}, in order.  ``batch_size`` per request."""
+        checked = acls.validate_bindings(bindings)
+        size, concurrency = admin_quotas.check_batching(batch_size, max_concurrency)
+        deadline = await self._begin(timeout)
+        op = admin_acls.CreateAcls(batch_size=size, max_concurrency=concurrency)
+        got: dict[acls.AclBinding, None | KafkaError] = await self._run(op, checked, deadline)
+        admin_acls.raise_if_unsupported(got, op.lookup)
+        return got
+
+    async def delete_acls(self, filters: Iterable[acls.AclBindingFilter], *,
+                          batch_size: int = admin_acls.DEFAULT_BATCH_SIZE,
+                          max_concurrency: int = admin_acls.DEFAULT_MAX_CONCURRENCY,
+                          timeout: float | None = None) -> dict[acls.AclBindingFilter, acls.AclDeletion | KafkaError]:
+        """Delete every binding each filter matches: {filter: the bindings it deleted, or its error}."""
+        checked = acls.validate_filters(filters)
+        size, concurrency = admin_quotas.check_batching(batch_size, max_concurrency)
+        deadline = await self._begin(timeout)
+        op = admin_acls.DeleteAcls(batch_size=size, max_concurrency=concurrency)
+        got: dict[acls.AclBindingFilter, acls.AclDeletion | KafkaError] = await self._run(op, checked, deadline)
+        admin_acls.raise_if_unsupported(got, op.lookup)
+        return got
+
+    async def describe_user_scram_credentials(
+        self, users: Iterable[str] | None = None, *, timeout: float | None = None,
+    ) -> dict[str, tuple[scram.ScramCredentialInfo, ...] | KafkaError]:
+        """{user: their credentials (mechanism, iterations)}: every user with a credential when ``users`` is
+        None, else one entry per named user (RESOURCE_NOT_FOUND for a user without any)."""
+        names = scram.validate_users(users)
+        deadline = await self._begin(timeout)
+        op = admin_scram.DescribeUserScramCredentials()
+        keys: list[str | None] = [admin_scram.ALL_USERS] if names is None else list(names)
+        if not keys:
+            return {}
+        got = await self._run(op, keys, deadline)
+        unsupported = op.lookup.unsupported
+        if unsupported is not None and all(v is unsupported for v in got.values()):
+            raise unsupported
+        if names is None:
+            every = got[admin_scram.ALL_USERS]
+            if isinstance(every, KafkaError):
+                raise every
+            return every  # type: ignore[no-any-return]
+        return got  # type: ignore[return-value]
+
+    async def alter_user_scram_credentials(
+        self, alterations: Iterable[scram.ScramAlteration], *, batch_size: int = admin_scram.DEFAULT_BATCH_SIZE,
+        timeout: float | None = None,
+    ) -> dict[str, None | KafkaError]:
+        """Apply ScramUpsertion / ScramDeletion changes: one result per user (None, or the first error of that
+        user's changes).  Passwords were salted when the upsertions were made; only salted values are sent."""
+        by_user = scram.validate_alterations(alterations)
+        size, _ = admin_quotas.check_batching(batch_size, 1)
+        deadline = await self._begin(timeout)
+        op = admin_scram.AlterUserScramCredentials(by_user, batch_size=size)
+        got = await self._run(op, op.keys, deadline)
+        unsupported = op.lookup.unsupported
+        if unsupported is not None and got and all(v is unsupported for v in got.values()):
+            raise unsupported
+        return admin_scram.per_user(by_user, got)
+
+    async def whoami(self, *, timeout: float | None = None) -> acls.Identity:
+        """This client's principal and what it may do on the cluster (DescribeCluster's authorized operations)."""
+        desc = await self.describe_cluster(include_authorized_operations=True, timeout=timeout)
+        return admin_acls.identity(self.config, desc.authorized_operations)
 
 
 def _check_bool(value: object, what: str) -> None:

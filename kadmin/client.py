@@ -16,8 +16,10 @@ import threading
 from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from kadmin import aio, configs, quotas, storage, topics
+from kadmin import acls, aio, configs, quotas, scram, storage, topics
+from kadmin.admin import acls as admin_acls
 from kadmin.admin import quotas as admin_quotas
+from kadmin.admin import scram as admin_scram
 from kadmin.admin.partitions import ListedOffset, OffsetSpec
 from kadmin.config import ClientConfig
 from kadmin.errors import ClientClosedError, ForkedProcessError, KafkaError, KafkaTimeoutError
@@ -242,6 +244,37 @@ class AdminClient:
     def resolve_client_quotas(self, user: str | None = None, client_id: str | None = None, ip: str | None = None,
                               *, timeout: float | None = None) -> quotas.ResolvedClientQuotas:
         return self._call(self._aio.resolve_client_quotas(user, client_id, ip, timeout=timeout), timeout)
+
+    # --- security: ACLs, SCRAM users, who am I (see kadmin.aio for the semantics)
+
+    def describe_acls(self, filter: acls.AclBindingFilter | None = None, *, principal: str | None = None,
+                      timeout: float | None = None) -> acls.AclListing:
+        return self._call(self._aio.describe_acls(filter, principal=principal, timeout=timeout), timeout)
+
+    def create_acls(self, bindings: Iterable[acls.AclBinding], *, batch_size: int = admin_acls.DEFAULT_BATCH_SIZE,
+                    max_concurrency: int = admin_acls.DEFAULT_MAX_CONCURRENCY,
+                    timeout: float | None = None) -> dict[acls.AclBinding, None | KafkaError]:
+        return self._call(self._aio.create_acls(bindings, batch_size=batch_size,
+                                                max_concurrency=max_concurrency, timeout=timeout), timeout)
+
+    def delete_acls(self, filters: Iterable[acls.AclBindingFilter], *, batch_size: int = admin_acls.DEFAULT_BATCH_SIZE,
+                    max_concurrency: int = admin_acls.DEFAULT_MAX_CONCURRENCY,
+                    timeout: float | None = None) -> dict[acls.AclBindingFilter, acls.AclDeletion | KafkaError]:
+        return self._call(self._aio.delete_acls(filters, batch_size=batch_size,
+                                                max_concurrency=max_concurrency, timeout=timeout), timeout)
+
+    def describe_user_scram_credentials(self, users: Iterable[str] | None = None, *, timeout: float | None = None,
+                                        ) -> dict[str, tuple[scram.ScramCredentialInfo, ...] | KafkaError]:
+        return self._call(self._aio.describe_user_scram_credentials(users, timeout=timeout), timeout)
+
+    def alter_user_scram_credentials(self, alterations: Iterable[scram.ScramAlteration], *,
+                                     batch_size: int = admin_scram.DEFAULT_BATCH_SIZE,
+                                     timeout: float | None = None) -> dict[str, None | KafkaError]:
+        return self._call(self._aio.alter_user_scram_credentials(alterations, batch_size=batch_size,
+                                                                 timeout=timeout), timeout)
+
+    def whoami(self, *, timeout: float | None = None) -> acls.Identity:
+        return self._call(self._aio.whoami(timeout=timeout), timeout)
 
 
 async def _make_aio(cfg: ClientConfig) -> aio.AdminClient:
