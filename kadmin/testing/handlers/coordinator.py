@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import (
     COORDINATOR_NOT_AVAILABLE,
+    GROUP_AUTHORIZATION_FAILED,
     INVALID_REQUEST,
     NONE,
+    TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
     RequestContext,
     Response,
     register,
@@ -29,6 +32,11 @@ def _lookup(ctx: RequestContext, key: str, key_type: int, version: int) -> tuple
         return INVALID_REQUEST, f"invalid coordinator type {key_type}", -1, "", -1
     if key_type == 0 and not key:
         return INVALID_REQUEST, "group id must not be empty", -1, "", -1
+    # KafkaApis: DESCRIBE on the group (or the transactional id) before anything is looked up.
+    if key_type == 1 and not ctx.authorize(az.TRANSACTIONAL_ID, key, az.DESCRIBE):
+        return TRANSACTIONAL_ID_AUTHORIZATION_FAILED, None, -1, "", -1
+    if key_type != 1 and not ctx.authorize(az.GROUP, key, az.DESCRIBE):
+        return GROUP_AUTHORIZATION_FAILED, None, -1, "", -1
     node = ctx.coordinator_for(key, key_type)
     if node is None:
         return COORDINATOR_NOT_AVAILABLE, "no live broker", -1, "", -1

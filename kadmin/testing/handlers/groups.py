@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from kadmin.testing import authorizer as az
 from kadmin.testing import classic_groups as classic
 from kadmin.testing import consumer_groups as cg
 from kadmin.testing.handlers.base import (
     AUTH_OPS_NOT_REQUESTED,
+    GROUP_AUTHORIZATION_FAILED,
     GROUP_ID_NOT_FOUND,
     NON_EMPTY_GROUP,
     NONE,
@@ -24,19 +26,19 @@ from kadmin.testing.handlers.base import (
 DESCRIBE = 15
 LIST = 16
 DELETE = 42
-# AclOperation bits a superuser holds on a group: READ (3), DELETE (6), DESCRIBE (8).
-_GROUP_OPS = (1 << 3) | (1 << 6) | (1 << 8)
 
 
 def _described(ctx: RequestContext, R: Any, group_id: str, include_ops: bool, version: int) -> Any:
-    err = ctx.group_error(group_id)
+    # KafkaApis checks DESCRIBE on the group before asking its coordinator.
+    err = GROUP_AUTHORIZATION_FAILED if not ctx.authorize(az.GROUP, group_id, az.DESCRIBE) else \
+        ctx.group_error(group_id)
     if err != NONE:
         return R.DescribedGroup(error_code=err, group_id=group_id, group_state="", protocol_type="",
                                 protocol_data="")
     g = ctx.group(group_id)
     if g is not None:
         classic.expire(g)
-    ops = _GROUP_OPS if include_ops else AUTH_OPS_NOT_REQUESTED
+    ops = ctx.authorized_operations(az.GROUP, group_id) if include_ops else AUTH_OPS_NOT_REQUESTED
     # Kafka's group coordinator answers a consumer-protocol (KIP-848) or share group as "not a classic group":
     # exactly like an unknown group, although ListGroups lists it.
     unknown = g is None or g.state == "Dead" or g.group_type != "classic"
@@ -83,6 +85,8 @@ def handle_list(ctx: RequestContext, req: Any, version: int) -> Response:
     states = {s.lower() for s in req.states_filter} if version >= 4 else set()
     types = {t.lower() for t in req.types_filter} if version >= 5 else set()
     out = []
+    # Without DESCRIBE on the cluster, a principal sees only the groups it may describe (KafkaApis).
+    all_visible = ctx.authorize(az.CLUSTER, az.CLUSTER_NAME, az.DESCRIBE)
     for g in sorted(ctx.state.groups.values(), key=lambda g: g.group_id):
         if ctx.is_coordinator(g.group_id):
             classic.expire(g)  # members whose session ran out are gone by now, as with Kafka's timers
@@ -92,6 +96,8 @@ def handle_list(ctx: RequestContext, req: Any, version: int) -> Response:
         if states and g.state.lower() not in states:
             continue
         if types and g.group_type.lower() not in types:
+            continue
+        if not all_visible and not ctx.authorize(az.GROUP, g.group_id, az.DESCRIBE):
             continue
         out.append(R.ListedGroup(group_id=g.group_id, protocol_type=g.protocol_type, group_state=g.state,
                                  group_type=g.group_type))
@@ -115,7 +121,7 @@ def handle_delete(ctx: RequestContext, req: Any, version: int) -> Response:
     R = response_class(DELETE)
     results = []
     for gid in req.groups_names:
-        err = ctx.group_error(gid)
+        err = GROUP_AUTHORIZATION_FAILED if not ctx.authorize(az.GROUP, gid, az.DELETE) else ctx.group_error(gid)
         if err == NONE:
             g = ctx.group(gid)
             if g is not None:

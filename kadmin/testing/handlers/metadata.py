@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import (
     AUTH_OPS_NOT_REQUESTED,
     LEADER_NOT_AVAILABLE,
     MISMATCHED_ENDPOINT_TYPE,
     NONE,
+    TOPIC_AUTHORIZATION_FAILED,
     UNKNOWN_TOPIC_OR_PARTITION,
     UNSUPPORTED_ENDPOINT_TYPE,
     RequestContext,
@@ -25,9 +27,8 @@ from kadmin.testing.state import Topic
 METADATA = 3
 UNKNOWN_TOPIC_ID = 100
 DESCRIBE_CLUSTER = 60
-# Bits of AclOperation that a superuser has on topics / the cluster (ALTER..IDEMPOTENT_WRITE as Kafka numbers them).
-_TOPIC_OPS = sum(1 << b for b in (3, 4, 5, 6, 7, 8, 10, 11))
-_CLUSTER_OPS = sum(1 << b for b in (4, 7, 8, 9, 10, 11, 12))
+# KIP-430 bits of everything that can be done to a topic (what a cluster without an authorizer reports).
+_TOPIC_OPS = az.all_operations(az.TOPIC)
 
 
 def _requested_names(ctx: RequestContext, req: Any, version: int) -> list[str] | None:
@@ -47,7 +48,15 @@ def _topic(ctx: RequestContext, R: Any, topic: Topic, live: set[int], include_op
             offline_replicas=[r for r in p.replicas if r not in live]))
     return R.MetadataResponseTopic(
         error_code=NONE, name=topic.name, topic_id=topic.topic_id, is_internal=topic.internal, partitions=parts,
-        topic_authorized_operations=_TOPIC_OPS if include_ops else AUTH_OPS_NOT_REQUESTED)
+        topic_authorized_operations=(ctx.authorized_operations(az.TOPIC, topic.name) if include_ops
+                                     else AUTH_OPS_NOT_REQUESTED))
+
+
+def cluster_operations(ctx: RequestContext) -> int:
+    """KafkaApis: the cluster's authorized operations only for a principal that may DESCRIBE it, else none."""
+    if not ctx.authorize(az.CLUSTER, az.CLUSTER_NAME, az.DESCRIBE):
+        return 0
+    return ctx.authorized_operations(az.CLUSTER, az.CLUSTER_NAME)
 
 
 def handle_metadata(ctx: RequestContext, req: Any, version: int) -> Response:
@@ -59,28 +68,33 @@ def handle_metadata(ctx: RequestContext, req: Any, version: int) -> Response:
     topics = []
     if names is None:
         for known in sorted(ctx.state.topics.values(), key=lambda t: t.name):
-            topics.append(_topic(ctx, R, known, live, include_ops))
+            # "All topics" lists only those the principal may describe (KafkaApis filters them silently).
+            if ctx.authorize(az.TOPIC, known.name, az.DESCRIBE):
+                topics.append(_topic(ctx, R, known, live, include_ops))
     else:
         by_id = {t.topic_id: t for t in ctx.state.topics.values()}
         for name, wanted in zip(names, req.topics, strict=True):
             if name is None and version >= 10:
                 # A topic asked for by id (KIP-516): KIP-848 consumers resolve their assignment this way.
                 found = by_id.get(wanted.topic_id)
-                if found is None:
+                if found is None or not ctx.authorize(az.TOPIC, found.name, az.DESCRIBE):
                     topics.append(R.MetadataResponseTopic(error_code=UNKNOWN_TOPIC_ID, name=None,
                                                           topic_id=wanted.topic_id))
                 else:
                     topics.append(_topic(ctx, R, found, live, include_ops))
                 continue
             t = ctx.state.topics.get(name)
-            if t is None:
+            if not ctx.authorize(az.TOPIC, name, az.DESCRIBE):
+                # Unauthorized names are refused whether or not they exist, so that existence does not leak.
+                topics.append(R.MetadataResponseTopic(error_code=TOPIC_AUTHORIZATION_FAILED, name=name))
+            elif t is None:
                 # The fake never auto-creates topics (as with auto.create.topics.enable=false).
                 topics.append(R.MetadataResponseTopic(error_code=UNKNOWN_TOPIC_OR_PARTITION, name=name))
             else:
                 topics.append(_topic(ctx, R, t, live, include_ops))
     cluster_ops = AUTH_OPS_NOT_REQUESTED
     if 8 <= version <= 10 and req.include_cluster_authorized_operations:
-        cluster_ops = _CLUSTER_OPS
+        cluster_ops = cluster_operations(ctx)
     return R(brokers=[R.MetadataResponseBroker(node_id=n, host=h, port=p, rack=None) for n, h, p in brokers],
              cluster_id=ctx.cluster.cluster_id, controller_id=ctx.cluster._controller_id(), topics=topics,
              cluster_authorized_operations=cluster_ops)
@@ -112,7 +126,7 @@ def handle_describe_cluster(ctx: RequestContext, req: Any, version: int) -> Resp
     return R(error_code=NONE, cluster_id=ctx.cluster.cluster_id, controller_id=ctx.cluster._controller_id(),
              brokers=[R.DescribeClusterBroker(broker_id=n, host=h, port=p, rack=None)
                       for n, h, p in ctx.live_brokers()],
-             cluster_authorized_operations=(_CLUSTER_OPS if req.include_cluster_authorized_operations
+             cluster_authorized_operations=(cluster_operations(ctx) if req.include_cluster_authorized_operations
                                             else AUTH_OPS_NOT_REQUESTED))
 
 

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import (
+    GROUP_AUTHORIZATION_FAILED,
     NONE,
     NOT_LEADER_OR_FOLLOWER,
+    TOPIC_AUTHORIZATION_FAILED,
     UNKNOWN_TOPIC_OR_PARTITION,
     RequestContext,
     Response,
@@ -34,9 +37,23 @@ def _fetch_partitions(ctx: RequestContext, group_id: str,
     if wanted is None:
         by_topic: dict[str, list[tuple[int, CommittedOffset | None]]] = {}
         for (topic, part), c in sorted(offsets.items()):
-            by_topic.setdefault(topic, []).append((part, c))
+            # "All partitions" leaves out topics the principal may not describe (KafkaApis filters them).
+            if ctx.authorize(az.TOPIC, topic, az.DESCRIBE):
+                by_topic.setdefault(topic, []).append((part, c))
         return list(by_topic.items())
-    return [(topic, [(p, offsets.get((topic, p))) for p in parts]) for topic, parts in wanted]
+    return [(topic, [(p, offsets.get((topic, p)) if _topic_code(ctx, topic) == NONE else None) for p in parts])
+            for topic, parts in wanted]
+
+
+def _topic_code(ctx: RequestContext, topic: str) -> int:
+    return NONE if ctx.authorize(az.TOPIC, topic, az.DESCRIBE) else TOPIC_AUTHORIZATION_FAILED
+
+
+def _group_code(ctx: RequestContext, group_id: str) -> int:
+    """DESCRIBE on the group first (KafkaApis), then the coordinator's own checks."""
+    if not ctx.authorize(az.GROUP, group_id, az.DESCRIBE):
+        return GROUP_AUTHORIZATION_FAILED
+    return ctx.group_error(group_id)
 
 
 def handle_fetch(ctx: RequestContext, req: Any, version: int) -> Response:
@@ -44,7 +61,7 @@ def handle_fetch(ctx: RequestContext, req: Any, version: int) -> Response:
     if version >= 8:
         groups = []
         for rg in req.groups:
-            err = ctx.group_error(rg.group_id)
+            err = _group_code(ctx, rg.group_id)
             topics = []
             if err == NONE:
                 wanted = None if rg.topics is None else [(t.name, list(t.partition_indexes)) for t in rg.topics]
@@ -53,10 +70,11 @@ def handle_fetch(ctx: RequestContext, req: Any, version: int) -> Response:
                         R.OffsetFetchResponsePartitions(
                             partition_index=p, committed_offset=c.offset if c else -1,
                             committed_leader_epoch=c.leader_epoch if c else -1,
-                            metadata=c.metadata if c else "", error_code=NONE) for p, c in parts]))
+                            metadata=c.metadata if c else "", error_code=_topic_code(ctx, topic))
+                        for p, c in parts]))
             groups.append(R.OffsetFetchResponseGroup(group_id=rg.group_id, topics=topics, error_code=err))
         return R(groups=groups)
-    err = ctx.group_error(req.group_id)
+    err = _group_code(ctx, req.group_id)
     wanted = None if req.topics is None else [(t.name, list(t.partition_indexes)) for t in req.topics]
     topics = []
     if err == NONE or version < 2:
@@ -71,7 +89,7 @@ def handle_fetch(ctx: RequestContext, req: Any, version: int) -> Response:
                     partition_index=p, committed_offset=c.offset if c else -1,
                     committed_leader_epoch=c.leader_epoch if c else -1, metadata=c.metadata if c else "",
                     # v0-v1 have no top-level error: a group-level error goes on every partition.
-                    error_code=err if version < 2 else NONE) for p, c in parts]))
+                    error_code=err if version < 2 and err != NONE else _topic_code(ctx, topic)) for p, c in parts]))
     return R(topics=topics, error_code=err if version >= 2 else NONE)
 
 
@@ -102,8 +120,13 @@ def handle_list_offsets(ctx: RequestContext, req: Any, version: int) -> Response
     for t in req.topics:
         topic = ctx.state.topics.get(t.name)
         parts = []
+        allowed = ctx.authorize(az.TOPIC, t.name, az.DESCRIBE)
         for p in t.partitions:
             ps = topic.partitions.get(p.partition_index) if topic else None
+            if not allowed:
+                parts.append(R.ListOffsetsPartitionResponse(partition_index=p.partition_index,
+                                                            error_code=TOPIC_AUTHORIZATION_FAILED))
+                continue
             if ps is None:
                 parts.append(R.ListOffsetsPartitionResponse(partition_index=p.partition_index,
                                                             error_code=UNKNOWN_TOPIC_OR_PARTITION))

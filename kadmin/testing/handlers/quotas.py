@@ -43,7 +43,9 @@ import ipaddress
 import math
 from typing import Any
 
+from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import (
+    CLUSTER_AUTHORIZATION_FAILED,
     INVALID_REQUEST,
     NONE,
     UNSUPPORTED_VERSION,
@@ -111,6 +113,8 @@ def _matches(entity: QuotaEntity, comps: dict[str, tuple[int, str | None]], stri
 
 def handle_describe(ctx: RequestContext, req: Any, version: int) -> Response:
     R = response_class(DESCRIBE)
+    if not ctx.authorize(az.CLUSTER, az.CLUSTER_NAME, az.DESCRIBE_CONFIGS):
+        return error_describe(ctx, req, version, CLUSTER_AUTHORIZATION_FAILED)
     try:
         comps, strict = _filter(req)
     except QuotaRequestError as e:
@@ -227,6 +231,8 @@ def _entity_text(entity: QuotaEntity) -> str:
 
 def handle_alter(ctx: RequestContext, req: Any, version: int) -> Response:
     R = response_class(ALTER)
+    if not ctx.authorize(az.CLUSTER, az.CLUSTER_NAME, az.ALTER_CONFIGS):
+        return error_alter(ctx, req, version, CLUSTER_AUTHORIZATION_FAILED)
     out = []
     seen: set[QuotaEntity] = set()
     for entry in req.entries:
