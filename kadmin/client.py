@@ -156,7 +156,7 @@ class AdminClient:
 
     def delete_records(self, offsets: Mapping[TopicPartition | tuple[str, int], int], *,
                        timeout: float | None = None) -> dict[TopicPartition, storage.DeletedRecords | KafkaError]:
-        return self._call(self._aio.delete_records(dict(offsets), timeout=timeout), timeout)
+        return self._call(self._aio.delete_records(_copied(offsets), timeout=timeout), timeout)
 
     def describe_log_dirs(self, brokers: Iterable[int] | None = None, *,
                           partitions: Iterable[TopicPartition | tuple[str, int]] | None = None,
@@ -178,7 +178,7 @@ class AdminClient:
         self, reassignments: Mapping[TopicPartition | tuple[str, int], Iterable[int] | None], *,
         timeout: float | None = None,
     ) -> dict[TopicPartition, None | KafkaError]:
-        return self._call(self._aio.alter_partition_reassignments(dict(reassignments), timeout=timeout), timeout)
+        return self._call(self._aio.alter_partition_reassignments(_copied(reassignments), timeout=timeout), timeout)
 
     def list_partition_reassignments(
         self, partitions: Iterable[TopicPartition | tuple[str, int]] | None = None, *, timeout: float | None = None,
@@ -288,3 +288,9 @@ def _listed(values: Iterable[Any] | None) -> Any:
     if values is None or isinstance(values, (str, bytes, Mapping, list, tuple, set, frozenset)):
         return values
     return list(values) if isinstance(values, Iterable) else values
+
+
+def _copied(mapping: Any) -> Any:
+    """A mapping copied on the caller's thread (the caller may change it while the loop thread reads it);
+    anything else passes through for the async client to refuse."""
+    return dict(mapping) if isinstance(mapping, Mapping) else mapping
