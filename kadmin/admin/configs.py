@@ -98,9 +98,12 @@ def _outcome(code: int, message: str | None, resource: ConfigResource) -> Outcom
     assert plain is not None
     err = error_for_code(code, f"{resource}: {message or plain.message}")
     assert err is not None
-    # UNKNOWN_TOPIC_OR_PARTITION (no such topic), INVALID_REQUEST (a type or broker id this broker does not
-    # serve), INVALID_CONFIG, POLICY_VIOLATION, *_AUTHORIZATION_FAILED: the broker's verdict, final.  A retriable
-    # code (a broker still loading, REQUEST_TIMED_OUT) is asked again.
+    if code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
+        # No such topic: the answer (retriable in Kafka's table for produce/fetch, where metadata may lag; a config
+        # request is answered from the same metadata the topic would be created in).
+        return Failed(err)
+    # INVALID_REQUEST (a type or broker id this broker does not serve), INVALID_CONFIG, POLICY_VIOLATION,
+    # *_AUTHORIZATION_FAILED: the broker's verdict, final.  A retriable code (REQUEST_TIMED_OUT...) is asked again.
     return Retry(err) if err.retriable else Failed(err)
 
 
