@@ -15,8 +15,8 @@ the controller) to change them.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Generic, TypeVar
 
 from kadmin.admin._driver import Context, Done, Failed, Operation, Outcome, Retry, run
 from kadmin.admin.lookups import AnyNode, Controller, NodeSpeaking
@@ -36,6 +36,7 @@ from kadmin.topics import (
 )
 from kadmin.types import decode_authorized_operations
 
+K = TypeVar("K")
 ZERO_UUID = uuid.UUID(int=0)
 #: The key of the one-key ListTopics operation.
 ALL_TOPICS = "*all*"
@@ -195,6 +196,41 @@ class DescribeTopicPartitions(Operation[str]):
 # --- writes (to the controller) -----------------------------------------------------------------------------
 
 
+class ControllerSpeaking(Generic[K]):
+    """The controller, once some node is known to speak ``api`` at all.
+
+    Why the check: a cluster none of whose brokers has the API (librdkafka's mock has no CreateTopics; Tansu
+    has no CreatePartitions) would otherwise be asked again and again until the deadline, and a cluster whose
+    metadata names no live controller (the mock reports controller 0) would look like a controller election.
+    The check costs no request: it reads the ApiVersions tables the client already has."""
+
+    def __init__(self, api: ApiKey) -> None:
+        self.api = api
+        self.controller: Controller[K] = Controller()
+        self._checked = False
+
+    async def locate(self, ctx: Context, keys: Sequence[K], deadline: Deadline) -> dict[K, int | Outcome] | int:
+        if not self._checked:
+            tables = []
+            for node in sorted(ctx.net.nodes):
+                try:
+                    tables.append(await ctx.net.api_versions(node, deadline=deadline))
+                except KafkaError:
+                    continue
+            if tables and not any(self.api in t for t in tables):
+                return dict.fromkeys(keys, Failed(UnsupportedVersionError(
+                    f"no broker of this cluster supports {self.api.kafka_name} (API key {int(self.api)})")))
+            self._checked = bool(tables)
+        return await self.controller.locate(ctx, keys, deadline)
+
+    def forget(self, ctx: Context, keys: Iterable[K]) -> None:
+        self.controller.forget(ctx, keys)
+
+    def forget_node(self, ctx: Context, node_id: int) -> None:
+        self.controller.forget_node(ctx, node_id)
+
+
+
 def _controller_outcome(code: int, err: KafkaError) -> Outcome | None:
     """The cases every controller-bound write shares; None for the operation's own cases."""
     if code == ErrorCode.NOT_CONTROLLER:
@@ -221,7 +257,7 @@ class CreateTopics(Operation[str]):
         self.topics = topics
         self.timeout_ms = timeout_ms
         self.validate_only = validate_only
-        self.lookup = Controller()
+        self.lookup = ControllerSpeaking(self.api)
 
     def build(self, node: int, keys: list[str], version: int) -> Message:
         if self.validate_only and version < 1:
@@ -293,7 +329,7 @@ class DeleteTopics(Operation[TopicRef]):
 
     def __init__(self, timeout_ms: int) -> None:
         self.timeout_ms = timeout_ms
-        self.lookup = Controller()
+        self.lookup = ControllerSpeaking(self.api)
 
     def build(self, node: int, keys: list[TopicRef], version: int) -> Message:
         req: Any = message_type(ApiKey.DELETE_TOPICS, "request")
@@ -342,7 +378,7 @@ class CreatePartitions(Operation[str]):
         self.changes = changes
         self.timeout_ms = timeout_ms
         self.validate_only = validate_only
-        self.lookup = Controller()
+        self.lookup = ControllerSpeaking(self.api)
 
     def build(self, node: int, keys: list[str], version: int) -> Message:
         req: Any = message_type(ApiKey.CREATE_PARTITIONS, "request")
