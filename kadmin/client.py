@@ -24,6 +24,7 @@ from kadmin.admin.partitions import ListedOffset, OffsetSpec
 from kadmin.config import ClientConfig
 from kadmin.errors import ClientClosedError, ForkedProcessError, KafkaError, KafkaTimeoutError
 from kadmin.network.retry import check_timeout
+from kadmin.offset_reset import MemberToRemove, OffsetResetPlan, ResetTo
 from kadmin.topics import TopicDescription, TopicListing
 from kadmin.types import (
     ClusterDescription,
@@ -132,6 +133,37 @@ class AdminClient:
                                timeout: float | None = None) -> dict[str, None | KafkaError]:
         return self._call(self._aio.delete_consumer_groups(group_ids, timeout=timeout), timeout)
 
+    def describe_share_groups(self, group_ids: Iterable[str], *, include_authorized_operations: bool = False,
+                              timeout: float | None = None) -> dict[str, GroupDescription | KafkaError]:
+        return self._call(self._aio.describe_share_groups(
+            group_ids, include_authorized_operations=include_authorized_operations, timeout=timeout), timeout)
+
+    def alter_consumer_group_offsets(
+        self, group_id: str, offsets: Mapping[TopicPartition | tuple[str, int], OffsetAndMetadata | int], *,
+        timeout: float | None = None,
+    ) -> dict[TopicPartition, None | KafkaError]:
+        return self._call(self._aio.alter_consumer_group_offsets(group_id, offsets, timeout=timeout), timeout)
+
+    def reset_consumer_group_offsets(
+        self, group_id: str, partitions: Iterable[str | TopicPartition | tuple[str, int]] | str,
+        to: ResetTo | str | Any, *, dry_run: bool = True, timeout: float | None = None,
+    ) -> OffsetResetPlan:
+        return self._call(self._aio.reset_consumer_group_offsets(
+            group_id, partitions, to, dry_run=dry_run, timeout=timeout), timeout)
+
+    def delete_consumer_group_offsets(
+        self, group_id: str, partitions: Iterable[TopicPartition | tuple[str, int]], *,
+        timeout: float | None = None,
+    ) -> dict[TopicPartition, None | KafkaError]:
+        return self._call(self._aio.delete_consumer_group_offsets(group_id, partitions, timeout=timeout), timeout)
+
+    def remove_members_from_consumer_group(
+        self, group_id: str, members: Iterable[str | MemberToRemove] | None = None, *, reason: str | None = None,
+        timeout: float | None = None,
+    ) -> dict[MemberToRemove, None | KafkaError]:
+        return self._call(self._aio.remove_members_from_consumer_group(
+            group_id, members, reason=reason, timeout=timeout), timeout)
+
     def list_consumer_groups(self, *, states: Iterable[str] | None = None, types: Iterable[str] | None = None,
                              timeout: float | None = None) -> ListGroupsResult:
         return self._call(self._aio.list_consumer_groups(states=states, types=types, timeout=timeout), timeout)
@@ -149,12 +181,12 @@ class AdminClient:
     def list_offsets(self, specs: Mapping[TopicPartition | tuple[str, int], OffsetSpec | str], *,
                      isolation_level: str = "read_uncommitted",
                      timeout: float | None = None) -> dict[TopicPartition, ListedOffset | KafkaError]:
-        return self._call(self._aio.list_offsets(dict(specs), isolation_level=isolation_level, timeout=timeout),
+        return self._call(self._aio.list_offsets(specs, isolation_level=isolation_level, timeout=timeout),
                           timeout)
 
     # --- records and storage (see kadmin.aio.AdminClient) -------------------------------------------------
 
-    def delete_records(self, offsets: Mapping[TopicPartition | tuple[str, int], int], *,
+    def delete_records(self, offsets: Mapping[TopicPartition, int] | Mapping[tuple[str, int], int], *,
                        timeout: float | None = None) -> dict[TopicPartition, storage.DeletedRecords | KafkaError]:
         return self._call(self._aio.delete_records(_copied(offsets), timeout=timeout), timeout)
 
@@ -175,7 +207,8 @@ class AdminClient:
         return self._call(self._aio.elect_leaders(election_type, _listed(partitions), timeout=timeout), timeout)
 
     def alter_partition_reassignments(
-        self, reassignments: Mapping[TopicPartition | tuple[str, int], Iterable[int] | None], *,
+        self, reassignments: Mapping[TopicPartition, Iterable[int] | None]
+        | Mapping[tuple[str, int], Iterable[int] | None], *,
         timeout: float | None = None,
     ) -> dict[TopicPartition, None | KafkaError]:
         return self._call(self._aio.alter_partition_reassignments(_copied(reassignments), timeout=timeout), timeout)
