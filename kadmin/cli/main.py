@@ -126,6 +126,11 @@ def build_parser() -> Parser:
     api_versions.register(sub, common)
     groups.register(sub, common)
     quotas.register(sub, common)
+    from kadmin.cli import configs as configs_cmd  # topics and configs (issue #14)
+    from kadmin.cli import topics as topics_cmd
+
+    topics_cmd.register(sub, common)
+    configs_cmd.register(sub, common)
     demo.register(sub, common)
     return parser
 
