@@ -14,7 +14,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from kadmin import acls, configs, quotas, scram, storage, topics
-from kadmin.admin import _driver, leaders, log_dirs, records
+from kadmin.admin import _driver, consumer_groups, group_offsets, leaders, log_dirs, records
 from kadmin.admin import acls as admin_acls
 from kadmin.admin import configs as admin_configs
 from kadmin.admin import quotas as admin_quotas
@@ -25,7 +25,6 @@ from kadmin.admin.cluster import CLUSTER, ApiVersions, ClusterMetadata, Describe
 from kadmin.admin.coordinators import CoordinatorCache, FindCoordinator, key_type_code
 from kadmin.admin.groups import (
     DeleteGroups,
-    DescribeGroups,
     ListGroups,
     OffsetFetch,
     validate_group_ids,
@@ -44,6 +43,15 @@ from kadmin.config import ClientConfig
 from kadmin.errors import GroupIdNotFoundError, KafkaError, UnsupportedVersionError
 from kadmin.network.client import NetworkClient
 from kadmin.network.retry import Deadline, check_timeout
+from kadmin.offset_reset import (
+    MemberToRemove,
+    OffsetResetPlan,
+    ResetTo,
+    validate_members,
+    validate_offsets,
+    validate_partition_list,
+    validate_reset_scope,
+)
 from kadmin.topics import TopicDescription, TopicListing
 from kadmin.types import (
     ClusterDescription,
@@ -85,6 +93,8 @@ class AdminClient:
         self.net = NetworkClient(self.config)
         self.coordinators = CoordinatorCache(self.net, self.config)
         self._ctx = Context(self.net, self.config, self.coordinators)
+        #: Group types ListGroups v5+ reported (group id -> classic/consumer/share/streams).
+        self._group_types: dict[str, str] = {}
         self._started = False
         self._start_lock: asyncio.Lock | None = None
 
@@ -165,11 +175,90 @@ class AdminClient:
 
     async def describe_consumer_groups(self, group_ids: Iterable[str], *, include_authorized_operations: bool = False,
                                        timeout: float | None = None) -> dict[str, GroupDescription | KafkaError]:
+        """Classic and consumer-protocol (KIP-848) groups alike: each group through ConsumerGroupDescribe or
+        DescribeGroups, whichever its coordinator knows it by (``group_type`` says which); a group is reported
+        missing (GroupIdNotFoundError) only when neither knows it."""
         ids = validate_group_ids(group_ids)
         if not isinstance(include_authorized_operations, bool):
             raise TypeError("include_authorized_operations must be a bool")
         deadline = await self._begin(timeout)
-        return await self._run(DescribeGroups(include_authorized_operations), ids, deadline)
+        return await consumer_groups.describe_any_protocol(self._run, ids, include_authorized_operations, deadline,
+                                                           self._group_types)
+
+    async def describe_share_groups(self, group_ids: Iterable[str], *, include_authorized_operations: bool = False,
+                                    timeout: float | None = None) -> dict[str, GroupDescription | KafkaError]:
+        """Share groups (KIP-932, ShareGroupDescribe); a coordinator without share groups answers each group
+        UnsupportedVersionError without a request."""
+        ids = validate_group_ids(group_ids)
+        if not isinstance(include_authorized_operations, bool):
+            raise TypeError("include_authorized_operations must be a bool")
+        deadline = await self._begin(timeout)
+        return await self._run(consumer_groups.ShareGroupDescribe(include_authorized_operations), ids, deadline)
+
+    async def alter_consumer_group_offsets(
+        self, group_id: str, offsets: Mapping[TopicPartition | tuple[str, int], OffsetAndMetadata | int], *,
+        timeout: float | None = None,
+    ) -> dict[TopicPartition, None | KafkaError]:
+        """Write committed offsets from outside the group (OffsetCommit, generation -1): per partition None or
+        the error.  The coordinator refuses it while the group has members (UnknownMemberIdError)."""
+        gid = validate_group_ids([group_id], what="group_id")[0]
+        checked = validate_offsets(offsets)
+        deadline = await self._begin(timeout)
+        return await self._run(group_offsets.AlterGroupOffsets(gid, checked), list(checked), deadline)
+
+    async def reset_consumer_group_offsets(
+        self, group_id: str, partitions: Iterable[str | TopicPartition | tuple[str, int]] | str,
+        to: ResetTo | str | Any, *, dry_run: bool = True, timeout: float | None = None,
+    ) -> OffsetResetPlan:
+        """kafka-consumer-groups.sh --reset-offsets: the plan per partition (committed offset, target clamped to
+        [log start, log end]); written only with ``dry_run=False``.  ``partitions``: topic names (every
+        partition) and/or partitions; ``to``: "earliest", "latest" or a :class:`ResetTo` (an offset, a shift,
+        a timestamp, a datetime, a duration).  Raises NonEmptyGroupError, writing nothing, while the group has
+        active members (it must be Empty or Dead)."""
+        gid = validate_group_ids([group_id], what="group_id")[0]
+        topic_names, parts = validate_reset_scope(partitions)
+        target = ResetTo.of(to)
+        if not isinstance(dry_run, bool):
+            raise TypeError("dry_run must be a bool")
+        deadline = await self._begin(timeout)
+
+        async def describe() -> GroupDescription | KafkaError:
+            got = await consumer_groups.describe_any_protocol(self._run, [gid], False, deadline, self._group_types)
+            return got[gid]
+
+        return await group_offsets.reset(self._run, describe, gid, topic_names, parts, target, dry_run, deadline)
+
+    async def delete_consumer_group_offsets(
+        self, group_id: str, partitions: Iterable[TopicPartition | tuple[str, int]], *,
+        timeout: float | None = None,
+    ) -> dict[TopicPartition, None | KafkaError]:
+        """OffsetDelete (Kafka 2.4+): per partition None or the error (GroupSubscribedToTopicError while live
+        members read the topic; GroupIdNotFoundError for every partition of an unknown group)."""
+        gid = validate_group_ids([group_id], what="group_id")[0]
+        parts = validate_partition_list(partitions)
+        deadline = await self._begin(timeout)
+        return await self._run(group_offsets.DeleteGroupOffsets(gid), parts, deadline)
+
+    async def remove_members_from_consumer_group(
+        self, group_id: str, members: Iterable[str | MemberToRemove] | None = None, *, reason: str | None = None,
+        timeout: float | None = None,
+    ) -> dict[MemberToRemove, None | KafkaError]:
+        """LeaveGroup v3+ in one batch: ``members`` by member id or :class:`MemberToRemove` (static members by
+        instance id); None removes every member the group has now (static ones by instance id)."""
+        gid = validate_group_ids([group_id], what="group_id")[0]
+        wanted = validate_members(members)
+        if reason is not None and not isinstance(reason, str):
+            raise TypeError("reason must be a string or None")
+        deadline = await self._begin(timeout)
+        if wanted is None:
+            described = (await consumer_groups.describe_any_protocol(self._run, [gid], False, deadline,
+                                                                     self._group_types))[gid]
+            if isinstance(described, KafkaError):
+                raise described
+            wanted = group_offsets.members_of(described)
+            if not wanted:
+                return {}
+        return await self._run(group_offsets.RemoveMembers(gid, reason), wanted, deadline)
 
     async def delete_consumer_groups(self, group_ids: Iterable[str], *,
                                      timeout: float | None = None) -> dict[str, None | KafkaError]:
@@ -218,6 +307,9 @@ class AdminClient:
                 continue
             for g in res:
                 seen.setdefault(g.group_id, g)
+                if g.group_type:
+                    # Remembered so that describe_consumer_groups asks the API that knows the group first.
+                    self._group_types[g.group_id] = g.group_type
         return ListGroupsResult(tuple(sorted(seen.values(), key=lambda g: g.group_id)), errors)
 
     async def consumer_group_lag(
@@ -267,7 +359,7 @@ class AdminClient:
 
     # --- records and storage ------------------------------------------------------------------------------
 
-    async def delete_records(self, offsets: Mapping[TopicPartition | tuple[str, int], int], *,
+    async def delete_records(self, offsets: Mapping[TopicPartition, int] | Mapping[tuple[str, int], int], *,
                              timeout: float | None = None,
                              ) -> dict[TopicPartition, storage.DeletedRecords | KafkaError]:
         """Delete each partition's records below an offset (-1: up to the high watermark), on its leader.
@@ -342,7 +434,8 @@ class AdminClient:
         return {tp: leaders.election_result(v) for tp, v in leaders.by_partition(got).items()}
 
     async def alter_partition_reassignments(
-        self, reassignments: Mapping[TopicPartition | tuple[str, int], Iterable[int] | None], *,
+        self, reassignments: Mapping[TopicPartition, Iterable[int] | None]
+        | Mapping[tuple[str, int], Iterable[int] | None], *,
         timeout: float | None = None,
     ) -> dict[TopicPartition, None | KafkaError]:
         """Move partitions to new replicas ({partition: [broker ids], the first the preferred leader}) or cancel

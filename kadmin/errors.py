@@ -212,3 +212,5 @@ UnknownTopicOrPartitionError: type[BrokerError] = _BY_CODE[ErrorCode.UNKNOWN_TOP
 LeaderNotAvailableError: type[BrokerError] = _BY_CODE[ErrorCode.LEADER_NOT_AVAILABLE]
 NotLeaderOrFollowerError: type[BrokerError] = _BY_CODE[ErrorCode.NOT_LEADER_OR_FOLLOWER]
 NotControllerError: type[BrokerError] = _BY_CODE[ErrorCode.NOT_CONTROLLER]
+UnknownMemberIdError: type[BrokerError] = _BY_CODE[ErrorCode.UNKNOWN_MEMBER_ID]
+GroupSubscribedToTopicError: type[BrokerError] = _BY_CODE[ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC]

@@ -64,6 +64,15 @@ class ConsumerAssignment:
 
 @dataclass(frozen=True)
 class MemberDescription:
+    """One member of a group, whichever protocol the group speaks.
+
+    Classic groups (DescribeGroups) carry the member's encoded ``metadata``/``assignment_bytes`` and, for the
+    "consumer" protocol type, their decoded ``subscription``/``assignment``.  Consumer-protocol groups (KIP-848,
+    ConsumerGroupDescribe) and share groups (KIP-932) have no blobs: the broker holds the ``member_epoch``, the
+    subscription and the ``target_assignment`` it is reconciling towards.  ``subscribed_topic_names`` and
+    ``current_assignment`` are filled for both, so code that only wants "who reads what" need not care.
+    """
+
     member_id: str
     group_instance_id: str | None
     client_id: str
@@ -72,10 +81,25 @@ class MemberDescription:
     assignment_bytes: bytes = field(repr=False)
     subscription: ConsumerSubscription | None = None
     assignment: ConsumerAssignment | None = None
+    member_epoch: int | None = None
+    rack_id: str | None = None
+    subscribed_topic_names: tuple[str, ...] = ()
+    subscribed_topic_regex: str | None = None
+    current_assignment: tuple[TopicPartition, ...] = ()
+    target_assignment: tuple[TopicPartition, ...] | None = None
+    #: ConsumerGroupDescribe v1+: "consumer", or "classic" for a classic member inside a consumer-protocol group.
+    member_type: str | None = None
 
 
 @dataclass(frozen=True)
 class GroupDescription:
+    """A group as its coordinator describes it: classic (DescribeGroups), consumer-protocol (KIP-848,
+    ConsumerGroupDescribe) or share (KIP-932, ShareGroupDescribe), told apart by ``group_type``.
+
+    ``protocol`` is the classic group's assignment protocol, or the broker-side assignor of a consumer-protocol
+    or share group (``assignor`` names it for both).  ``group_epoch``/``assignment_epoch`` exist only for
+    consumer-protocol and share groups."""
+
     group_id: str
     state: str
     protocol_type: str
@@ -83,10 +107,17 @@ class GroupDescription:
     members: tuple[MemberDescription, ...]
     coordinator: int
     authorized_operations: frozenset[str] | None = None
+    group_type: str = "classic"
+    group_epoch: int | None = None
+    assignment_epoch: int | None = None
 
     @property
     def is_empty(self) -> bool:
         return not self.members
+
+    @property
+    def assignor(self) -> str:
+        return self.protocol
 
 
 @dataclass(frozen=True)

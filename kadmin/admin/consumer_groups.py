@@ -1,0 +1,163 @@
+"""Groups of every protocol described: classic, consumer (KIP-848) and share (KIP-932).
+
+From Kafka 4.0 a group made by consumers with ``group.protocol=consumer`` is not a classic group: the classic
+DescribeGroups answers it Dead / GROUP_ID_NOT_FOUND although ListGroups lists it, and only ConsumerGroupDescribe
+(API 69) describes it; the other way round, ConsumerGroupDescribe answers a classic group GROUP_ID_NOT_FOUND.
+So :func:`describe_any_protocol` asks each group's coordinator the API its type calls for (the type as
+ListGroups v5+ reported it, where known: ConsumerGroupDescribe for a consumer-protocol group, DescribeGroups
+otherwise, as most groups are still classic) and asks the other API before it reports a group missing, per
+group and per coordinator (a coordinator that does not speak ConsumerGroupDescribe is not asked it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
+from typing import Any, TypeVar
+
+from kadmin.admin._driver import Done, Operation, Outcome
+from kadmin.admin.coordinators import CoordinatorLookup
+from kadmin.admin.groups import DescribeGroups, group_outcome
+from kadmin.errors import GroupIdNotFoundError, KafkaError, UnsupportedVersionError
+from kadmin.network.retry import Deadline
+from kadmin.protocol import Message, message_type
+from kadmin.protocol.apis import ApiKey
+from kadmin.types import GroupDescription, MemberDescription, TopicPartition, decode_authorized_operations
+
+K = TypeVar("K")
+#: How aio.AdminClient runs an operation (its ``_run``): keys in, {key: value or KafkaError} out.
+Runner = Callable[[Operation[Any], list[Any], Deadline], Awaitable[dict[Any, Any]]]
+
+#: ConsumerGroupDescribe v1 (KIP-1099) names each member's protocol.
+_MEMBER_TYPES = {0: "classic", 1: "consumer"}
+
+
+def _partitions(assignment: Any) -> tuple[TopicPartition, ...]:
+    if assignment is None:
+        return ()
+    return tuple(TopicPartition(t.topic_name, p) for t in assignment.topic_partitions for p in t.partitions)
+
+
+class ConsumerGroupDescribe(Operation[str]):
+    """Consumer-protocol groups (KIP-848), one request per coordinator for all of its groups."""
+
+    api = ApiKey.CONSUMER_GROUP_DESCRIBE
+    group_type = "consumer"
+
+    def __init__(self, include_authorized_operations: bool) -> None:
+        self.include_ops = include_authorized_operations
+        self.lookup = CoordinatorLookup()
+
+    def build(self, node: int, keys: list[str], version: int) -> Message:
+        return message_type(self.api, "request")(group_ids=keys, include_authorized_operations=self.include_ops)
+
+    def handle(self, node: int, keys: list[str], response: Any, version: int) -> dict[str, Outcome]:
+        out: dict[str, Outcome] = {}
+        for g in response.groups:
+            # GROUP_ID_NOT_FOUND: no such group, or one of another type ("not a consumer group"): final here;
+            #   describe_any_protocol asks DescribeGroups before it reports the group missing.
+            # UNSUPPORTED_VERSION: a 3.x broker advertising the API with the consumer protocol switched off:
+            #   final here; the classic DescribeGroups is the way to this group.
+            # NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE: the coordinator moved or is starting: relookup.
+            # COORDINATOR_LOAD_IN_PROGRESS: ask the same coordinator again after a backoff.
+            # GROUP_AUTHORIZATION_FAILED, INVALID_GROUP_ID, INVALID_REQUEST: final.
+            bad = group_outcome(g.group_id, g.error_code, g.error_message)
+            out[g.group_id] = bad if bad is not None else Done(self._description(node, g, version))
+        return out
+
+    def _description(self, node: int, g: Any, version: int) -> GroupDescription:
+        members = tuple(self._member(m) for m in g.members)
+        return GroupDescription(
+            group_id=g.group_id, state=g.group_state, protocol_type=self.group_type, protocol=g.assignor_name,
+            members=members, coordinator=node,
+            authorized_operations=decode_authorized_operations(g.authorized_operations) if self.include_ops else None,
+            group_type=self.group_type, group_epoch=g.group_epoch, assignment_epoch=g.assignment_epoch)
+
+    def _member(self, m: Any) -> MemberDescription:
+        return MemberDescription(
+            member_id=m.member_id, group_instance_id=m.instance_id, client_id=m.client_id, host=m.client_host,
+            metadata=b"", assignment_bytes=b"", member_epoch=m.member_epoch, rack_id=m.rack_id,
+            subscribed_topic_names=tuple(m.subscribed_topic_names), subscribed_topic_regex=m.subscribed_topic_regex,
+            current_assignment=_partitions(m.assignment), target_assignment=_partitions(m.target_assignment),
+            member_type=_MEMBER_TYPES.get(getattr(m, "member_type", -1)))
+
+
+class ShareGroupDescribe(ConsumerGroupDescribe):
+    """Share groups (KIP-932): members, their epochs, subscriptions and the partitions they share."""
+
+    api = ApiKey.SHARE_GROUP_DESCRIBE
+    group_type = "share"
+
+    def _member(self, m: Any) -> MemberDescription:
+        return MemberDescription(
+            member_id=m.member_id, group_instance_id=None, client_id=m.client_id, host=m.client_host,
+            metadata=b"", assignment_bytes=b"", member_epoch=m.member_epoch, rack_id=m.rack_id,
+            subscribed_topic_names=tuple(m.subscribed_topic_names),
+            current_assignment=_partitions(m.assignment))
+
+
+def with_common_fields(d: GroupDescription) -> GroupDescription:
+    """A classic group's members with the fields every protocol has: subscribed topics, current assignment."""
+    members = tuple(replace(
+        m, subscribed_topic_names=m.subscription.topics if m.subscription else (),
+        current_assignment=m.assignment.partitions if m.assignment else ()) for m in d.members)
+    return replace(d, members=members)
+
+
+def _falls_back(result: Any) -> bool:
+    """Whether the other API may know the group: this one does not know it, or cannot be asked."""
+    return isinstance(result, (GroupIdNotFoundError, UnsupportedVersionError))
+
+
+def _merge(group_id: str, first: Any, second: Any, known_type: str | None) -> Any:
+    """The answer once both APIs were asked."""
+    if not isinstance(second, KafkaError):
+        return second
+    if isinstance(second, UnsupportedVersionError):
+        second = first  # the coordinator has no second API: the first answer stands
+    if isinstance(second, GroupIdNotFoundError) and isinstance(first, (GroupIdNotFoundError, UnsupportedVersionError)):
+        if known_type in ("share", "streams"):
+            return GroupIdNotFoundError(
+                f"group {group_id!r} is a {known_type} group, not a consumer group"
+                + ("; describe it with describe_share_groups" if known_type == "share" else ""))
+        return GroupIdNotFoundError(f"group {group_id!r} does not exist: its coordinator knows it neither as a "
+                                    f"classic nor as a consumer-protocol group ({first}; {second})")
+    return second
+
+
+async def describe_any_protocol(run: Runner, group_ids: list[str], include_ops: bool, deadline: Deadline,
+                                known_types: Mapping[str, str]) -> dict[str, GroupDescription | KafkaError]:
+    """Each group through ConsumerGroupDescribe or DescribeGroups, whichever knows it (see the module docstring).
+
+    ``known_types``: group types ListGroups v5+ reported earlier.  A known consumer-protocol group is asked
+    with ConsumerGroupDescribe first, any other with DescribeGroups first; the second API only for groups the
+    first did not know (a coordinator that does not speak ConsumerGroupDescribe fails those groups without a
+    request, and the first answer stands).
+    """
+    def order(g: str) -> tuple[str, str]:
+        return ("consumer", "classic") if known_types.get(g) == "consumer" else ("classic", "consumer")
+
+    async def ask(api: str, ids: list[str]) -> dict[str, Any]:
+        if not ids:
+            return {}
+        if api == "consumer":
+            return await run(ConsumerGroupDescribe(include_ops), ids, deadline)
+        got = await run(DescribeGroups(include_ops), ids, deadline)
+        return {g: with_common_fields(r) if isinstance(r, GroupDescription) else r for g, r in got.items()}
+
+    async def stage(which: int, ids: list[str]) -> dict[str, Any]:
+        by_api = {api: [g for g in ids if order(g)[which] == api] for api in ("consumer", "classic")}
+        parts = await asyncio.gather(*(ask(api, gs) for api, gs in by_api.items()))
+        return {g: r for part in parts for g, r in part.items()}
+
+    first = await stage(0, group_ids)
+    again = [g for g in group_ids if _falls_back(first[g])]
+    second = await stage(1, again)
+    out: dict[str, GroupDescription | KafkaError] = {}
+    for g in group_ids:
+        out[g] = _merge(g, first[g], second[g], known_types.get(g)) if g in second else first[g]
+    return out
+
+
+__all__ = ["ConsumerGroupDescribe", "ShareGroupDescribe", "describe_any_protocol", "with_common_fields"]
