@@ -29,12 +29,44 @@ _EXPORTS = {
     "OffsetAndMetadata": "kadmin.types",
     "PartitionLag": "kadmin.types",
     "TopicPartition": "kadmin.types",
+    "NewTopic": "kadmin.topics",
+    "NewPartitions": "kadmin.topics",
+    "TopicListing": "kadmin.topics",
+    "TopicDescription": "kadmin.topics",
+    "PartitionInfo": "kadmin.topics",
+    "CreatedTopic": "kadmin.topics",
+    "ConfigResource": "kadmin.configs",
+    "ConfigResourceType": "kadmin.configs",
+    "ConfigEntry": "kadmin.configs",
+    "ConfigSource": "kadmin.configs",
+    "ConfigType": "kadmin.configs",
+    "ConfigSynonym": "kadmin.configs",
+    "SetConfig": "kadmin.configs",
+    "DeleteConfig": "kadmin.configs",
+    "AppendConfig": "kadmin.configs",
+    "SubtractConfig": "kadmin.configs",
 }
 
 if TYPE_CHECKING:
     from kadmin.client import AdminClient as AdminClient
     from kadmin.config import ClientConfig as ClientConfig
+    from kadmin.configs import AppendConfig as AppendConfig
+    from kadmin.configs import ConfigEntry as ConfigEntry
+    from kadmin.configs import ConfigResource as ConfigResource
+    from kadmin.configs import ConfigResourceType as ConfigResourceType
+    from kadmin.configs import ConfigSource as ConfigSource
+    from kadmin.configs import ConfigSynonym as ConfigSynonym
+    from kadmin.configs import ConfigType as ConfigType
+    from kadmin.configs import DeleteConfig as DeleteConfig
+    from kadmin.configs import SetConfig as SetConfig
+    from kadmin.configs import SubtractConfig as SubtractConfig
     from kadmin.errors import KafkaError as KafkaError
+    from kadmin.topics import CreatedTopic as CreatedTopic
+    from kadmin.topics import NewPartitions as NewPartitions
+    from kadmin.topics import NewTopic as NewTopic
+    from kadmin.topics import PartitionInfo as PartitionInfo
+    from kadmin.topics import TopicDescription as TopicDescription
+    from kadmin.topics import TopicListing as TopicListing
     from kadmin.types import ClusterDescription as ClusterDescription
     from kadmin.types import Coordinator as Coordinator
     from kadmin.types import GroupDescription as GroupDescription
