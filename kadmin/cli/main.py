@@ -110,7 +110,7 @@ def _global_options(p: argparse.ArgumentParser, suppress: bool) -> None:
 
 
 def build_parser() -> Parser:
-    from kadmin.cli import api_versions, demo, groups, quotas
+    from kadmin.cli import api_versions, demo, groups, leaders, log_dirs, offsets, quotas, records
 
     parser = Parser(
         prog="kadmin",
@@ -126,6 +126,10 @@ def build_parser() -> Parser:
     api_versions.register(sub, common)
     groups.register(sub, common)
     quotas.register(sub, common)
+    offsets.register(sub, common)
+    records.register(sub, common)
+    log_dirs.register(sub, common)
+    leaders.register(sub, common)
     from kadmin.cli import configs as configs_cmd  # topics and configs (issue #14)
     from kadmin.cli import topics as topics_cmd
 

@@ -1,0 +1,95 @@
+"""``kadmin offsets list``: partition offsets (earliest, latest, by time...), as kafka-get-offsets.sh lists them.
+
+``--time`` takes Kafka's names or its numbers (-1 latest, -2 earliest, -3 max-timestamp, -4 earliest-local,
+-5 latest-tiered) or a timestamp in milliseconds.  A topic named without partitions means all of its
+partitions (found with describe_topics); a topic that does not exist is one failed key.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from kadmin.admin.partitions import OffsetSpec
+from kadmin.cli.config import UsageError
+from kadmin.cli.output import Column, JsonDict, error_json
+from kadmin.cli.partition_args import topic_partitions
+from kadmin.errors import KafkaError
+from kadmin.types import TopicPartition
+
+if TYPE_CHECKING:
+    from kadmin.cli.main import Context
+
+TIMES = {"latest": OffsetSpec.latest, "earliest": OffsetSpec.earliest, "max-timestamp": OffsetSpec.max_timestamp,
+         "earliest-local": OffsetSpec.earliest_local, "latest-tiered": OffsetSpec.latest_tiered}
+_BY_NUMBER = {"-1": "latest", "-2": "earliest", "-3": "max-timestamp", "-4": "earliest-local",
+              "-5": "latest-tiered"}
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("offsets", help="partition offsets: list", description="Partition offset commands.")
+    osub = p.add_subparsers(dest="offsets_command", metavar="SUBCOMMAND", required=True)
+    ls = osub.add_parser("list", parents=[common], help="earliest, latest or by-time offsets of partitions",
+                         description="List an offset of each partition, asked of its leader.")
+    ls.add_argument("topics", nargs="+", metavar="TOPIC[:P,...]",
+                    help="a topic (all its partitions) or topic:0,1 (those partitions)")
+    ls.add_argument("--time", default="latest", metavar="T",
+                    help="latest (default), earliest, max-timestamp, earliest-local, latest-tiered, Kafka's "
+                         "-1..-5 for those, or a timestamp in ms (the first offset at or after it)")
+    ls.add_argument("--isolation", choices=("read_uncommitted", "read_committed"), default="read_uncommitted",
+                    help="read_committed: 'latest' stops before open transactions")
+    ls.set_defaults(run=run_list)
+
+
+def offset_spec(text: str) -> OffsetSpec:
+    name = _BY_NUMBER.get(text.strip(), text.strip().lower())
+    if name in TIMES:
+        return TIMES[name]()
+    try:
+        ms = int(name)
+    except ValueError:
+        raise UsageError(f"--time must be one of {', '.join(TIMES)}, -1..-5 or a timestamp in ms; "
+                         f"not {text!r}") from None
+    try:
+        return OffsetSpec.for_timestamp(ms)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def run_list(ctx: Context) -> int:
+    spec = offset_spec(ctx.args.time)
+    whole, named = topic_partitions(ctx.args.topics)
+    failures: dict[str, KafkaError] = {}
+    with ctx.admin() as admin:
+        described = admin.describe_topics(whole) if whole else {}
+        tps: list[TopicPartition] = []
+        for topic in whole:
+            d = described[topic]
+            if isinstance(d, KafkaError):
+                failures[topic] = d
+            else:
+                tps.extend(TopicPartition(topic, pi.partition) for pi in d.partitions)
+        tps = list(dict.fromkeys([*tps, *named]))
+        got = admin.list_offsets(dict.fromkeys(tps, spec), isolation_level=ctx.args.isolation) if tps else {}
+    items: list[JsonDict] = [{"topic": t, "partition": None, "error": error_json(e)} for t, e in failures.items()]
+    for tp, r in got.items():
+        if isinstance(r, KafkaError):
+            items.append({"topic": tp.topic, "partition": tp.partition, "error": error_json(r)})
+        else:
+            items.append({"topic": tp.topic, "partition": tp.partition, "error": None, "offset": r.offset,
+                          "timestamp": r.timestamp, "leader_epoch": r.leader_epoch})
+    failed = sum(1 for it in items if it["error"] is not None)
+    p = ctx.printer
+    if p.json:
+        p.emit("offsets list", {"time": str(spec), "isolation": ctx.args.isolation, "partitions": items})
+        return 1 if failed else 0
+    p.table([Column("TOPIC", flex=True), Column("PARTITION", right=True), Column("OFFSET", right=True),
+             Column("TIMESTAMP", right=True), Column("LEADER-EPOCH", right=True)],
+            [[it["topic"], it["partition"], it["offset"], it["timestamp"], it["leader_epoch"]]
+             for it in items if it["error"] is None])
+    for topic, err in failures.items():
+        p.key_error(topic, err)
+    for tp, r in got.items():
+        if isinstance(r, KafkaError):
+            p.key_error(str(tp), r)
+    return 1 if failed else 0
