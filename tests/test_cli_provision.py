@@ -150,3 +150,61 @@ def test_strict_refuses_the_whole_file_before_reading_or_changing_quotas(cluster
     (line,) = r.err.splitlines()
     assert line.startswith("kadmin: error: invalid input: 1 input row(s) rejected") and "carol" in line
     assert cluster.count("DescribeClientQuotas") == 0 and cluster.count("AlterClientQuotas") == 0
+
+
+# --- #18: removals only with a flag, said before they happen; bounded output ---------------------------------
+
+
+def test_an_empty_value_is_refused_unless_it_is_asked_to_remove(cluster: FakeCluster, tmp_path: Path,
+                                                               spark: Any) -> None:
+    f = tmp_path / "quotas.csv"
+    f.write_text("user,quota_key,value\nalice,consumer_byte_rate,\nbob,request_percentage,12.5\n", encoding="utf-8")
+    r = run_in_process("-b", cluster.bootstrap, "quotas", "provision", str(f))
+    assert r.code == 2, r.err
+    assert "1 row(s) have an empty value (user=alice consumer_byte_rate)" in r.err and "--empty-means-remove" in r.err
+    assert cluster.request_log == []
+    r = run_in_process("-b", cluster.bootstrap, "quotas", "provision", str(f), "--empty-means-remove")
+    assert r.code == 0, r.err
+    assert "kadmin: removing 1 quota key: 1 key on 1 user entity" in r.err_lines
+    assert cluster.quotas[ALICE] == {"producer_byte_rate": 1048576.0}
+    assert cluster.quotas[BOB] == {"request_percentage": 12.5}
+
+
+def test_remove_unlisted_says_how_far_it_reaches_before_anything_is_sent(cluster: FakeCluster, tmp_path: Path,
+                                                                         spark: Any) -> None:
+    # The report in #18: a one-row file for alice also prunes the default user and bob (same kind of entity).
+    cluster.set_quota({"user": None}, "producer_byte_rate", 1000)
+    cluster.set_quota({"user": "bob"}, "producer_byte_rate", 10)
+    cluster.set_quota({"user": "bob"}, "consumer_byte_rate", 20)
+    f = tmp_path / "alice.csv"
+    f.write_text("user,quota_key,value\nalice,producer_byte_rate,1048576\n", encoding="utf-8")
+    before = cluster.quotas
+    r = run_in_process("-b", cluster.bootstrap, "quotas", "provision", str(f), "--remove-unlisted", "--dry-run")
+    assert r.code == 0, r.err
+    assert ("kadmin: the plan removes 4 quota keys: 1 key on 1 default user entity, 3 keys on 2 user entities"
+            in r.err_lines)
+    assert cluster.quotas == before
+    cluster.clear_log()
+    r = run_in_process("-b", cluster.bootstrap, "quotas", "provision", str(f), "--remove-unlisted",
+                       "--scope", "user")
+    assert r.code == 0, r.err
+    assert r.err_lines[0] == "kadmin: removing 4 quota keys: 1 key on 1 default user entity, 3 keys on 2 user entities"
+    assert (("user", None),) not in cluster.quotas and BOB not in cluster.quotas
+    assert cluster.quotas[ALICE_ETL] == {"consumer_byte_rate": 2097152.0}  # user+client-id: not in scope
+
+
+def test_dry_run_lists_the_first_changes_and_all_with_a_flag(cluster: FakeCluster, tmp_path: Path,
+                                                            spark: Any) -> None:
+    f = tmp_path / "many.csv"
+    f.write_text("user,quota_key,value\n" + "".join(f"t{i:02d},producer_byte_rate,{i + 1}\n" for i in range(25))
+                 + "alice,producer_byte_rate,1048576\n", encoding="utf-8")
+    r = run_in_process("-b", cluster.bootstrap, "quotas", "provision", str(f), "--dry-run")
+    assert r.code == 0, r.err
+    lines = r.out.splitlines()
+    assert lines[0].split()[:2] == ["USER", "CLIENT-ID"] and len([x for x in lines if x.startswith("t")]) == 20
+    assert "... and 5 more changed row(s) (--all lists every row, -o json every change)" in lines
+    assert "plan: 25 set/planned, 1 unchanged/unchanged" in lines
+    r = run_in_process("-b", cluster.bootstrap, "quotas", "provision", str(f), "--dry-run", "--all")
+    lines = r.out.splitlines()
+    assert len([x for x in lines if x.startswith("t")]) == 25 and any(x.startswith("alice ") for x in lines)
+    assert not any(x.startswith("...") for x in lines)

@@ -88,21 +88,23 @@ def test_main_leaves_the_root_logger_as_it_found_it() -> None:
 
 
 @pytest.mark.parametrize(("text", "value"), [("1024", 1024), ("-0", 0), ("12.5", 12.5), ("1e3", 1000.0),
-                                             ("9007199254740993", 9007199254740993), (" 7 ", 7)])
+                                             ("9007199254740992", 9007199254740992), ("-0.0", 0.0), (".5", 0.5)])
 def test_values_keep_ints_exact_for_the_library_to_check(text: str, value: float) -> None:
     v = parse_value("k", text)
     assert v == value and type(v) is type(value)
 
 
-@pytest.mark.parametrize("text", ["nan", "NaN", "inf", "-Infinity", "1,5", "0x10", "", "one"])
+@pytest.mark.parametrize("text", ["nan", "NaN", "inf", "-Infinity", "1,5", "0x10", "", "one", "1_000", " 100",
+                                  "7 ", "1e999", "9007199254740993"])
 def test_values_that_are_not_finite_numbers_are_refused(text: str) -> None:
     with pytest.raises(UsageError):
         parse_value("k", text)
 
 
 def test_ops_from_flags() -> None:
-    assert ops_from_args(["a=1", " b = 2.5"], ["c"]) == [Set("a", 1), Set("b", 2.5), Remove("c")]
-    for sets, removes in ((["a"], []), (["=1"], []), (["a="], []), ([], ["a=1"]), ([], [""]), ([], [])):
+    assert ops_from_args(["a=1", " b =2.5"], ["c"]) == [Set("a", 1), Set("b", 2.5), Remove("c")]
+    for sets, removes in ((["a"], []), (["=1"], []), (["a="], []), ([], ["a=1"]), ([], [""]), ([], []),
+                          (["b= 2.5"], []), (["a=1_000"], [])):
         with pytest.raises(UsageError):
             ops_from_args(sets, removes)
 

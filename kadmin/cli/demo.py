@@ -20,7 +20,14 @@ if TYPE_CHECKING:
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     from kadmin.versions import DEFAULT_RELEASE, RELEASE_NAMES
 
-    p = sub.add_parser("demo", parents=[common], help="run an embedded fake cluster with demo data",
+    # Not the common options: the demo starts its own cluster, so -b, --command-config and --timeout would be
+    # offered and ignored.  Only the output format and --debug apply.
+    own = argparse.ArgumentParser(add_help=False)
+    own.add_argument("--output", "-o", choices=("table", "json"), default=argparse.SUPPRESS,
+                     help="table (default) or json")
+    own.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                     help="debug logging and tracebacks on stderr")
+    p = sub.add_parser("demo", parents=[own], help="run an embedded fake cluster with demo data",
                        description="Start kadmin's embedded fake cluster (not Kafka: kadmin.testing.FakeCluster) "
                                    "with demo groups and quotas, print commands to try, and keep running until "
                                    "Ctrl-C.")
@@ -55,6 +62,11 @@ def run(ctx: Context) -> int:
     from kadmin.versions import DEFAULT_RELEASE, RELEASE_NAMES
 
     args = ctx.args
+    ignored = [flag for flag, dest in (("--bootstrap-server", "bootstrap_server"),
+                                       ("--command-config", "command_config"), ("--timeout", "timeout"))
+               if getattr(args, dest, None) is not None]
+    if ignored:
+        raise UsageError(f"kadmin demo starts its own cluster: {', '.join(ignored)} does not apply to it")
     if not 1 <= args.brokers <= 16:
         raise UsageError(f"--brokers must be 1..16, not {args.brokers}")
     versions: Any = args.versions or DEFAULT_RELEASE

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from kadmin.admin.groups import GROUP_STATES, GROUP_TYPES
 from kadmin.cli.config import UsageError
 from kadmin.cli.output import Column, JsonDict, error_json
-from kadmin.errors import KafkaError
+from kadmin.errors import GroupIdNotFoundError, KafkaError, UnsupportedVersionError
 
 if TYPE_CHECKING:
     from kadmin.cli.main import Context
@@ -94,6 +94,13 @@ def run_list(ctx: Context) -> int:
     types = _choices(ctx.args.types, TYPES, "type")
     with ctx.admin() as admin:
         res = admin.list_consumer_groups(states=states or None, types=types or None)
+        refused = [e for e in res.errors.values() if isinstance(e, UnsupportedVersionError)]
+        if refused and len(refused) == len(res.errors) and not res.groups:
+            nodes = {n.node_id for n in admin.describe_cluster().nodes}
+            if nodes <= set(res.errors):
+                # No broker could be asked (kadmin refused to send what none of them speaks): the command
+                # could not run, which is exit 2, not "some brokers failed".
+                raise refused[0]
     groups = [{"group_id": g.group_id, "protocol_type": g.protocol_type, "state": g.state, "type": g.group_type,
                "coordinator": g.coordinator} for g in res.groups]
     errors = [{"node_id": n, "error": error_json(e)} for n, e in sorted(res.errors.items())]
@@ -263,10 +270,14 @@ def run_offsets(ctx: Context) -> int:
     else:
         cols = [Column("GROUP", flex=True), Column("TOPIC", flex=True), Column("PARTITION", right=True),
                 Column("OFFSET", right=True), Column("EPOCH", right=True), Column("METADATA", flex=True)]
-    p.table(cols, rows)
+    if rows or not failures:  # a header over nothing, when every group failed, reads like a result
+        p.table(cols, rows)
     empty = [it["group_id"] for it in items if it["error"] is None and not it["partitions"]]
     for g in empty:
-        p.note(f"kadmin: {g}: no committed offsets")
+        p.note(f"kadmin: {g}: no committed offsets (the group exists)")
     for key, err in failures:
-        p.key_error(key, err)
+        if isinstance(err, GroupIdNotFoundError):
+            p.note(f"kadmin: {key}: no such group ({err.name})")
+        else:
+            p.key_error(key, err)
     return 1 if failures else 0

@@ -206,6 +206,8 @@ def _waiting_notice(ctx: Context, stream: TextIO) -> Iterator[None]:
         cfg = ctx._config
         if cfg is None:
             return  # not connecting (still reading input, or Spark starting): nothing of ours to wait for
+        if getattr(ctx.args, "waiting_notice", True) is False:
+            return  # a command whose own work (Spark jobs) takes longer than a cluster's answer
         servers = ",".join(cfg.bootstrap_servers)
         with contextlib.suppress(Exception):
             stream.write(f"kadmin: waiting for the cluster at {servers} to answer (each call may take up to "

@@ -167,7 +167,8 @@ class Printer:
 
     def key_error(self, key: str, err: BaseException) -> None:
         """One line per failed key on stderr, in table mode (JSON mode carries errors in the document)."""
-        self.err.write(shorten(f"kadmin: {key}: {error_line(err)}", 1000) + "\n")
+        where = f"{key}: " if key.strip() else ""  # never "kadmin:  ..." for a key with no name
+        self.err.write(shorten(f"kadmin: {where}{error_line(err)}", 1000) + "\n")
 
     def note(self, text: str) -> None:
         self.err.write(text + "\n")

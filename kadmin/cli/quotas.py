@@ -18,8 +18,9 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
-from kadmin.cli.config import UsageError
+from kadmin.cli.config import UsageError, build_config, check_timeout
 from kadmin.cli.output import Column, JsonDict, entity_json, error_json
+from kadmin.cli.provision_input import FORMATS_HELP, check_columns, check_input
 from kadmin.quotas import (
     CLIENT_ID,
     IP,
@@ -32,6 +33,7 @@ from kadmin.quotas import (
     Remove,
     ResolvedQuota,
     Set,
+    UnknownQuotaKeyError,
     validate_alterations,
     validate_resolve_args,
 )
@@ -87,9 +89,14 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     rs.set_defaults(run=run_resolve)
 
     pv = qsub.add_parser("provision", parents=[common], help="make quotas match a file (through Spark)",
+                         formatter_class=argparse.RawDescriptionHelpFormatter,
                          description="Make the cluster's quotas match FILE (CSV, Parquet or JSON; long or wide "
-                                     "layout, see kadmin.spark), through a local Spark session.  Needs "
-                                     "kadmin's [spark] extra and Java 17+.")
+                                     "layout, below), through a local Spark session.  Needs kadmin's [spark] "
+                                     "extra and Java 17+.  The file's header and column types are checked before "
+                                     "Spark starts.  Nothing is removed unless a flag says so "
+                                     "(--remove-unlisted, --empty-means-remove); when one does, a line saying how "
+                                     "many keys of which kinds of entity will be removed comes first.",
+                         epilog=FORMATS_HELP)
     pv.add_argument("file", metavar="FILE")
     mode = pv.add_mutually_exclusive_group()
     mode.add_argument("--dry-run", action="store_true", help="show the plan; send nothing")
@@ -97,12 +104,21 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                       help="send the changes with validate_only: the brokers check them, nothing changes")
     pv.add_argument("--remove-unlisted", action="store_true",
                     help="remove quota keys that entities in scope have but FILE does not list")
+    pv.add_argument("--scope", action="append", metavar="KIND", default=[],
+                    help="entity kinds read and (with --remove-unlisted) pruned: user, client-id, "
+                         "user+client-id, ip (repeatable), or all; default: the kinds in FILE")
+    pv.add_argument("--empty-means-remove", action="store_true",
+                    help="let a long-format row with an empty value remove its key (refused otherwise)")
+    pv.add_argument("--all", action="store_true", dest="show_all",
+                    help=f"list every row, unchanged ones too (default: the summary and the first "
+                         f"{SHOWN_CHANGES} changes)")
     pv.add_argument("--batch-size", type=int, metavar="N", help="entities per request (default: kadmin's)")
     pv.add_argument("--file-format", choices=("csv", "parquet", "json"),
                     help="how to read FILE (default: from its extension)")
     pv.add_argument("--strict", action="store_true", help="refuse the whole file if any row is invalid")
     pv.add_argument("--allow-unknown-keys", action="store_true", help="send quota keys kadmin does not know")
-    pv.set_defaults(run=run_provision)
+    # No "waiting for the cluster" notice: the time goes to Spark jobs (the progress bar shows the sending).
+    pv.set_defaults(run=run_provision, waiting_notice=False)
 
 
 # --- parsing ------------------------------------------------------------------------------------------------
@@ -141,21 +157,30 @@ def filter_from_args(args: argparse.Namespace) -> ClientQuotaFilter:
 
 
 _INT = re.compile(r"[+-]?\d+")
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
 def parse_value(key: str, text: str) -> float | int:
-    """A quota value from the command line: integers stay ints (so that the library refuses one that has no
-    exact float64), anything else must be a finite decimal or float literal."""
-    t = text.strip()
-    if _INT.fullmatch(t):
-        return int(t)
-    try:
-        value = float(t)
-    except ValueError:
-        raise UsageError(f"--set {key}={text}: {text!r} is not a number") from None
+    """A quota value from the command line, written as a plain number: digits, an optional fraction and
+    exponent (no spaces, no '_' separators, no nan/inf).  Integers stay ints when a float64 holds them
+    exactly; one that it cannot hold is refused here, in the CLI's words, with the value it would become."""
+    if not _NUMBER.fullmatch(text):
+        raise UsageError(f"--set {key}={text}: {text!r} is not a plain number (digits, an optional fraction "
+                         "and exponent; no spaces or '_')")
+    if _INT.fullmatch(text):
+        n = int(text)
+        try:
+            nearest = float(n)
+        except OverflowError:
+            raise UsageError(f"--set {key}={text}: too large for a quota (a float64)") from None
+        if int(nearest) != n:
+            raise UsageError(f"--set {key}={text}: {text} has no exact float64 value (quotas are doubles on the "
+                             f"wire); the nearest is {int(nearest)}: give that to accept the rounding")
+        return n if n else 0  # "-0" is 0
+    value = float(text)
     if not math.isfinite(value):
-        raise UsageError(f"--set {key}={text}: the value must be a finite number")
-    return value
+        raise UsageError(f"--set {key}={text}: too large for a quota (a float64)")
+    return value + 0.0  # "-0.0" is 0.0: a zero's sign means nothing to a rate
 
 
 def ops_from_args(sets: Sequence[str], removes: Sequence[str]) -> list[QuotaOp]:
@@ -223,6 +248,11 @@ def run_alter(ctx: Context) -> int:
     try:
         alteration = ClientQuotaAlteration(entity, ops)
         validate_alterations([alteration], allow_unknown_keys=args.allow_unknown_keys)
+    except UnknownQuotaKeyError as exc:
+        flag = next((f"--set {item}" for item in args.sets if item.partition("=")[0].strip() == exc.key),
+                    f"--remove {exc.key}")
+        raise UsageError(f"{flag}: {exc.key!r} {exc.why}; pass --allow-unknown-keys to send it anyway (the broker "
+                         "decides)") from None
     except (ValueError, TypeError) as exc:
         raise UsageError(str(exc)) from None
     with ctx.admin() as admin:
@@ -298,6 +328,7 @@ class ProgressBar:
         self.stream = stream
         self.width = width
         self.drawn = False
+        self.last = ""
 
     def __call__(self, progress: Any) -> None:
         total = int(progress.entities_total)
@@ -306,8 +337,11 @@ class ProgressBar:
         filled = int(frac * self.width)
         bar = "#" * filled + "." * (self.width - filled)
         failed = f", {progress.entities_failed} failed" if progress.entities_failed else ""
-        self.stream.write(f"\r[{bar}] {int(frac * 100):3d}% {done}/{total} entities{failed}")
-        self.drawn = True
+        text = f"[{bar}] {int(frac * 100):3d}% {done}/{total} entities{failed}"
+        if text != self.last or not self.drawn:  # the last batch and "done" say the same: draw it once
+            self.stream.write("\r" + text)
+            self.last = text
+            self.drawn = True
         if progress.phase == "done":
             self.finish()
         self.stream.flush()
@@ -399,68 +433,175 @@ def _spark_session(debug: bool) -> Any:
     return session
 
 
+SHOWN_CHANGES = 20
+
+_SCOPE_KINDS = {"user": ("user",), "client-id": ("client-id",), "client_id": ("client-id",),
+                "user+client-id": ("user", "client-id"), "client-id+user": ("user", "client-id"),
+                "user+client_id": ("user", "client-id"), "client_id+user": ("user", "client-id"), "ip": ("ip",)}
+
+
+def scope_from_args(values: Sequence[str]) -> Any:
+    """``--scope`` values as kadmin.spark takes them: None (the kinds in the file), "all", or a list of
+    entity-type tuples.  Checked here, before Spark starts."""
+    kinds: list[tuple[str, ...]] = []
+    for v in values:
+        for part in v.split(","):
+            part = part.strip().lower()
+            if not part:
+                continue
+            if part == "all":
+                if len(values) > 1:
+                    raise UsageError("--scope all cannot be combined with other --scope values")
+                return "all"
+            kind = _SCOPE_KINDS.get(part.replace(" ", ""))
+            if kind is None:
+                raise UsageError(f"--scope {part!r}: one of user, client-id, user+client-id, ip, all")
+            if kind not in kinds:
+                kinds.append(kind)
+    return kinds or None
+
+
 def run_provision(ctx: Context) -> int:
     args = ctx.args
     if args.batch_size is not None and args.batch_size < 1:
         raise UsageError(f"--batch-size must be at least 1, not {args.batch_size}")
+    scope = scope_from_args(args.scope)
     mode = "plan" if args.dry_run else "validate" if args.validate else "apply"
-    try:
-        from kadmin.spark.apply import provision_quotas
-    except ModuleNotFoundError as exc:
-        if not (exc.name or "").startswith("pyspark"):
-            raise
-        raise UsageError("quotas provision needs PySpark: install kadmin with its [spark] extra") from None
-    # Configuration and file problems are usage errors: report them before starting a JVM.
-    ctx.config()
+    import importlib.util
+
+    if importlib.util.find_spec("pyspark") is None:
+        raise UsageError("quotas provision needs PySpark: install kadmin with its [spark] extra")
+    # Configuration and file problems are usage errors: report them before starting a JVM.  (Checked, not
+    # kept: the context's config is made when connecting, so that "waiting for the cluster" is not said
+    # while it is Spark that is starting.)
+    build_config(args.bootstrap_server, args.command_config, check_timeout(args.timeout))
     fmt = _file_format(args.file, args.file_format)
+    shape = check_input(args.file, fmt)
+    from kadmin.spark.apply import provision_quotas
+
     spark = _spark_session(ctx.debug)
     desired = _read_frame(spark, args.file, fmt)
+    if shape is None:  # Parquet without pyarrow: the same checks on the schema Spark read
+        shape = check_columns(args.file, desired.columns)
+    if shape.layout == "long" and not args.empty_means_remove:
+        _refuse_empty_values(desired, args.file)
+    removals_possible = args.remove_unlisted or args.empty_means_remove
     bar = ProgressBar(ctx.printer.err) if ctx.printer.err.isatty() and mode != "plan" else None
+    options: dict[str, Any] = {"remove_unlisted": args.remove_unlisted, "strict": args.strict,
+                               "allow_unknown_keys": args.allow_unknown_keys, "scope": scope}
+    p = ctx.printer
     try:
         with ctx.admin() as admin:
-            options: dict[str, Any] = {} if args.batch_size is None else {"batch_size": args.batch_size}
-            results = provision_quotas(desired, admin, mode=mode, remove_unlisted=args.remove_unlisted,
-                                       strict=args.strict, allow_unknown_keys=args.allow_unknown_keys,
-                                       progress=bar, **options)
-            # Cached, so that the counts and the changes do not each recompute a plan (which reads the
-            # cluster's current quotas); only the changed rows come to the driver.
+            if removals_possible and mode != "plan":
+                # Say what will be removed before anything is: a plan first (it reads the current quotas).
+                planned = provision_quotas(desired, admin, mode="plan", **options)
+                p.note(removal_line(removal_counts(planned), mode))
+            if args.batch_size is not None:
+                options["batch_size"] = args.batch_size
+            results = provision_quotas(desired, admin, mode=mode, progress=bar, **options)
+            # Cached, so that the counts and the rows do not each recompute a plan (which reads the cluster's
+            # current quotas); only the rows that are shown come to the driver.
             results = results.persist()
             try:
                 counts = {(r["action"], r["status"]): int(r["count"])
                           for r in results.groupBy("action", "status").count().collect()}
-                changes = [r.asDict() for r in results.filter(results["action"] != "unchanged").collect()]
+                if removals_possible and mode == "plan":
+                    p.note(removal_line(removal_counts(results), mode))
+                bad = [r.asDict() for r in results.filter(results["status"].isin("failed", "rejected")).collect()]
+                shown = results if args.show_all else results.filter(results["action"] != "unchanged")
+                shown = shown.orderBy("user", "client_id", "ip", "quota_key")
+                if not p.json and not args.show_all:
+                    shown = shown.limit(SHOWN_CHANGES)
+                rows = [r.asDict() for r in shown.collect()]
             finally:
                 results.unpersist()
     finally:
         if bar is not None:
             bar.finish()
-    return report_provision(ctx, mode, counts, changes)
+    return report_provision(ctx, mode, counts, rows, bad, show_all=args.show_all)
+
+
+def _refuse_empty_values(desired: Any, path: str) -> None:
+    """A long-format row with an empty value would remove its key: refused unless --empty-means-remove."""
+    from pyspark.sql import functions as F
+
+    entity = [c for c in ("user", "client_id", "client-id", "ip") if c in desired.columns]
+    value = F.col(f"`{VALUE}`")
+    blank = value.isNull()
+    if dict(desired.dtypes).get(VALUE) == "string":
+        blank = blank | (F.trim(value) == "")
+    empty = desired.filter(blank)
+    samples = empty.limit(3).collect()
+    if not samples:
+        return
+    count = empty.count()
+    who = "; ".join(" ".join([*(f"{c}={r[c]}" for c in entity if r[c] not in (None, "")), str(r["quota_key"])])
+                    for r in samples)
+    raise UsageError(f"{path}: {count} row(s) have an empty value ({who}{'; ...' if count > 3 else ''}); an empty "
+                     "value would remove the key: give a value, or pass --empty-means-remove to remove such keys")
+
+
+VALUE = "value"
+
+
+def _kind(cells: dict[str, Any]) -> str:
+    parts = []
+    for col, label in (("user", "user"), ("client_id", "client-id"), ("ip", "ip")):
+        v = cells.get(col)
+        if v is not None:
+            parts.append(f"default {label}" if v == "<default>" else label)
+    return "+".join(parts) or "no entity"
+
+
+def removal_counts(results: Any) -> dict[str, tuple[int, int]]:
+    """{entity kind: (quota keys removed, entities)} of the rows whose action is ``remove``."""
+    out: dict[str, tuple[int, int]] = {}
+    rows = results.filter(results["action"] == "remove").groupBy("user", "client_id", "ip").count().collect()
+    for r in rows:
+        keys, entities = out.get(_kind(r.asDict()), (0, 0))
+        out[_kind(r.asDict())] = (keys + int(r["count"]), entities + 1)
+    return out
+
+
+def removal_line(counts: dict[str, tuple[int, int]], mode: str) -> str:
+    """The one line said before applying: how many keys of which kinds of entity the run removes."""
+    verb = {"plan": "the plan removes", "validate": "validating the removal of"}.get(mode, "removing")
+    if not counts:
+        return f"kadmin: {verb} no quota keys"
+    total = sum(k for k, _ in counts.values())
+    parts = [f"{k} key{'' if k == 1 else 's'} on {n} {kind} entit{'y' if n == 1 else 'ies'}"
+             for kind, (k, n) in sorted(counts.items())]
+    return f"kadmin: {verb} {total} quota key{'' if total == 1 else 's'}: {', '.join(parts)}"
 
 
 _RESULT_KEYS = ("user", "client_id", "ip", "quota_key", "old_value", "new_value", "action", "status", "error")
 
 
-def report_provision(ctx: Context, mode: str, counts: dict[tuple[str, str], int],
-                     changes: list[dict[str, Any]]) -> int:
-    """Print a provisioning run: the changed rows, the counts per (action, status), and each failed row."""
-    bad = [r for r in changes if r["status"] in ("failed", "rejected")]
-    changes.sort(key=lambda r: tuple(r[c] or "" for c in ("user", "client_id", "ip", "quota_key")))
+def report_provision(ctx: Context, mode: str, counts: dict[tuple[str, str], int], rows: list[dict[str, Any]],
+                     bad: list[dict[str, Any]], *, show_all: bool = False) -> int:
+    """Print a provisioning run: the rows (every one with --all or in JSON, else the first changes), the
+    counts per (action, status), and each failed or rejected row on stderr."""
     p = ctx.printer
     if p.json:
         p.emit("quotas provision", {
             "mode": mode,
             "summary": [{"action": a, "status": s, "count": n} for (a, s), n in sorted(counts.items())],
-            "changes": [{k: r.get(k) for k in _RESULT_KEYS} for r in changes]})
+            "changes": [{k: r.get(k) for k in _RESULT_KEYS} for r in rows]})
         return 1 if bad else 0
-    p.table([Column("USER", flex=True), Column("CLIENT-ID", flex=True), Column("IP", flex=True),
-             Column("KEY", flex=True), Column("OLD", right=True), Column("NEW", right=True), Column("ACTION"),
-             Column("STATUS")],
-            [[r["user"], r["client_id"], r["ip"], r["quota_key"], r["old_value"], r["new_value"], r["action"],
-              r["status"]] for r in changes])
+    changed = sum(n for (a, _), n in counts.items() if a != "unchanged")
+    if rows:
+        p.table([Column("USER", flex=True), Column("CLIENT-ID", flex=True), Column("IP", flex=True),
+                 Column("KEY", flex=True), Column("OLD", right=True), Column("NEW", right=True), Column("ACTION"),
+                 Column("STATUS")],
+                [[r["user"], r["client_id"], r["ip"], r["quota_key"], r["old_value"], r["new_value"], r["action"],
+                  r["status"]] for r in rows])
+    if not show_all and changed > len(rows):
+        p.lines([f"... and {changed - len(rows)} more changed row(s) (--all lists every row, -o json every "
+                 "change)"])
     summary = ", ".join(f"{n} {a}/{s}" for (a, s), n in sorted(counts.items())) or "no rows"
     p.lines(["", f"{mode}: {summary}"])
     for r in bad:
-        who = ", ".join(f"{c}={r[c]}" for c in ("user", "client_id", "ip") if r[c] is not None)
+        who = ", ".join(f"{c}={r[c]}" for c in ("user", "client_id", "ip") if r[c] is not None) or "(no entity)"
         p.note(f"kadmin: {who} {r['quota_key']}: {r['status']}: {r['error']}")
     if mode == "plan":
         p.lines(["(dry run: nothing was sent)"])
