@@ -45,6 +45,13 @@ _EXPORTS = {
     "DeleteConfig": "kadmin.configs",
     "AppendConfig": "kadmin.configs",
     "SubtractConfig": "kadmin.configs",
+    "DeletedRecords": "kadmin.storage",
+    "ElectionResult": "kadmin.storage",
+    "ElectionType": "kadmin.storage",
+    "LogDirDescription": "kadmin.storage",
+    "PartitionReassignment": "kadmin.storage",
+    "ReplicaLogInfo": "kadmin.storage",
+    "TopicSizes": "kadmin.storage",
 }
 
 if TYPE_CHECKING:
@@ -61,6 +68,13 @@ if TYPE_CHECKING:
     from kadmin.configs import SetConfig as SetConfig
     from kadmin.configs import SubtractConfig as SubtractConfig
     from kadmin.errors import KafkaError as KafkaError
+    from kadmin.storage import DeletedRecords as DeletedRecords
+    from kadmin.storage import ElectionResult as ElectionResult
+    from kadmin.storage import ElectionType as ElectionType
+    from kadmin.storage import LogDirDescription as LogDirDescription
+    from kadmin.storage import PartitionReassignment as PartitionReassignment
+    from kadmin.storage import ReplicaLogInfo as ReplicaLogInfo
+    from kadmin.storage import TopicSizes as TopicSizes
     from kadmin.topics import CreatedTopic as CreatedTopic
     from kadmin.topics import NewPartitions as NewPartitions
     from kadmin.topics import NewTopic as NewTopic
