@@ -135,6 +135,11 @@ def build_parser() -> Parser:
 
     topics_cmd.register(sub, common)
     configs_cmd.register(sub, common)
+    from kadmin.cli import acls as acls_cmd  # ACLs and SCRAM users (issue #16)
+    from kadmin.cli import users as users_cmd
+
+    acls_cmd.register(sub, common)
+    users_cmd.register(sub, common)
     demo.register(sub, common)
     return parser
 
