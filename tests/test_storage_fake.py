@@ -273,6 +273,28 @@ def test_topic_sizes_say_what_they_could_not_measure(cluster: FakeCluster) -> No
     assert set(sizes.broker_errors) == {3} and "/broken" in sizes.broker_errors[3].message
 
 
+def test_topic_sizes_name_the_partitions_whose_leader_copy_is_unknown(cluster: FakeCluster) -> None:
+    leader = cluster.leader_of("audit", 0)
+    cluster.inject(leader, "DescribeLogDirs", ErrorCode.CLUSTER_AUTHORIZATION_FAILED, count=1)
+    with admin(cluster) as a:
+        sizes = a.topic_sizes(["audit"])
+    assert sizes.sizes == {"audit": 0} and not sizes.complete
+    assert list(sizes.missing) == [TP("audit", 0)] and str(leader) in sizes.missing[TP("audit", 0)].message
+    assert sizes.broker_errors[leader].code == ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+
+
+def test_log_dirs_of_a_mixed_cluster_use_each_brokers_version() -> None:
+    with FakeCluster(brokers=2, versions={1: "2.8", 2: "4.0"}) as c:
+        c.add_topic("t", partitions=1, replication_factor=2)
+        with admin(c) as a:
+            got = a.describe_log_dirs()
+        old, new = got[1], got[2]
+        assert isinstance(old, dict) and isinstance(new, dict)
+        assert next(iter(old.values())).total_bytes is None
+        assert next(iter(new.values())).total_bytes == 1 << 40
+        assert {(e.node_id, e.version) for e in c.request_log if e.api_key == DESCRIBE_LOG_DIRS} == {(1, 2), (2, 4)}
+
+
 # --- elections -----------------------------------------------------------------------------------------------
 
 
