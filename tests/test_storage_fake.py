@@ -102,6 +102,22 @@ def test_delete_records_per_partition_errors(cluster: FakeCluster) -> None:
     assert cluster.topics["orders"][0] == (0, 100)
 
 
+def test_delete_records_is_refused_by_a_compact_only_topic(cluster: FakeCluster) -> None:
+    from kadmin.configs import ConfigResource, SetConfig
+    from kadmin.errors import PolicyViolationError
+
+    cluster.add_topic("compacted", partitions=1, offsets=[10])
+    cluster.add_topic("both", partitions=1, offsets=[10])
+    with admin(cluster) as a:
+        assert a.alter_configs({ConfigResource.topic("compacted"): [SetConfig("cleanup.policy", "compact")],
+                                ConfigResource.topic("both"): [SetConfig("cleanup.policy", "compact,delete")]}) \
+            == {ConfigResource.topic("compacted"): None, ConfigResource.topic("both"): None}
+        got = a.delete_records({TP("compacted", 0): 5, TP("both", 0): 5})
+    assert isinstance(got[TP("compacted", 0)], PolicyViolationError)
+    assert got[TP("both", 0)] == DeletedRecords(5)
+    assert cluster.topics["compacted"][0] == (0, 10)
+
+
 def test_delete_records_on_every_release(cluster: FakeCluster) -> None:
     for release in RELEASE_NAMES:
         with FakeCluster(brokers=2, versions=release) as c:
