@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kadmin.admin.groups import GROUP_STATES, GROUP_TYPES
+from kadmin.cli import group_admin
 from kadmin.cli.config import UsageError
 from kadmin.cli.output import Column, JsonDict, error_json
 from kadmin.errors import GroupIdNotFoundError, KafkaError, UnsupportedVersionError
@@ -60,6 +61,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     of.add_argument("group_ids", nargs="+", metavar="GROUP")
     of.add_argument("--lag", action="store_true", help="also fetch log-end offsets and compute the lag")
     of.set_defaults(run=run_offsets)
+    group_admin.register(gsub, common)
 
 
 def _choices(values: Iterable[str], known: Sequence[str], what: str) -> list[str]:
@@ -142,12 +144,21 @@ def member_json(m: MemberDescription) -> JsonDict:
         "host": m.host,
         "subscription": list(m.subscription.topics) if m.subscription is not None else None,
         "assignment": _tps(m.assignment.partitions) if m.assignment is not None else None,
+        # Every protocol (KIP-848 groups have no subscription/assignment blobs; the broker holds these):
+        "subscribed_topics": list(m.subscribed_topic_names),
+        "subscribed_topic_regex": m.subscribed_topic_regex,
+        "current_assignment": _tps(m.current_assignment),
+        "target_assignment": _tps(m.target_assignment) if m.target_assignment is not None else None,
+        "member_epoch": m.member_epoch,
     }
 
 
 def description_json(d: GroupDescription) -> JsonDict:
     return {
         "state": d.state,
+        "type": d.group_type,
+        "group_epoch": d.group_epoch,
+        "assignment_epoch": d.assignment_epoch,
         "protocol_type": d.protocol_type,
         "protocol": d.protocol,
         "coordinator": d.coordinator,
@@ -173,10 +184,11 @@ def run_describe(ctx: Context) -> int:
         return 1 if failed else 0
     ok: list[GroupDescription] = [r for g in ids if not isinstance(r := res[g], KafkaError)]
     if ok:
-        p.table([Column("GROUP", flex=True), Column("STATE"), Column("PROTOCOL-TYPE", flex=True),
-                 Column("PROTOCOL", flex=True), Column("COORDINATOR", right=True), Column("MEMBERS", right=True)],
-                [[d.group_id, d.state, d.protocol_type or None, d.protocol or None, d.coordinator, len(d.members)]
-                 for d in ok])
+        p.table([Column("GROUP", flex=True), Column("TYPE"), Column("STATE"), Column("PROTOCOL-TYPE", flex=True),
+                 Column("PROTOCOL", flex=True), Column("EPOCH", right=True), Column("COORDINATOR", right=True),
+                 Column("MEMBERS", right=True)],
+                [[d.group_id, d.group_type, d.state, d.protocol_type or None, d.protocol or None, d.group_epoch,
+                  d.coordinator, len(d.members)] for d in ok])
         if ctx.args.include_authorized_operations:
             for d in ok:
                 ops = ", ".join(sorted(d.authorized_operations)) if d.authorized_operations is not None else "-"
@@ -185,10 +197,14 @@ def run_describe(ctx: Context) -> int:
         if not d.members:
             continue
         p.lines(["", f"members of {d.group_id}:"])
+        # Consumer-protocol (KIP-848) members also show their epoch and, while reconciling, their target.
         p.table([Column("MEMBER-ID", flex=True), Column("INSTANCE-ID", flex=True), Column("CLIENT-ID", flex=True),
-                 Column("HOST", flex=True), Column("ASSIGNMENT", flex=True)],
-                [[m.member_id, m.group_instance_id, m.client_id, m.host,
-                  _compact(m.assignment.partitions) if m.assignment is not None else None]
+                 Column("HOST", flex=True), Column("EPOCH", right=True), Column("ASSIGNMENT", flex=True),
+                 Column("TARGET", flex=True)],
+                [[m.member_id, m.group_instance_id, m.client_id, m.host, m.member_epoch,
+                  _compact(m.current_assignment) or None,
+                  _compact(m.target_assignment) if m.target_assignment is not None
+                  and sorted(m.target_assignment) != sorted(m.current_assignment) else None]
                  for m in d.members])
     for g in failed:
         err = res[g]
