@@ -24,6 +24,7 @@ from kadmin.errors import (
     ErrorCode,
     InvalidReplicaAssignmentError,
     InvalidTopicExceptionError,
+    KafkaError,
     KafkaTimeoutError,
     NoReassignmentInProgressError,
     OffsetOutOfRangeError,
@@ -441,6 +442,23 @@ def test_reassign_list_finish_and_cancel(cluster: FakeCluster) -> None:
         assert cluster.partition("audit", 0).adding == ()
     assert {e.node_id for e in cluster.request_log if e.api_key in (ALTER_REASSIGN, LIST_REASSIGN)} \
         == {min(cluster.node_ids)}
+
+
+def test_leadership_stays_during_a_move_until_the_leader_leaves(cluster: FakeCluster) -> None:
+    leader, other = cluster.partition("audit", 0).replicas
+    newcomer = next(n for n in cluster.node_ids if n not in (leader, other))
+    epoch = cluster.partition("audit", 0).leader_epoch
+    with admin(cluster) as a:
+        assert a.alter_partition_reassignments({TP("audit", 0): [newcomer, other]}) == {TP("audit", 0): None}
+        during = a.describe_topics(["audit"])["audit"]
+        assert not isinstance(during, KafkaError)
+        assert during.partitions[0].leader == leader  # the target lists the newcomer first; it does not lead yet
+        assert during.partitions[0].replicas == (newcomer, other, leader)
+        cluster.finish_reassignments()
+        after = a.describe_topics(["audit"])["audit"]
+    assert not isinstance(after, KafkaError)
+    assert after.partitions[0].leader == newcomer and after.partitions[0].replicas == (newcomer, other)
+    assert cluster.partition("audit", 0).leader_epoch == epoch + 1
 
 
 def test_a_lost_cancel_answer_is_possibly_applied(cluster: FakeCluster) -> None:

@@ -243,6 +243,10 @@ class PartitionState:
     def start_reassignment(self, target: Sequence[int], live: Container[int]) -> None:
         """Move towards ``target`` as Kafka's controller does: the replicas become the target followed by the
         leaving ones; a move that adds no replica and whose targets are all in sync completes at once."""
+        current = self.leader_id(live)
+        if current >= 0:
+            # Reordering the replicas does not move leadership; only the leader leaving (or an election) does.
+            self.leader = current
         original = self.original_replicas()
         self.adding = [r for r in target if r not in original]
         self.removing = [r for r in original if r not in target]
@@ -252,21 +256,23 @@ class PartitionState:
 
     def cancel_reassignment(self, live: Container[int]) -> None:
         """Back to the original replicas; the adding ones are dropped."""
+        before = self.leader_id(live)
         self.replicas = self.original_replicas()
-        self._drop(self.adding, live)
+        self._drop(self.adding, live, before)
         self.adding, self.removing = [], []
 
     def finish_reassignment(self, live: Container[int]) -> None:
         """The adding replicas caught up: the target replicas become the partition's replicas."""
+        before = self.leader_id(live)
         if self.isr is not None:
             self.isr = [r for r in self.replicas if r in self.isr or r in self.adding]
         leaving = self.removing
         self.replicas = [r for r in self.replicas if r not in leaving]
         self.adding, self.removing = [], []
-        self._drop(leaving, live)
+        self._drop(leaving, live, before)
 
-    def _drop(self, gone: Sequence[int], live: Container[int]) -> None:
-        before = self.leader_id(live) if self.leader is None else self.leader
+    def _drop(self, gone: Sequence[int], live: Container[int], leader_before: int) -> None:
+        """Forget replicas that left; a leader change (the leader left) starts a new leader epoch."""
         for r in gone:
             self.dirs.pop(r, None)
             self.future.pop(r, None)
@@ -274,7 +280,7 @@ class PartitionState:
             self.isr = [r for r in self.isr if r not in gone]
         if self.leader in gone:
             self.leader = None
-        if self.leader_id(live) != before:
+        if self.leader_id(live) != leader_before:
             self.leader_epoch += 1
 
 
