@@ -15,6 +15,8 @@ from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Any
 
+from kadmin.jaas import login_for
+
 logger = logging.getLogger("kadmin.config")
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
@@ -137,7 +139,7 @@ class ClientConfig:
     the range negotiated with each broker; they never make kadmin send a version a broker did not advertise.
     """
 
-    bootstrap_servers: str | Sequence[str] = ("localhost:9092",)
+    bootstrap_servers: str | Sequence[str]  # required: never guessed (a guess would reach whatever listens there)
     client_id: str = "kadmin"
     security_protocol: str = "PLAINTEXT"
     ssl_cafile: str | None = None
@@ -295,16 +297,21 @@ class ClientConfig:
         if (v := take("sasl.mechanism", "sasl.mechanisms")) is not None:
             kw["sasl_mechanism"] = v.upper()
         jaas = take("sasl.jaas.config")
+        user, password = take("sasl.username"), take("sasl.password")
         if jaas is not None:
-            user, password = _parse_jaas(jaas)
-            if user is not None:
-                kw["sasl_username"] = user
-            if password is not None:
-                kw["sasl_password"] = password
-        if (v := take("sasl.username")) is not None:
-            kw["sasl_username"] = v
-        if (v := take("sasl.password")) is not None:
-            kw["sasl_password"] = v
+            # Java's way: the JAAS entry is the login; librdkafka's sasl.username/password are not read by
+            # Java at all, so a differing one is ignored, with a warning (names only, never values).
+            jaas_user, jaas_password = login_for(jaas, kw.get("sasl_mechanism"))
+            if user is not None and user != jaas_user:
+                logger.warning("sasl.username is ignored: sasl.jaas.config names another user, and Kafka's "
+                               "Java clients log in as the JAAS user")
+            if password is not None and password != jaas_password:
+                logger.warning("sasl.password is ignored: sasl.jaas.config has the password (as Java reads it)")
+            user, password = jaas_user, jaas_password
+        if user is not None:
+            kw["sasl_username"] = user
+        if password is not None:
+            kw["sasl_password"] = password
         ca = take("ssl.cafile", "ssl.ca.location")
         trust = take("ssl.truststore.location")
         if trust is not None:
@@ -323,9 +330,15 @@ class ClientConfig:
             kw["ssl_keyfile"] = v
         if (v := take("ssl.password", "ssl.key.password")) is not None:
             kw["ssl_password"] = v
-        if take("ssl.keystore.location") is not None:
-            raise ValueError("ssl.keystore.location (a JKS/PKCS12 keystore) cannot be read by Python's ssl module; "
-                             "give ssl.certificate.location and ssl.key.location as PEM files")
+        keystore = take("ssl.keystore.location")
+        keystore_type = (take("ssl.keystore.type") or "JKS").upper()
+        if keystore is not None:
+            if keystore_type != "PEM":
+                raise ValueError(f"ssl.keystore.location (a {keystore_type} keystore) cannot be read by Python's ssl "
+                                 "module; convert it to PEM (ssl.keystore.type=PEM), or give "
+                                 "ssl.certificate.location and ssl.key.location as PEM files")
+            # Java's PEM keystore: the private key and the certificate chain in one file.
+            kw.setdefault("ssl_certfile", keystore)
         algo = take("ssl.endpoint.identification.algorithm")
         if algo is not None:
             if algo.lower() in ("", "none"):
@@ -351,23 +364,46 @@ class ClientConfig:
         if unknown:
             logger.warning("ignoring client properties kadmin does not use: %s", ", ".join(unknown))
         kw.update(overrides)
-        return cls(**kw)
+        if "bootstrap_servers" not in kw:
+            raise ValueError("no bootstrap servers: set bootstrap.servers (kadmin never guesses localhost:9092)")
+        config = cls(**kw)
+        if config.ssl_certfile:
+            check_client_certificate(config.ssl_certfile, config.ssl_keyfile, config.ssl_password)
+        return config
 
 
-def _parse_jaas(text: str) -> tuple[str | None, str | None]:
-    """username/password from a JAAS line such as
-    ``org.apache.kafka.common.security.scram.ScramLoginModule required username="a" password="b";``.
+class _NoPassword(Exception):
+    pass
 
-    Errors never quote the text: it holds a password."""
-    if "GSSAPI" in text or "Krb5LoginModule" in text or "OAuthBearerLoginModule" in text:
-        raise ValueError("sasl.jaas.config names a login module kadmin does not support (PLAIN and SCRAM only)")
-    values: dict[str, str] = {}
-    for m in re.finditer(r"""(\w+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([^\s;"']+))""", text):
-        raw = m.group(2) if m.group(2) is not None else m.group(3) if m.group(3) is not None else m.group(4)
-        values[m.group(1)] = re.sub(r"\\(.)", r"\1", raw)
-    if not values and text.strip():
-        raise ValueError("sasl.jaas.config has no key=value options (expected username=\"...\" password=\"...\")")
-    return values.get("username"), values.get("password")
+
+def check_client_certificate(certfile: str, keyfile: str | None, password: str | None) -> None:
+    """Load the client certificate and key once, as Java loads a keystore when a client is made, so that a
+    wrong ``ssl.key.password`` is reported as that (OpenSSL says ``[SSL] PEM lib``), an encrypted key without
+    a password is refused instead of prompting on the terminal, and a key that belongs to another certificate
+    is named.  Messages name files, never the password."""
+    asked: list[bool] = []
+
+    def give_password() -> str:
+        asked.append(True)
+        if password is None:
+            raise _NoPassword
+        return password
+
+    key = keyfile or certfile
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_cert_chain(certfile, keyfile, password=give_password)
+    except _NoPassword:
+        raise ValueError(f"the private key in {key} is encrypted: give its password (ssl.key.password)") from None
+    except ssl.SSLError as exc:
+        text = str(exc)
+        if asked:
+            raise ValueError(f"ssl.key.password does not decrypt the private key in {key} (wrong password?)") from None
+        if "KEY_VALUES_MISMATCH" in text:
+            raise ValueError(f"the private key in {key} does not belong to the certificate in {certfile}") from None
+        raise ValueError(f"cannot load the client certificate {certfile} and key {key}: {exc.reason or text}") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read the client certificate or key {exc.filename or key}: "
+                         f"{exc.strerror or exc}") from None
 
 
 __all__ = ["ClientConfig", "SASL_MECHANISMS", "SECURITY_PROTOCOLS", "parse_host_port"]

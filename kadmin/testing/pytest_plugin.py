@@ -1,7 +1,8 @@
 """pytest fixture ``fake_cluster``: a fresh FakeCluster per test, closed afterwards.
 
-Enable with ``pytest_plugins = ["kadmin.testing.pytest_plugin"]`` in a root conftest, ``-p
-kadmin.testing.pytest_plugin``, or by importing ``fake_cluster`` into a test module.  Configure per test
+Registered by installing kadmin (the ``pytest11`` entry point ``kadmin`` in pyproject.toml), so every pytest
+run in an environment with kadmin has the fixture and the marker; nothing starts unless a test asks for the
+fixture, and ``pytest -p no:kadmin`` switches the plugin off.  Configure per test
 with indirect parametrization, ``@pytest.mark.parametrize("fake_cluster", [{"brokers": 1}], indirect=True)``,
 or (with the plugin registered, which declares the marker) ``@pytest.mark.fake_cluster(brokers=1,
 versions="2.8")``.  Both take any FakeCluster keyword; the parameter wins over the marker.
