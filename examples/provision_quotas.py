@@ -1,6 +1,7 @@
 """Provision Kafka client quotas from a CSV or Parquet file with Spark: validate, plan, apply, report.
 
     python examples/provision_quotas.py                                  # the shipped sample, embedded cluster
+    python examples/provision_quotas.py examples/quotas_invalid_sample.csv   # what rejected rows look like
     python examples/provision_quotas.py quotas.parquet --bootstrap-server broker:9092 --mode plan
     python examples/provision_quotas.py quotas.csv --bootstrap-server broker:9092 --remove-unlisted
 
@@ -12,9 +13,11 @@ number is *rejected with its text* instead of silently becoming null (which woul
 ``--mode plan`` sends nothing, ``validate`` has the brokers check every alteration without applying it,
 ``apply`` (the default) alters.  Running the same input twice changes nothing the second time: every row
 comes back ``unchanged``.  The results (one row per entity and key: old and new value, action, status,
-error) are written to ``--output`` as Parquet (or CSV with ``--output-format csv``), and a summary is
-printed.  Exit status: 0 when nothing failed (rejected rows are reported, not fatal), 1 when some entities
-failed, 2 when ``--strict`` refused an input with rejected rows (then nothing was sent).
+error) are written as Parquet (or CSV with ``--output-format csv``) to ``--results DIR``, by default a
+new temporary directory whose name is printed (never an earlier run's), and a summary is printed.  Exit
+status, as ``kadmin quotas provision``'s: 0 when every row was applied (or unchanged), 1 when some rows
+were rejected (reported and skipped; the valid rows are applied) or some entities failed, 2 when
+``--strict`` refused an input with rejected rows (then nothing was sent).
 
 Without ``--bootstrap-server`` it starts kadmin's embedded fake cluster (kadmin.testing.FakeCluster: fake
 brokers in this process that speak the Kafka protocol, not Kafka) and says so.
@@ -106,8 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-concurrency", type=int, default=None, help="requests in flight at once")
     ap.add_argument("--format", choices=("long", "wide"), default=None, help="input layout (default: detect)")
     ap.add_argument("--strict", action="store_true", help="refuse to send anything if any row is invalid")
-    ap.add_argument("--output", default=os.path.join(tempfile.gettempdir(), "kadmin-provision-results"),
-                    help="directory for the results (default: %(default)s)")
+    ap.add_argument("--results", "--output", dest="results", default=None, metavar="DIR",
+                    help="directory for the results (default: a new temporary directory)")
     ap.add_argument("--output-format", choices=("parquet", "csv"), default="parquet")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -131,17 +134,19 @@ def main(argv: list[str] | None = None) -> int:
         except RejectedRowsError as exc:
             print(f"refused (--strict): {exc}", file=sys.stderr)
             return 2
-        writer = results.coalesce(1).write.mode("overwrite")
+        # A fresh directory unless one is named: a second run must never overwrite the first one's results.
+        where = args.results or os.path.join(tempfile.mkdtemp(prefix="kadmin-provision-"), "results")
+        writer = results.coalesce(1).write.mode("overwrite" if args.results else "errorifexists")
         if args.output_format == "csv":
-            writer.option("header", True).csv(args.output)
+            writer.option("header", True).csv(where)
         else:
-            writer.parquet(args.output)
+            writer.parquet(where)
         failed, rejected = print_summary(results, args.mode)
-    print(f"\nresults ({args.output_format}): {args.output}   [{time.monotonic() - started:.1f}s]")
+    print(f"\nresults ({args.output_format}): {where}   [{time.monotonic() - started:.1f}s]")
     if rejected:
         print(f"{rejected} input row(s) were rejected and skipped; fix them and run again (--strict refuses "
               "such input before sending anything)")
-    return 1 if failed else 0
+    return 1 if failed or rejected else 0
 
 
 if __name__ == "__main__":
