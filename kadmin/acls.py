@@ -28,6 +28,7 @@ the version negotiated with that node.
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -51,15 +52,16 @@ class _Named(enum.IntEnum):
     @classmethod
     def parse(cls: type[E], value: object, what: str | None = None) -> E:
         """The member for ``value``: a member, its name (any case, ``-``/``_``/space/none between words)."""
-        label = what or cls._label()
         if isinstance(value, cls):
             return value
+        if isinstance(value, str):
+            # Names are looked up in a table made once per class: bindings are built by the ten thousand.
+            found = _names_of(cls).get(value) or _names_of(cls).get(re.sub(r"[-_\s]", "", value).upper())
+            if found is not None:
+                return found  # type: ignore[return-value]
+        label = what or cls._label()
         if isinstance(value, bool) or not isinstance(value, str):
             raise TypeError(f"{label} must be a {cls.__name__} or its name, not {value!r}")
-        key = re.sub(r"[-_\s]", "", value).upper()
-        for member in cls:
-            if member.name.replace("_", "") == key:
-                return member
         names = ", ".join(m.name for m in cls if m.name != "UNKNOWN")
         raise ValueError(f"unknown {label} {value!r}; one of {names}")
 
@@ -77,6 +79,16 @@ class _Named(enum.IntEnum):
 
     def __str__(self) -> str:
         return self.name
+
+
+@functools.cache
+def _names_of(cls: type[_Named]) -> dict[str, _Named]:
+    """{spelling: member} for the exact name, its lower case, and the separator-free upper case."""
+    table: dict[str, _Named] = {}
+    for m in cls:
+        for spelling in (m.name, m.name.lower(), m.name.replace("_", "")):
+            table[spelling] = m
+    return table
 
 
 class ResourceType(_Named):
@@ -201,18 +213,18 @@ class ResourcePattern:
         rt = ResourceType.parse(resource_type)
         pt = PatternType.parse(pattern_type)
         n = _str(name, "resource name")
-        if rt in (ResourceType.ANY, ResourceType.UNKNOWN):
+        # Codes compared as ints (UNKNOWN 0 and ANY 1 lead every enum; MATCH is 2): bindings come by the ten
+        # thousand, and an enum attribute lookup per check costs more than the rest of the constructor.
+        if rt <= 1:
             raise ValueError(f"a binding needs a concrete resource type, not {rt.name} (ANY is for filters)")
-        if pt not in (PatternType.LITERAL, PatternType.PREFIXED):
+        if pt < 3:
             raise ValueError(f"a binding's pattern type is LITERAL or PREFIXED, not {pt.name} "
                              "(MATCH and ANY are for filters)")
         if not n:
             raise ValueError(f"the {rt.name} resource name is empty")
-        if rt is ResourceType.CLUSTER and n != CLUSTER_NAME:
+        if rt == 4 and n != CLUSTER_NAME:  # CLUSTER
             raise ValueError(f"the only valid name for the CLUSTER resource is {CLUSTER_NAME!r}, not {n!r}")
-        object.__setattr__(self, "resource_type", rt)
-        object.__setattr__(self, "name", n)
-        object.__setattr__(self, "pattern_type", pt)
+        self.__dict__.update(resource_type=rt, name=n, pattern_type=pt)  # frozen: no setattr
 
     @classmethod
     def cluster(cls) -> ResourcePattern:
@@ -239,14 +251,11 @@ class AccessControlEntry:
         p = check_principal(principal)
         op = AclOperation.parse(operation)
         perm = AclPermissionType.parse(permission, "permission")
-        if op in (AclOperation.ANY, AclOperation.UNKNOWN):
+        if op <= 1:
             raise ValueError(f"a binding needs a concrete operation, not {op.name} (ANY is for filters)")
-        if perm not in (AclPermissionType.ALLOW, AclPermissionType.DENY):
+        if perm <= 1:
             raise ValueError(f"a binding's permission is ALLOW or DENY, not {perm.name}")
-        object.__setattr__(self, "principal", p)
-        object.__setattr__(self, "operation", op)
-        object.__setattr__(self, "permission", perm)
-        object.__setattr__(self, "host", _check_host(host, "host"))
+        self.__dict__.update(principal=p, operation=op, permission=perm, host=_check_host(host, "host"))
 
     def to_filter(self) -> AccessControlEntryFilter:
         return AccessControlEntryFilter(self.principal, self.host, self.operation, self.permission)
@@ -267,6 +276,11 @@ class AclBinding:
             raise TypeError(f"AclBinding.pattern must be a ResourcePattern, not {self.pattern!r}")
         if not isinstance(self.entry, AccessControlEntry):
             raise TypeError(f"AclBinding.entry must be an AccessControlEntry, not {self.entry!r}")
+        # Hashed once: bindings and filters are the keys of every call's per-key results (10,000 at a time).
+        self.__dict__["_hash"] = hash((self.pattern, self.entry))
+
+    def __hash__(self) -> int:
+        return self.__dict__["_hash"]  # type: ignore[no-any-return]
 
     @classmethod
     def of(cls, resource_type: ResourceType | str, name: str, principal: str, operation: AclOperation | str,
@@ -377,6 +391,11 @@ class AclBindingFilter:
             raise TypeError(f"AclBindingFilter.pattern must be a ResourcePatternFilter, not {self.pattern!r}")
         if not isinstance(self.entry, AccessControlEntryFilter):
             raise TypeError(f"AclBindingFilter.entry must be an AccessControlEntryFilter, not {self.entry!r}")
+        # Hashed once: bindings and filters are the keys of every call's per-key results (10,000 at a time).
+        self.__dict__["_hash"] = hash((self.pattern, self.entry))
+
+    def __hash__(self) -> int:
+        return self.__dict__["_hash"]  # type: ignore[no-any-return]
 
     @classmethod
     def all(cls) -> AclBindingFilter:

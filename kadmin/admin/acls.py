@@ -104,9 +104,21 @@ class NodeCarrying(Generic[K]):
         order = first + sorted(n for n in ctx.net.nodes if n not in first)
         return [n for n in order if n not in self._avoid] + [n for n in order if n in self._avoid]
 
-    async def locate(self, ctx: Context, keys: Sequence[K], deadline: Deadline) -> dict[K, int | Outcome]:
-        needs = {k: self.needs(k) for k in keys}
+    async def locate(self, ctx: Context, keys: Sequence[K], deadline: Deadline) -> dict[K, int | Outcome] | int:
         versions: dict[int, int | None] = {}
+        first = next(iter(self._candidates(ctx)), None)
+        if first is not None:
+            # The usual case: the first node speaks the newest version, which carries every key.
+            try:
+                versions[first] = await ctx.net.negotiated_version(first, self.api, deadline=deadline)
+            except UnsupportedVersionError:
+                versions[first] = None
+            except KafkaError:
+                pass
+            v = versions.get(first)
+            if v is not None and v >= USER_RESOURCES_SINCE:
+                return first
+        needs = {k: self.needs(k) for k in keys}
         last: KafkaError | None = None
         chosen: dict[int, int | None] = {}
         for need in sorted(set(needs.values())):
@@ -152,7 +164,9 @@ class NodeCarrying(Generic[K]):
 
 def _check_version(api: ApiKey, version: int, needs: Iterable[int]) -> None:
     """A node whose version dropped between lookup and build (a downgrade): fail, never send a binding it
-    would misread."""
+    would misread.  (Nothing to check at the newest version, which carries everything.)"""
+    if version >= USER_RESOURCES_SINCE:
+        return
     need = max(needs, default=0)
     if version < need:
         raise UnsupportedVersionError(f"{_why(api, need)}; this node now speaks v{version}")
