@@ -367,3 +367,15 @@ def test_older_brokers_classic_consumers_describe_by_describegroups_only() -> No
                 assert all(isinstance(e, UnsupportedVersionError) for e in kicked.values()) and len(kicked) == 2
         finally:
             cg.close()
+
+
+def test_a_kip848_group_without_commits_exists_and_an_unknown_one_does_not(cluster: FakeCluster,
+                                                                           groups: ConsumerGroups) -> None:
+    """Offsets and lag tell "no such group" from "nothing committed" for KIP-848 groups too (the classic
+    DescribeGroups alone would call this live group missing on Kafka 4)."""
+    with _admin(cluster) as admin:
+        offsets = admin.list_consumer_group_offsets(["kip848-static", "no-such-group"])
+        lag = admin.consumer_group_lag(["kip848-static", "no-such-group"])
+    assert offsets["kip848-static"] == {} and lag["kip848-static"] == {}
+    assert isinstance(offsets["no-such-group"], GroupIdNotFoundError)
+    assert isinstance(lag["no-such-group"], GroupIdNotFoundError)
