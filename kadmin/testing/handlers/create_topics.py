@@ -21,15 +21,16 @@ from kadmin.protocol.apis import ApiKey
 from kadmin.testing import configs as C
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
 from kadmin.testing.handlers.describe_configs import topic_entries
-from kadmin.testing.handlers.topic_rules import assignment_error, name_error, place
+from kadmin.testing.handlers.topic_rules import assignment_error, flattened, name_error, place
 from kadmin.testing.state import PartitionState, Topic
 
 API_KEY = ApiKey.CREATE_TOPICS
 
 
-def _plan(ctx: RequestContext, t: Any, version: int, live: set[int]) -> tuple[int, str | None, Any]:
+def _plan(ctx: RequestContext, t: Any, version: int, live: set[int],
+          flat: dict[str, str]) -> tuple[int, str | None, Any]:
     """(error, message, (replica lists, configs)) for one topic."""
-    err = name_error(ctx.state, t.name)
+    err = name_error(ctx.state, t.name, flat)
     if err is not None:
         return err[0], err[1], None
     defaults = ctx.state.configs.get((C.BROKER, ""), {})
@@ -90,6 +91,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     validate_only = version >= 1 and req.validate_only
     out = []
     done: set[str] = set()
+    flat = flattened(ctx.state)
     code: int
     msg: str | None
     plan: Any
@@ -105,7 +107,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
                                                           f"contains multiple entries for the following topics: "
                                                           f"{', '.join(dups)}"), None
         else:
-            code, msg, plan = _plan(ctx, t, version, live)
+            code, msg, plan = _plan(ctx, t, version, live, flat)
         kw["error_code"] = code
         if version >= 1:
             kw["error_message"] = msg
@@ -115,6 +117,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
             replicas, configs = plan
             topic_id = uuid.uuid4()
             if not validate_only:
+                flat[t.name.replace(".", "_")] = t.name
                 ctx.state.topics[t.name] = Topic(
                     t.name, topic_id, {i: PartitionState(replicas=list(r)) for i, r in enumerate(replicas)},
                     internal=False, configs=configs)

@@ -17,7 +17,12 @@ from kadmin.testing.state import ClusterState
 _LEGAL = re.compile(r"[a-zA-Z0-9._-]+")
 
 
-def name_error(state: ClusterState, name: str) -> tuple[int, str] | None:
+def flattened(state: ClusterState) -> dict[str, str]:
+    """{name with '.' as '_': name} of every topic, for the collision check (built once per request)."""
+    return {t.replace(".", "_"): t for t in state.topics}
+
+
+def name_error(state: ClusterState, name: str, flat_names: dict[str, str] | None = None) -> tuple[int, str] | None:
     if not name:
         return ErrorCode.INVALID_TOPIC_EXCEPTION, "Topic name is illegal, it can't be empty"
     if name in (".", ".."):
@@ -30,10 +35,9 @@ def name_error(state: ClusterState, name: str) -> tuple[int, str] | None:
                                                    "other than ASCII alphanumerics, '.', '_' and '-'")
     if name in state.topics:
         return ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{name}' already exists."
-    flat = name.replace(".", "_")
-    for other in state.topics:
-        if other.replace(".", "_") == flat:
-            return ErrorCode.INVALID_TOPIC_EXCEPTION, f"Topic '{name}' collides with existing topic: {other}"
+    other = (flat_names if flat_names is not None else flattened(state)).get(name.replace(".", "_"))
+    if other is not None:
+        return ErrorCode.INVALID_TOPIC_EXCEPTION, f"Topic '{name}' collides with existing topic: {other}"
     return None
 
 
