@@ -24,13 +24,14 @@ from kadmin.client import AdminClient
 from kadmin.errors import (
     GroupIdNotFoundError,
     GroupSubscribedToTopicError,
+    KafkaTimeoutError,
     NonEmptyGroupError,
     UnknownMemberIdError,
     UnknownTopicOrPartitionError,
     UnsupportedVersionError,
 )
 from kadmin.offset_reset import MemberToRemove, PartitionReset, ResetTo
-from kadmin.testing import FakeCluster
+from kadmin.testing import FakeCluster, Member
 from kadmin.testing.rawclient import RawConnection
 from kadmin.types import GroupDescription, OffsetAndMetadata, TopicPartition
 from kadmin.versions import release_table
@@ -379,3 +380,14 @@ def test_a_kip848_group_without_commits_exists_and_an_unknown_one_does_not(clust
     assert offsets["kip848-static"] == {} and lag["kip848-static"] == {}
     assert isinstance(offsets["no-such-group"], GroupIdNotFoundError)
     assert isinstance(lag["no-such-group"], GroupIdNotFoundError)
+
+
+def test_a_removal_whose_answer_was_lost_is_possibly_applied(cluster: FakeCluster) -> None:
+    """The resend finds no such member, which is also what the lost first removal looks like: in doubt."""
+    cluster.add_group("seeded", members=[Member("m1", client_id="c"), Member("m2", client_id="c")])
+    cluster.drop_connection(None, "LeaveGroup", when="after")
+    with _admin(cluster) as admin:
+        got = admin.remove_members_from_consumer_group("seeded", ["m1"])
+    err = got[MemberToRemove("m1")]
+    assert isinstance(err, KafkaTimeoutError) and err.possibly_applied
+    assert [m.member_id for m in cluster.groups["seeded"].members] == ["m2"]  # it was applied
