@@ -81,7 +81,10 @@ ensure_extras() {
         return 0
     fi
     say "installing kadmin with [$extras] into $VENV (missing: $missing)"
-    say "pip is quiet meanwhile; PySpark alone is a ~300 MB download"
+    case "$missing" in
+        *pyspark*) say "pip is quiet meanwhile; PySpark alone is a ~300 MB download" ;;
+        *) say "pip is quiet meanwhile" ;;
+    esac
     "$VENV_PY" -m pip install --quiet --progress-bar off -e ".[$extras]"
     say "installed"
 }
