@@ -25,6 +25,7 @@ pytestmark = pytest.mark.timeout(90)
 JOIN, HEARTBEAT, LEAVE, SYNC = 11, 12, 13, 14
 ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, MEMBER_ID_REQUIRED = 22, 25, 27, 79
 FENCED_INSTANCE_ID = 82
+CONSUMER_GROUP_DESCRIBE = 69
 JOIN_REQ: Any = fake_message_type(JOIN, "request")
 SYNC_REQ: Any = fake_message_type(SYNC, "request")
 LEAVE_REQ: Any = fake_message_type(LEAVE, "request")
@@ -130,3 +131,36 @@ def test_a_join_waits_for_the_other_members_to_rejoin() -> None:
             assert ra.generation_id == rb.generation_id == 2
             assert ra.leader == a.member_id and len(ra.members) == 2 and rb.members == []
             assert c.groups["raw"].state == "CompletingRebalance"
+
+
+def test_confluent_kafka_describes_groups_on_the_3_9_preset_which_advertises_api_69() -> None:
+    """The defect: 3.9 advertised ConsumerGroupDescribe without serving it, and confluent-kafka, which trusts
+    the advertisement, lost every group.  Now it is served (and classic groups are found by its fallback)."""
+    from confluent_kafka.admin import AdminClient as CkAdminClient
+
+    with FakeCluster(brokers=3, versions="3.9") as c:
+        ids = [f"g{i}" for i in range(30)]
+        for g in ids:
+            c.add_group(g, members=[{"member_id": f"{g}-m", "client_id": "c"}])
+        ck = CkAdminClient({"bootstrap.servers": c.bootstrap, "log_level": 3})
+        futures = ck.describe_consumer_groups(ids, request_timeout=15)
+        described = {g: f.result(timeout=20) for g, f in futures.items()}
+        assert {g: [m.member_id for m in d.members] for g, d in described.items()} == {g: [f"{g}-m"] for g in ids}
+        assert c.count(CONSUMER_GROUP_DESCRIBE) >= 1  # asked, answered (a closed connection would fail them)
+
+
+def test_consumer_group_heartbeat_v0_makes_the_member_id_and_assigns() -> None:
+    """v0 (the 3.9 preset's only version): the coordinator makes the member id (v1 clients bring their own)."""
+    with FakeCluster(brokers=1, versions="3.9") as c:
+        c.add_topic("t", 2)
+        host, port = c.addresses[1]
+        with RawConnection(host, port) as conn:
+            first = conn.request(68, 0, group_id="kip", member_id="", member_epoch=0, rebalance_timeout_ms=5000,
+                                 subscribed_topic_names=["t"], topic_partitions=[])
+            assert first.error_code == 0 and first.member_id and first.member_epoch == 1
+            assert [sorted(tp.partitions) for tp in first.assignment.topic_partitions] == [[0, 1]]
+            fenced = conn.request(68, 0, group_id="kip", member_id=first.member_id, member_epoch=7)
+            assert fenced.error_code == 110  # FENCED_MEMBER_EPOCH
+            left = conn.request(68, 0, group_id="kip", member_id=first.member_id, member_epoch=-1)
+            assert left.error_code == 0 and left.member_epoch == -1
+        assert c.groups["kip"].state == "Empty" and c.groups["kip"].group_type == "consumer"
