@@ -471,9 +471,10 @@ def test_sensitive_values_never_shown(caplog: pytest.LogCaptureFixture) -> None:
 @pytest.mark.parametrize("version", ["2.2", "3.9", "4.0"])
 def test_confluent_kafka_uses_the_fake(version: str) -> None:
     from confluent_kafka.admin import AdminClient as CkAdmin
-    from confluent_kafka.admin import AlterConfigOpType, NewPartitions as CkNewPartitions
+    from confluent_kafka.admin import AlterConfigOpType
     from confluent_kafka.admin import ConfigEntry as CkEntry
     from confluent_kafka.admin import ConfigResource as CkResource
+    from confluent_kafka.admin import NewPartitions as CkNewPartitions
     from confluent_kafka.admin import NewTopic as CkNewTopic
 
     with FakeCluster(3, versions=version) as c:
@@ -502,7 +503,8 @@ def test_kafka_python_uses_the_fake(version: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from kafka.admin import ConfigResource as KpResource
-        from kafka.admin import ConfigResourceType, KafkaAdminClient, NewPartitions as KpNewPartitions
+        from kafka.admin import ConfigResourceType, KafkaAdminClient
+        from kafka.admin import NewPartitions as KpNewPartitions
         from kafka.admin import NewTopic as KpNewTopic
 
     with FakeCluster(3, versions=version) as c:
