@@ -56,9 +56,10 @@ def entity_from_wire(parts: Iterable[Any]) -> ClientQuotaEntity:
         raise ProtocolError(f"the broker sent an invalid quota entity: {exc}") from None
 
 
-def _wire_key(pairs: Iterable[tuple[str, str | None]]) -> tuple[tuple[str, str | None], ...]:
-    """Order-independent key of an entity's (type, name) pairs, as they appear on the wire."""
-    return tuple(sorted(pairs, key=lambda p: p[0]))
+def _wire_key(pairs: Iterable[tuple[str, str | None]]) -> frozenset[tuple[str, str | None]]:
+    """Order-independent key of an entity's (type, name) pairs, as they appear on the wire (a broker need not
+    echo them in the order they were sent; an entity names each type once, so a set loses nothing)."""
+    return frozenset(pairs)
 
 
 def _outcome(code: int, message: str | None) -> Outcome | None:
@@ -153,7 +154,7 @@ class AlterClientQuotas(Operation[ClientQuotaEntity]):
         asked = {_wire_key(e.components): e for e in keys}
         out: dict[ClientQuotaEntity, Outcome] = {}
         for entry in response.entries:
-            entity = asked.get(_wire_key((p.entity_type, p.entity_name) for p in entry.entity))
+            entity = asked.get(_wire_key([(p.entity_type, p.entity_name) for p in entry.entity]))
             if entity is None:
                 log.warning("AlterClientQuotas: node %d answered for entity %s, which was not asked about",
                             node, entity_from_wire(entry.entity))
