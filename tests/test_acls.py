@@ -345,3 +345,56 @@ def test_no_broker_with_the_acl_apis_is_one_clear_error() -> None:
             a.describe_acls()
         with pytest.raises(UnsupportedVersionError, match="CreateAcls"):
             a.create_acls([AclBinding.of("topic", "t", "User:a", "read")])
+
+
+# --- the authorizer is enforced on every API the fake serves ------------------------------------------------
+
+
+def test_every_api_enforces_the_authorizer() -> None:
+    """A principal with a few grants sees exactly those, through each API family (topics, configs, groups,
+    offsets, quotas, cluster-wide calls), with Kafka's error per key."""
+    from kadmin.configs import ConfigResource
+    from kadmin.errors import (
+        GroupAuthorizationFailedError,
+        TopicAuthorizationFailedError,
+    )
+    from kadmin.quotas import ClientQuotaFilter
+    from kadmin.topics import NewTopic
+    from kadmin.types import TopicPartition
+
+    cfg = {"mechanism": "PLAIN", "users": {"root": "r", "eve": "e"}}
+    with FakeCluster(brokers=2, sasl=cfg, authorizer={"super_users": ["User:root"]}) as c:
+        c.add_topic("open", partitions=1, offsets=5)
+        c.add_topic("secret", partitions=1, offsets=5)
+        c.add_group("eve-g")
+        c.add_group("other-g")
+        c.commit("eve-g", "open", 0, 3)
+        c.commit("eve-g", "secret", 0, 2)
+        for op in ("describe", "describe_configs", "delete"):
+            c.add_acl("topic", "open", "User:eve", op)
+        c.add_acl("group", "eve-", "User:eve", "read", pattern_type="prefixed")
+        settings = dict(security_protocol="SASL_PLAINTEXT", sasl_mechanism="PLAIN", default_timeout_s=5)
+        with AdminClient(c.bootstrap, sasl_username="eve", sasl_password="e", **settings) as eve:
+            assert [t.name for t in eve.list_topics()] == ["open"]
+            got = eve.describe_topics(["open", "secret", "missing"])
+            assert not isinstance(got["open"], Exception)
+            assert isinstance(got["secret"], TopicAuthorizationFailedError)
+            assert isinstance(got["missing"], TopicAuthorizationFailedError)  # existence does not leak
+            created = eve.create_topics([NewTopic("new", 1, 1)])
+            assert isinstance(created["new"], TopicAuthorizationFailedError)
+            configs = eve.describe_configs([ConfigResource.topic("open"), ConfigResource.topic("secret")])
+            assert not isinstance(configs[ConfigResource.topic("open")], Exception)
+            assert isinstance(configs[ConfigResource.topic("secret")], TopicAuthorizationFailedError)
+            groups = eve.describe_consumer_groups(["eve-g", "other-g"])
+            assert not isinstance(groups["eve-g"], Exception)
+            assert isinstance(groups["other-g"], GroupAuthorizationFailedError)
+            assert [g.group_id for g in eve.list_consumer_groups().groups] == ["eve-g"]
+            offsets = eve.list_consumer_group_offsets(["eve-g"])["eve-g"]
+            assert set(offsets) == {TopicPartition("open", 0)}  # type: ignore[arg-type]
+            ends = eve.list_offsets({TopicPartition("open", 0): "latest", TopicPartition("secret", 0): "latest"})
+            assert isinstance(ends[TopicPartition("secret", 0)], TopicAuthorizationFailedError)
+            with pytest.raises(ClusterAuthorizationFailedError):
+                eve.describe_client_quotas(ClientQuotaFilter.all())
+            assert isinstance(eve.delete_topics(["secret"])["secret"], TopicAuthorizationFailedError)
+            assert eve.delete_topics(["open"]) == {"open": None}
+        assert set(c.topics) == {"secret"}

@@ -14,6 +14,7 @@ from typing import Any
 
 from kadmin._error_codes import ErrorCode
 from kadmin.protocol.apis import ApiKey
+from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
 from kadmin.testing.state import PartitionState
 
@@ -42,6 +43,8 @@ def _alter(ctx: RequestContext, part: PartitionState | None, replicas: list[int]
 
 def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     R = response_class(API_KEY)
+    if not ctx.authorize(az.CLUSTER, az.CLUSTER_NAME, az.ALTER):
+        return R(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, error_message=None, responses=[])
     if not ctx.acts_as_controller():
         return R(error_code=ErrorCode.NOT_CONTROLLER, error_message="this broker is not the controller",
                  responses=[])

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from kadmin.testing import authorizer as az
 from kadmin.testing import consumer_groups as cg
 from kadmin.testing.handlers.base import (
     AUTH_OPS_NOT_REQUESTED,
+    GROUP_AUTHORIZATION_FAILED,
     GROUP_ID_NOT_FOUND,
     NONE,
     RequestContext,
@@ -46,7 +48,9 @@ def not_found(R: Any, group_id: str, code: int, message: str | None) -> Any:
 def described(ctx: RequestContext, R: Any, group_id: str, group_type: str, include_ops: bool,
               member: Any) -> Any:
     """One group of ``group_type`` (consumer or share), or the error Kafka gives for it."""
-    err = ctx.group_error(group_id)
+    # KafkaApis checks DESCRIBE on the group before its coordinator looks.
+    err = GROUP_AUTHORIZATION_FAILED if not ctx.authorize(az.GROUP, group_id, az.DESCRIBE) else \
+        ctx.group_error(group_id)
     if err != NONE:
         return not_found(R, group_id, err, None)
     g = ctx.group(group_id)
@@ -60,7 +64,9 @@ def described(ctx: RequestContext, R: Any, group_id: str, group_type: str, inclu
         error_code=NONE, error_message=None, group_id=group_id, group_state=g.state, group_epoch=g.group_epoch,
         assignment_epoch=g.assignment_epoch, assignor_name=g.assignor,
         members=[member(m) for m in g.consumer_members.values()],
-        authorized_operations=GROUP_OPS if include_ops else AUTH_OPS_NOT_REQUESTED)
+        authorized_operations=(AUTH_OPS_NOT_REQUESTED if not include_ops else
+                               ctx.authorized_operations(az.GROUP, group_id) if ctx.cluster.has_authorizer
+                               else GROUP_OPS))
 
 
 def handle(ctx: RequestContext, req: Any, version: int) -> Response:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from kadmin._error_codes import ErrorCode
+from kadmin.testing import authorizer as az
 from kadmin.testing import consumer_groups as cg
 from kadmin.testing.handlers.base import NONE, RequestContext, Response, register, response_class
 from kadmin.testing.state import ConsumerMember
@@ -31,6 +33,8 @@ def _owned(ctx: RequestContext, req: Any) -> list[tuple[str, int]] | None:
 
 
 def handle(ctx: RequestContext, req: Any, version: int) -> Response:
+    if not ctx.authorize(az.GROUP, req.group_id, az.READ):  # KafkaApis: READ on the group first
+        return error_response(ctx, req, version, ErrorCode.GROUP_AUTHORIZATION_FAILED)
     err = ctx.group_error(req.group_id)
     if err != NONE:
         return _error(err, None, req.member_id, req.member_epoch)

@@ -13,6 +13,7 @@ from typing import Any
 
 from kadmin._error_codes import ErrorCode
 from kadmin.protocol.apis import ApiKey
+from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
 from kadmin.testing.handlers.topic_rules import assignment_error, place
 from kadmin.testing.state import PartitionState
@@ -63,6 +64,8 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     for t in req.topics:
         if names.count(t.name) > 1:
             code, msg = ErrorCode.INVALID_REQUEST, "Duplicate topic in request."
+        elif not ctx.authorize(az.TOPIC, t.name, az.ALTER):
+            code, msg = ErrorCode.TOPIC_AUTHORIZATION_FAILED, None
         else:
             code, msg = _grow(ctx, t, req.validate_only, live)
         out.append(R.CreatePartitionsTopicResult(name=t.name, error_code=code, error_message=msg))

@@ -18,6 +18,7 @@ from typing import Any
 
 from kadmin._error_codes import ErrorCode
 from kadmin.protocol.apis import ApiKey
+from kadmin.testing import authorizer as az
 from kadmin.testing import configs as C
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
 from kadmin.testing.handlers.describe_configs import topic_entries
@@ -106,6 +107,9 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
             code, msg, plan = ErrorCode.INVALID_REQUEST, (f"Create topics request from client `{ctx.client_host}` "
                                                           f"contains multiple entries for the following topics: "
                                                           f"{', '.join(dups)}"), None
+        elif not (ctx.authorize(az.CLUSTER, az.CLUSTER_NAME, az.CREATE) or ctx.authorize(az.TOPIC, t.name, az.CREATE)):
+            # KafkaApis: CREATE on the cluster, or on the topic's name.
+            code, msg, plan = ErrorCode.TOPIC_AUTHORIZATION_FAILED, "Authorization failed.", None
         else:
             code, msg, plan = _plan(ctx, t, version, live, flat)
         kw["error_code"] = code

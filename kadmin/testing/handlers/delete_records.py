@@ -14,6 +14,7 @@ from typing import Any
 
 from kadmin._error_codes import ErrorCode
 from kadmin.protocol.apis import ApiKey
+from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
 from kadmin.testing.state import PartitionState, Topic
 
@@ -31,6 +32,8 @@ def _compact_only(topic: Topic) -> bool:
 
 def _delete(ctx: RequestContext, topic: Topic | None, index: int, offset: int, live: set[int]) -> tuple[int, int]:
     """(error code, low watermark) for one partition."""
+    if topic is not None and not ctx.authorize(az.TOPIC, topic.name, az.DELETE):
+        return ErrorCode.TOPIC_AUTHORIZATION_FAILED, -1
     part: PartitionState | None = topic.partitions.get(index) if topic is not None else None
     if topic is None or part is None:
         return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1

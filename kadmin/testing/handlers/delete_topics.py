@@ -12,6 +12,7 @@ from typing import Any
 
 from kadmin._error_codes import ErrorCode
 from kadmin.protocol.apis import ApiKey
+from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
 
 API_KEY = ApiKey.DELETE_TOPICS
@@ -38,9 +39,14 @@ def _delete(ctx: RequestContext, name: str | None, topic_id: uuid.UUID) -> tuple
             return ErrorCode.UNKNOWN_TOPIC_ID, "This server does not host this topic ID.", None, topic_id
     else:
         found = ctx.state.topics.get(name)
+        if not ctx.authorize(az.TOPIC, name, az.DELETE):
+            # KafkaApis: refused whether or not it exists, so that existence does not leak.
+            return ErrorCode.TOPIC_AUTHORIZATION_FAILED, "Topic authorization failed.", name, ZERO
         if found is None:
             return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition.", name, \
                 ZERO
+    if not ctx.authorize(az.TOPIC, found.name, az.DELETE):
+        return ErrorCode.TOPIC_AUTHORIZATION_FAILED, "Topic authorization failed.", name, topic_id
     del ctx.state.topics[found.name]
     return ErrorCode.NONE, None, found.name, found.topic_id
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from kadmin._error_codes import ErrorCode
 from kadmin.protocol.apis import ApiKey
+from kadmin.testing import authorizer as az
 from kadmin.testing import configs as C
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
 
@@ -105,10 +106,19 @@ def _plain_entries(ctx: RequestContext, rtype: int, name: str, source: int) -> l
     return out
 
 
-def resource_error(ctx: RequestContext, rtype: int, name: str) -> tuple[int, str] | None:
-    """Why this broker cannot answer for the resource (shared with the alter handlers), or None."""
+def resource_error(ctx: RequestContext, rtype: int, name: str,
+                   operation: int = az.DESCRIBE_CONFIGS) -> tuple[int, str] | None:
+    """Why this broker cannot answer for the resource (shared with the alter handlers, which ask for
+    ALTER_CONFIGS), or None."""
     if not C.supports_type(rtype, ctx.table):
         return ErrorCode.INVALID_REQUEST, f"Unsupported resource type: {C.TYPE_NAMES.get(rtype, 'UNKNOWN')}"
+    # KafkaApis: topics and groups are authorized by name, broker-wide resources on the cluster.
+    if rtype == C.TOPIC and not ctx.authorize(az.TOPIC, name, operation):
+        return ErrorCode.TOPIC_AUTHORIZATION_FAILED, "Topic authorization failed."
+    if rtype == C.GROUP and not ctx.authorize(az.GROUP, name, operation):
+        return ErrorCode.GROUP_AUTHORIZATION_FAILED, "Group authorization failed."
+    if rtype not in (C.TOPIC, C.GROUP) and not ctx.authorize(az.CLUSTER, az.CLUSTER_NAME, operation):
+        return ErrorCode.CLUSTER_AUTHORIZATION_FAILED, "Cluster authorization failed."
     if rtype in (C.BROKER, C.BROKER_LOGGER):
         if rtype == C.BROKER and name == "":
             return None

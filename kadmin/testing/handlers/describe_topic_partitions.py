@@ -13,8 +13,8 @@ from typing import Any
 
 from kadmin._error_codes import ErrorCode
 from kadmin.protocol.apis import ApiKey
+from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
-from kadmin.testing.handlers.metadata import _TOPIC_OPS
 
 API_KEY = ApiKey.DESCRIBE_TOPIC_PARTITIONS
 MAX_PARTITIONS = 2000
@@ -23,7 +23,9 @@ MAX_PARTITIONS = 2000
 def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     R = response_class(API_KEY)
     live = ctx.live_ids()
-    names = sorted({t.name for t in req.topics}) if req.topics else sorted(ctx.state.topics)
+    # Every topic: only those the principal may describe; named ones it may not: TOPIC_AUTHORIZATION_FAILED.
+    names = sorted({t.name for t in req.topics}) if req.topics else \
+        sorted(n for n in ctx.state.topics if ctx.authorize(az.TOPIC, n, az.DESCRIBE))
     cursor = req.cursor
     if cursor is not None:
         names = [n for n in names if n >= cursor.topic_name]
@@ -32,6 +34,10 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     next_cursor = None
     for name in names:
         topic = ctx.state.topics.get(name)
+        if not ctx.authorize(az.TOPIC, name, az.DESCRIBE):
+            out.append(R.DescribeTopicPartitionsResponseTopic(
+                error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED, name=name, is_internal=False, partitions=[]))
+            continue
         if topic is None:
             out.append(R.DescribeTopicPartitionsResponseTopic(
                 error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name=name, is_internal=False, partitions=[]))
@@ -56,7 +62,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
             budget -= 1
         out.append(R.DescribeTopicPartitionsResponseTopic(
             error_code=ErrorCode.NONE, name=name, topic_id=topic.topic_id, is_internal=topic.internal,
-            partitions=parts, topic_authorized_operations=_TOPIC_OPS))
+            partitions=parts, topic_authorized_operations=ctx.authorized_operations(az.TOPIC, name)))
         if next_cursor is not None:
             break
     return R(topics=out, next_cursor=next_cursor)

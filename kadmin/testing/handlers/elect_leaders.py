@@ -22,6 +22,7 @@ from typing import Any
 
 from kadmin._error_codes import ErrorCode
 from kadmin.protocol.apis import ApiKey
+from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
 from kadmin.testing.state import PartitionState
 
@@ -52,6 +53,8 @@ def _elect(part: PartitionState, kind: int, live: set[int], before_kip460: bool)
 
 def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     R = response_class(API_KEY)
+    if not ctx.authorize(az.CLUSTER, az.CLUSTER_NAME, az.ALTER):
+        return error_response(ctx, req, version, ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
     kind = req.election_type if version >= 1 else PREFERRED
     if kind not in (PREFERRED, UNCLEAN):
         return R(error_code=ErrorCode.INVALID_REQUEST, replica_election_results=[])

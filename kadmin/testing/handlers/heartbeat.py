@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from kadmin._error_codes import ErrorCode
+from kadmin.testing import authorizer as az
 from kadmin.testing import classic_groups as classic
 from kadmin.testing.handlers.base import NONE, RequestContext, Response, register, response_class
 
@@ -14,6 +16,8 @@ API_KEY = 12
 
 
 def handle(ctx: RequestContext, req: Any, version: int) -> Response:
+    if not ctx.authorize(az.GROUP, req.group_id, az.READ):  # KafkaApis: READ on the group first
+        return error_response(ctx, req, version, ErrorCode.GROUP_AUTHORIZATION_FAILED)
     R = response_class(API_KEY)
     err = ctx.group_error(req.group_id)
     if err != NONE:

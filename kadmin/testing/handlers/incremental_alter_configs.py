@@ -14,6 +14,7 @@ from typing import Any
 
 from kadmin._error_codes import ErrorCode
 from kadmin.protocol.apis import ApiKey
+from kadmin.testing import authorizer as az
 from kadmin.testing import configs as C
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
 from kadmin.testing.handlers.describe_configs import resource_error
@@ -22,7 +23,7 @@ API_KEY = ApiKey.INCREMENTAL_ALTER_CONFIGS
 
 
 def _one(ctx: RequestContext, res: Any, validate_only: bool) -> tuple[int, str | None]:
-    err = resource_error(ctx, res.resource_type, res.resource_name)
+    err = resource_error(ctx, res.resource_type, res.resource_name, az.ALTER_CONFIGS)
     if err is not None:
         return err
     ops = [(c.name, c.config_operation, c.value) for c in res.configs]

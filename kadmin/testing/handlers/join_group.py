@@ -10,6 +10,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from kadmin._error_codes import ErrorCode
+from kadmin.testing import authorizer as az
 from kadmin.testing import classic_groups as classic
 from kadmin.testing.deferred import Deferred
 from kadmin.testing.handlers.base import NONE, RequestContext, Response, register, response_class
@@ -31,6 +33,8 @@ def _answer(version: int, r: classic.JoinResult) -> Response:
 
 
 def handle(ctx: RequestContext, req: Any, version: int) -> Response:
+    if not ctx.authorize(az.GROUP, req.group_id, az.READ):  # KafkaApis: READ on the group first
+        return error_response(ctx, req, version, ErrorCode.GROUP_AUTHORIZATION_FAILED)
     err = ctx.group_error(req.group_id)
     if err == NONE and not req.group_id:
         err = INVALID_GROUP_ID

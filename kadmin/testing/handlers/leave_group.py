@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from kadmin._error_codes import ErrorCode
+from kadmin.testing import authorizer as az
 from kadmin.testing import classic_groups as classic
 from kadmin.testing import consumer_groups as consumer
 from kadmin.testing.handlers.base import (
@@ -30,6 +32,8 @@ def _identities(req: Any, version: int) -> list[tuple[str, str | None]]:
 
 
 def handle(ctx: RequestContext, req: Any, version: int) -> Response:
+    if not ctx.authorize(az.GROUP, req.group_id, az.READ):  # KafkaApis: READ on the group first
+        return error_response(ctx, req, version, ErrorCode.GROUP_AUTHORIZATION_FAILED)
     err = ctx.group_error(req.group_id)
     if err != NONE:
         return error_response(ctx, req, version, err)

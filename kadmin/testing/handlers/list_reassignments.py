@@ -12,6 +12,7 @@ from typing import Any
 
 from kadmin._error_codes import ErrorCode
 from kadmin.protocol.apis import ApiKey
+from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
 
 API_KEY = ApiKey.LIST_PARTITION_REASSIGNMENTS
@@ -19,6 +20,8 @@ API_KEY = ApiKey.LIST_PARTITION_REASSIGNMENTS
 
 def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     R = response_class(API_KEY)
+    if not ctx.authorize(az.CLUSTER, az.CLUSTER_NAME, az.DESCRIBE):
+        return R(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, error_message=None, topics=[])
     if not ctx.acts_as_controller():
         return R(error_code=ErrorCode.NOT_CONTROLLER, error_message="this broker is not the controller", topics=[])
     if req.topics is None:

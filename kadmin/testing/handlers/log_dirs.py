@@ -15,6 +15,7 @@ from typing import Any
 
 from kadmin._error_codes import ErrorCode
 from kadmin.protocol.apis import ApiKey
+from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
 
 API_KEY = ApiKey.DESCRIBE_LOG_DIRS
@@ -47,6 +48,9 @@ def _entries(ctx: RequestContext, wanted: set[tuple[str, int]] | None) -> dict[s
 
 def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     R = response_class(API_KEY)
+    if not ctx.authorize(az.CLUSTER, az.CLUSTER_NAME, az.DESCRIBE):
+        # KafkaApis: v3+ says so at the top; before, an unauthorized request just gets no directories.
+        return R(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, results=[]) if version >= 3 else R(results=[])
     by_dir = _entries(ctx, _wanted(req))
     results = []
     for d in ctx.state.dirs_of(ctx.node_id):

@@ -13,6 +13,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from kadmin._error_codes import ErrorCode
+from kadmin.testing import authorizer as az
 from kadmin.testing import classic_groups as classic
 from kadmin.testing import consumer_groups as cg
 from kadmin.testing.handlers.base import (
@@ -74,6 +76,8 @@ def _group_error(ctx: RequestContext, req: Any, version: int) -> int:
 
 
 def handle(ctx: RequestContext, req: Any, version: int) -> Response:
+    if not ctx.authorize(az.GROUP, req.group_id, az.READ):  # KafkaApis: READ on the group first
+        return error_response(ctx, req, version, ErrorCode.GROUP_AUTHORIZATION_FAILED)
     R = response_class(API_KEY)
     group_err = _group_error(ctx, req, version)
     topics = []

@@ -11,7 +11,9 @@ from __future__ import annotations
 import struct
 from typing import Any
 
+from kadmin._error_codes import ErrorCode
 from kadmin.protocol import message_type
+from kadmin.testing import authorizer as az
 from kadmin.testing import classic_groups as classic
 from kadmin.testing import consumer_groups as cg
 from kadmin.testing.handlers.base import (
@@ -52,6 +54,8 @@ def _subscribed(state: ClusterState, g: Group) -> set[str] | None:
 
 
 def handle(ctx: RequestContext, req: Any, version: int) -> Response:
+    if not ctx.authorize(az.GROUP, req.group_id, az.DELETE):  # KafkaApis: DELETE on the group first
+        return error_response(ctx, req, version, ErrorCode.GROUP_AUTHORIZATION_FAILED)
     R = response_class(API_KEY)
     err = ctx.group_error(req.group_id)
     g = ctx.group(req.group_id)
