@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import replace
 from typing import Any, TypeVar
 
 from kadmin.admin._driver import Done, Operation, Outcome
@@ -97,14 +96,6 @@ class ShareGroupDescribe(ConsumerGroupDescribe):
             current_assignment=_partitions(m.assignment))
 
 
-def with_common_fields(d: GroupDescription) -> GroupDescription:
-    """A classic group's members with the fields every protocol has: subscribed topics, current assignment."""
-    members = tuple(replace(
-        m, subscribed_topic_names=m.subscription.topics if m.subscription else (),
-        current_assignment=m.assignment.partitions if m.assignment else ()) for m in d.members)
-    return replace(d, members=members)
-
-
 def _falls_back(result: Any) -> bool:
     """Whether the other API may know the group: this one does not know it, or cannot be asked."""
     return isinstance(result, (GroupIdNotFoundError, UnsupportedVersionError))
@@ -143,8 +134,7 @@ async def describe_any_protocol(run: Runner, group_ids: list[str], include_ops: 
             return {}
         if api == "consumer":
             return await run(ConsumerGroupDescribe(include_ops), ids, deadline)
-        got = await run(DescribeGroups(include_ops), ids, deadline)
-        return {g: with_common_fields(r) if isinstance(r, GroupDescription) else r for g, r in got.items()}
+        return await run(DescribeGroups(include_ops), ids, deadline)
 
     async def stage(which: int, ids: list[str]) -> dict[str, Any]:
         by_api = {api: [g for g in ids if order(g)[which] == api] for api in ("consumer", "classic")}
@@ -160,4 +150,4 @@ async def describe_any_protocol(run: Runner, group_ids: list[str], include_ops: 
     return out
 
 
-__all__ = ["ConsumerGroupDescribe", "ShareGroupDescribe", "describe_any_protocol", "with_common_fields"]
+__all__ = ["ConsumerGroupDescribe", "ShareGroupDescribe", "describe_any_protocol"]

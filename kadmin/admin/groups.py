@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import struct
-from collections.abc import Sequence
 from typing import Any
 
 from kadmin.admin._driver import Done, Failed, Operation, Outcome, Retry
@@ -166,6 +165,9 @@ def _description(g: Any, node_id: int, version: int, include_ops: bool) -> Group
             assignment_bytes=bytes(m.member_assignment),
             subscription=sub,
             assignment=asg,
+            # The fields every protocol has, so that "who reads what" reads the same for KIP-848 groups.
+            subscribed_topic_names=sub.topics if sub is not None else (),
+            current_assignment=asg.partitions if asg is not None else (),
         ))
     # Only when asked: some brokers fill the field anyway (Tansu sends -1, i.e. every bit set).
     ops = decode_authorized_operations(g.authorized_operations) if version >= 3 and include_ops else None
