@@ -62,6 +62,10 @@ _APIS = [
     "DeleteAcls",
     "DescribeUserScramCredentials",
     "AlterUserScramCredentials",
+    "CreateDelegationToken",
+    "RenewDelegationToken",
+    "ExpireDelegationToken",
+    "DescribeDelegationToken",
 ]
 
 EXPECTED_FILES: frozenset[str] = frozenset(
