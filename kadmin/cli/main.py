@@ -130,6 +130,9 @@ def build_parser() -> Parser:
     records.register(sub, common)
     log_dirs.register(sub, common)
     leaders.register(sub, common)
+    from kadmin.cli import provision as provision_cmd  # tenant provisioning (issue #17)
+
+    provision_cmd.register(sub, common)
     from kadmin.cli import configs as configs_cmd  # topics and configs (issue #14)
     from kadmin.cli import topics as topics_cmd
 

@@ -52,6 +52,18 @@ _EXPORTS = {
     "RESULT_COLUMNS": "kadmin.spark.schema",
     "DEFAULT_ENTITY": "kadmin.spark.schema",
     "result_schema": "kadmin.spark.schema",
+    # declarative tenant provisioning (topics, configs, ACLs, SCRAM users, quotas): docs/provision.md
+    "provision": "kadmin.spark.tenant_apply",
+    "apply_plan": "kadmin.spark.tenant_apply",
+    "drift": "kadmin.spark.tenant_apply",
+    "StderrProgress": "kadmin.spark.tenant_apply",
+    "TenantProgress": "kadmin.spark.tenant_apply",
+    "TENANT_RESULT_COLUMNS": "kadmin.spark.tenant_apply",
+    "TenantSpec": "kadmin.spark.spec",
+    "Scope": "kadmin.spark.spec",
+    "SpecError": "kadmin.spark.spec",
+    "env_or_file_secrets": "kadmin.spark.spec",
+    "PLAN_COLUMNS": "kadmin.spark.tenant_plan",
 }
 
 if TYPE_CHECKING:
@@ -59,6 +71,16 @@ if TYPE_CHECKING:
     from kadmin.spark.plan import plan_quotas
     from kadmin.spark.report import Progress, summary
     from kadmin.spark.schema import DEFAULT_ENTITY, RESULT_COLUMNS, result_schema
+    from kadmin.spark.spec import Scope, SpecError, TenantSpec, env_or_file_secrets
+    from kadmin.spark.tenant_apply import (
+        TENANT_RESULT_COLUMNS,
+        StderrProgress,
+        TenantProgress,
+        apply_plan,
+        drift,
+        provision,
+    )
+    from kadmin.spark.tenant_plan import PLAN_COLUMNS
     from kadmin.spark.validate import RejectedRowsError
 
 
@@ -79,10 +101,21 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "DEFAULT_ENTITY",
+    "PLAN_COLUMNS",
     "RESULT_COLUMNS",
+    "TENANT_RESULT_COLUMNS",
     "Progress",
     "RejectedRowsError",
+    "Scope",
+    "SpecError",
+    "StderrProgress",
+    "TenantProgress",
+    "TenantSpec",
+    "apply_plan",
+    "drift",
+    "env_or_file_secrets",
     "plan_quotas",
+    "provision",
     "provision_quotas",
     "result_schema",
     "summary",

@@ -43,24 +43,11 @@ from pyspark.sql.types import (
     StructType,
 )
 
+from kadmin.spark.columns import INT_COLUMNS, KINDS, column_problem
 from kadmin.spark.schema import sql_name
-
-#: Entity kinds, in the order their results are listed.
-KINDS: tuple[str, ...] = ("scram_users", "topics", "topic_configs", "acls", "quotas")
 
 #: A function from a secret's name (``password_ref``) to the secret, called on the driver only.
 SecretResolver = Callable[[str], str]
-
-_COLUMNS: dict[str, dict[str, bool]] = {  # kind -> {column: required}
-    "topics": {"name": True, "partitions": False, "replication_factor": False, "configs": False},
-    "topic_configs": {"topic": True, "config": True, "value": True},
-    "acls": {"principal": True, "host": False, "operation": True, "permission": False, "resource_type": True,
-             "resource_name": True, "pattern_type": False},
-    "scram_users": {"user": True, "mechanism": False, "iterations": False, "password_ref": True},
-}
-_INT_COLUMNS = frozenset({"partitions", "replication_factor", "iterations"})
-#: Column names that would hold a secret in clear; refused with the reason.
-_SECRET_COLUMNS = frozenset({"password", "secret", "passwd", "pwd", "salted_password"})
 
 
 class SpecError(ValueError):
@@ -210,21 +197,12 @@ def _is_connect_frame(df: object) -> bool:
 
 
 def check_columns(kind: str, df: DataFrame) -> None:
-    wanted = _COLUMNS[kind]
     types: dict[str, DataType] = {f.name: f.dataType for f in df.schema.fields}
-    secret = sorted(c for c in types if c.lower() in _SECRET_COLUMNS)
-    if secret:
-        raise SpecError(f"{kind}: column {secret[0]!r} would hold a secret in clear; give password_ref, the "
-                        "name of a secret that the secrets function resolves on the driver")
-    missing = [c for c, required in wanted.items() if required and c not in types]
-    if missing:
-        raise SpecError(f"{kind}: missing column(s) {', '.join(missing)} (it has {', '.join(sorted(types)) or 'none'}"
-                        f"; expected {', '.join(wanted)})")
-    unknown = sorted(c for c in types if c not in wanted)
-    if unknown:
-        raise SpecError(f"{kind}: unknown column(s) {', '.join(unknown)} (expected {', '.join(wanted)})")
+    problem = column_problem(kind, list(types))
+    if problem is not None:
+        raise SpecError(f"{kind}: {problem}")
     for c, t in types.items():
-        if c in _INT_COLUMNS:
+        if c in INT_COLUMNS:
             if not isinstance(t, (IntegralType, StringType, NullType)):
                 raise SpecError(f"{kind}: column {c!r} must hold whole numbers, not {t.simpleString()}")
         elif c == "configs":

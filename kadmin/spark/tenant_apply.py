@@ -58,7 +58,7 @@ MODES = ("plan", "validate", "apply")
 DEFAULT_BATCH_SIZE = 1000
 DEFAULT_MAX_CONCURRENCY = 4
 #: Result columns (one row per desired or removed entity).
-RESULT_COLUMNS: tuple[str, ...] = ("kind", "key", "action", "old_value", "new_value", "status", "error")
+TENANT_RESULT_COLUMNS: tuple[str, ...] = ("kind", "key", "action", "old_value", "new_value", "status", "error")
 OK, VALIDATED, FAILED, POSSIBLY_APPLIED, SKIPPED = "ok", "validated", "failed", "possibly-applied", "skipped"
 
 
@@ -368,10 +368,17 @@ def _group_sql() -> str:
             "WHEN kind = 'quotas' THEN substring_index(key, '/', 1) ELSE key END")
 
 
-def _stream(plan: DataFrame) -> Iterator[tuple[int, str, str, str, str, dict[str, str]]]:
+#: Up to this many changes the stream is one sorted partition (one Spark job); beyond, a global sort whose
+#: range partitions come one at a time (a sampling job more, and the driver holds one partition).
+ONE_PARTITION_STREAM = 200_000
+
+
+def _stream(plan: DataFrame, total: int) -> Iterator[tuple[int, str, str, str, str, dict[str, str]]]:
     changes = plan.filter(F.col("action").isin(*CHANGES)).selectExpr(
         f"{_phase_sql()} AS _phase", f"{_group_sql()} AS _group", "kind", "key", "action", "args")
-    ordered = changes.orderBy("_phase", "_group", "key")
+    order = ("_phase", "_group", "key")
+    ordered = changes.coalesce(1).sortWithinPartitions(*order) if total <= ONE_PARTITION_STREAM \
+        else changes.orderBy(*order)
     for row in ordered.toLocalIterator(prefetchPartitions=True):
         yield row[0], row[1], row[2], row[3], row[4], dict(row[5] or {})
 
@@ -483,7 +490,7 @@ def apply_plan(plan: DataFrame, admin: AdminClient, *, mode: str = "apply", secr
                progress: TenantProgressCallback | None = None, report: list[ApplyReport] | None = None) -> DataFrame:
     """Apply (or validate) a plan from :func:`provision` (mode ``plan``), possibly saved and read back.
 
-    Returns the results: one row per plan row (``RESULT_COLUMNS``), status ``ok`` / ``validated`` for changes
+    Returns the results: one row per plan row (``TENANT_RESULT_COLUMNS``), status ``ok`` / ``validated`` for changes
     that succeeded, ``failed`` / ``possibly-applied`` / ``skipped`` with the error, and ``unchanged`` /
     ``rejected`` as planned.  The results are cached (``unpersist()`` frees them).  ``report``, when a list,
     receives one :class:`ApplyReport`."""
@@ -515,7 +522,7 @@ def apply_plan(plan: DataFrame, admin: AdminClient, *, mode: str = "apply", secr
         log.info("%s: %d entities with changes", mode, total)
         tick("starting")
         try:
-            _run_phases(_stream(cached), sender, out, batch_size)
+            _run_phases(_stream(cached, total), sender, out, batch_size)
         finally:
             sender.close()
         tick("done", finished=True)
@@ -623,5 +630,5 @@ def drift(plan: DataFrame) -> DataFrame:
         "key")
 
 
-__all__ = ["MODES", "PHASES", "RESULT_COLUMNS", "ApplyReport", "StderrProgress", "TenantProgress", "apply_plan",
+__all__ = ["MODES", "PHASES", "TENANT_RESULT_COLUMNS", "ApplyReport", "StderrProgress", "TenantProgress", "apply_plan",
            "drift", "provision"]

@@ -95,14 +95,17 @@ def _enum(col: str) -> str:
 def _dedupe(df: DataFrame, key: str, sig: str, reason: str) -> DataFrame:
     """One row per (key, identical content); all rows of a key with different contents rejected.
 
-    ``reason`` is the column of the row's own reasons; it gains the conflict."""
-    cols = [sql_name(c) for c in df.columns if c not in ("_sig",)]
+    One window (one shuffle): rows of a key ordered by content; the first of each run of equal contents is
+    kept (row_number == rank) and a second distinct content (dense_rank > 1) is a conflict.  ``reason`` is
+    the column of the row's own reasons; it gains the conflict."""
+    cols = [sql_name(c) for c in df.columns]
+    w = f"(PARTITION BY {key} ORDER BY _sig)"
     ranked = df.selectExpr(*cols, f"{sig} AS _sig").selectExpr(
-        *cols, "_sig", f"row_number() OVER (PARTITION BY {key}, _sig ORDER BY _sig) AS _rn",
-        f"size(collect_set(_sig) OVER (PARTITION BY {key})) AS _variants")
+        *cols, f"row_number() OVER {w} AS _rn", f"rank() OVER {w} AS _rk", f"dense_rank() OVER {w} AS _dr")
+    kept = ranked.filter("_rn = _rk").selectExpr(*cols, f"max(_dr) OVER (PARTITION BY {key}) AS _variants")
     conflict = sql_string("conflicting rows for the same entity in the spec")
     out = [c for c in cols if c != sql_name(reason)]
-    return ranked.filter("_rn = 1").selectExpr(
+    return kept.selectExpr(
         *out, f"CASE WHEN _variants > 1 THEN concat_ws('; ', {sql_name(reason)}, {conflict}) "
               f"ELSE {sql_name(reason)} END AS {sql_name(reason)}")
 
@@ -478,10 +481,11 @@ def build_plan(spec: TenantSpec, admin: AdminClient, *, scope: Scope | None, rem
     topics_d = desired_topics(spec.topics) if spec.topics is not None else None
     configs_d = desired_configs(topics_d, spec.topic_configs)
     if topics_d is not None or configs_d is not None:
-        names: set[str] = set()
-        for d, col in ((topics_d, "name"), (configs_d, "topic")):
-            if d is not None:
-                names.update(r[0] for r in d.select(col).distinct().collect() if r[0])
+        # The topics whose state matters: one small job over the raw name columns (no validation needed).
+        raw = [df.selectExpr(f"CAST({sql_name(col)} AS STRING) AS n") for df, col in
+               ((spec.topics, "name"), (spec.topic_configs, "topic")) if df is not None]
+        names_df = raw[0] if len(raw) == 1 else raw[0].unionByName(raw[1])
+        names = {r[0] for r in names_df.distinct().collect() if r[0]}
         topic_scope = scope if (deletes.get("topics") or deletes.get("topic_configs")) else None
         topic_cols, present = read_topics(admin, names, topic_scope)
         if not deletes.get("topics"):

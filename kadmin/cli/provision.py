@@ -1,0 +1,144 @@
+"""``kadmin provision SPEC_DIR_OR_FILE``: topics, topic configs, ACLs, SCRAM users and quotas from files, through
+Spark (:func:`kadmin.spark.provision`).
+
+The default is a dry run (the plan, nothing sent): provisioning writes security state, and a command that
+creates users and grants access should say what it would do unless told to do it.  Files are checked before
+Spark starts (:mod:`kadmin.cli.tenant_input`); SCRAM passwords come from ``password_ref`` references
+(``env:VAR``, ``file:PATH``) resolved in this process, never from the files or argv.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from kadmin.cli.config import UsageError, build_config, check_timeout
+from kadmin.cli.output import Column
+from kadmin.cli.tenant_input import FORMATS_HELP, check_file, find_files
+
+if TYPE_CHECKING:
+    from kadmin.cli.main import Context
+
+SHOWN = 20
+NOT_OK = ("failed", "rejected", "skipped", "possibly-applied")
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("provision", parents=[common], help="make tenants (topics, configs, ACLs, users, quotas) "
+                                                          "match spec files (through Spark)",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       description="Plan, validate or apply a tenant spec: a directory with one file per kind "
+                                   "(or one such file).  Needs kadmin's [spark] extra and Java 17+.  Files are "
+                                   "checked before Spark starts.  The default is --dry-run.",
+                       epilog=FORMATS_HELP)
+    p.add_argument("spec", metavar="SPEC_DIR_OR_FILE")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--dry-run", action="store_true", help="show the plan (and any drift); send nothing (default)")
+    mode.add_argument("--validate", action="store_true",
+                      help="brokers check the changes with validate_only where the API has it; nothing changes")
+    mode.add_argument("--apply", action="store_true", help="make the changes")
+    p.add_argument("--scope", action="append", default=[], metavar="FIELD=VALUE",
+                   help="where --remove-unlisted may delete: topics=PREFIX, principals=PREFIX (e.g. User:t-), "
+                        "kinds=acls,topics (repeatable)")
+    p.add_argument("--remove-unlisted", action="store_true",
+                   help="delete in-scope entities the spec does not list (needs --scope)")
+    p.add_argument("--batch-size", type=int, metavar="N", help="entities per request (default 1000)")
+    p.add_argument("--save-plan", metavar="DIR", help="also write the plan as Parquet to DIR")
+    p.add_argument("--all", action="store_true", dest="show_all",
+                   help=f"list every row, unchanged ones too (default: the first {SHOWN} changes)")
+    p.set_defaults(run=run)
+
+
+def run(ctx: Context) -> int:
+    args = ctx.args
+    if args.batch_size is not None and args.batch_size < 1:
+        raise UsageError(f"--batch-size must be at least 1, not {args.batch_size}")
+    mode = "validate" if args.validate else "apply" if args.apply else "plan"
+    files = find_files(args.spec)
+    for f in files:
+        check_file(f)
+    scope = _scope(args.scope)
+    if args.remove_unlisted and scope is None:
+        raise UsageError("--remove-unlisted needs --scope (topics=PREFIX and/or principals=PREFIX): deletions "
+                         "happen only inside it")
+    import importlib.util
+
+    if importlib.util.find_spec("pyspark") is None:
+        raise UsageError("provision needs PySpark: install kadmin with its [spark] extra")
+    build_config(args.bootstrap_server, args.command_config, check_timeout(args.timeout))
+    from kadmin.cli.quotas import _read_frame, _spark_session
+    from kadmin.spark.spec import TenantSpec, env_or_file_secrets
+    from kadmin.spark.tenant_apply import StderrProgress, provision
+
+    spark = _spark_session(ctx.debug)
+    spec = TenantSpec(secrets=env_or_file_secrets,
+                      **{f.kind: _read_frame(spark, f.path, f.fmt) for f in files})
+    p = ctx.printer
+    options: dict[str, Any] = {"scope": scope, "remove_unlisted": args.remove_unlisted}
+    if args.batch_size is not None:
+        options["batch_size"] = args.batch_size
+    with ctx.admin() as admin:
+        if args.save_plan:
+            plan = provision(spec, admin, "plan", **options).persist()
+            plan.write.mode("errorifexists").parquet(args.save_plan)
+            p.note(f"kadmin: plan written to {args.save_plan}")
+            if mode != "plan":
+                results = provision(plan, admin, mode, progress=StderrProgress(p.err),
+                                    **{k: v for k, v in options.items() if k == "batch_size"})
+            else:
+                results = plan
+        else:
+            results = provision(spec, admin, mode, progress=StderrProgress(p.err) if mode != "plan" else None,
+                                **options)
+        results = results.persist()
+        try:
+            counts = {(r["kind"], r["action"], r["status"]): int(r["count"])
+                      for r in results.groupBy("kind", "action", "status").count().collect()}
+            shown = results if args.show_all else results.filter(results["action"] != "unchanged")
+            shown = shown.orderBy("kind", "key")
+            if not p.json and not args.show_all:
+                shown = shown.limit(SHOWN)
+            rows = [r.asDict() for r in shown.select("kind", "key", "action", "old_value", "new_value", "status",
+                                                     "error").collect()]
+            bad = [r.asDict() for r in results.filter(results["status"].isin(*NOT_OK))
+                   .select("kind", "key", "status", "error").limit(100).collect()]
+        finally:
+            results.unpersist()
+    return report(ctx, mode, counts, rows, bad)
+
+
+def _scope(items: list[str]) -> Any:
+    if not items:
+        return None
+    from kadmin.spark.spec import SpecError, parse_scope
+
+    try:
+        return parse_scope(items)
+    except SpecError as exc:
+        raise UsageError(f"--scope: {exc}") from None
+
+
+def report(ctx: Context, mode: str, counts: dict[tuple[str, str, str], int], rows: list[dict[str, Any]],
+           bad: list[dict[str, Any]]) -> int:
+    """The changes (or every row with --all), the counts per kind/action/status, and each row not ok."""
+    p = ctx.printer
+    code = 1 if any(s in NOT_OK for (_, _, s) in counts) else 0
+    if p.json:
+        p.emit("provision", {
+            "mode": mode,
+            "summary": [{"kind": k, "action": a, "status": s, "count": n} for (k, a, s), n in sorted(counts.items())],
+            "rows": rows})
+        return code
+    p.table([Column("KIND"), Column("KEY", flex=True), Column("ACTION"), Column("OLD", flex=True),
+             Column("NEW", flex=True), Column("STATUS")],
+            [[r["kind"], r["key"], r["action"], r["old_value"], r["new_value"], r["status"]] for r in rows])
+    changes = sum(n for (_, a, _), n in counts.items() if a not in ("unchanged",))
+    if len(rows) < changes and not any(r["action"] == "unchanged" for r in rows):
+        p.lines([f"({changes - len(rows)} more change(s) not shown; --all or -o json lists them)"])
+    summary = ", ".join(f"{n} {k} {a}/{s}" for (k, a, s), n in sorted(counts.items())) or "no rows"
+    p.lines(["", f"{mode}: {summary}"])
+    for r in bad:
+        p.note(f"kadmin: {r['kind']} {r['key']}: {r['status']}: {r['error']}")
+    if mode == "plan":
+        p.lines(["(dry run: nothing was sent)"])
+    return code

@@ -1,0 +1,190 @@
+"""``kadmin provision``'s input: a spec directory (or one file), checked in Python before Spark starts.
+
+Why before Spark: a local Spark session costs tens of seconds (a JVM), and a misnamed file, a missing column,
+a ``password`` column or a word where a number belongs would only be refused after it.  This module finds the
+files (one per kind: ``topics``, ``topic_configs``, ``acls``, ``scram_users``, ``quotas``, each ``.csv``,
+``.jsonl``/``.json`` or ``.parquet``), reads what it can cheaply (a CSV header, the first JSON records, a Parquet
+schema) and applies the column table of :mod:`kadmin.spark.columns`; quota files get the checks of
+``kadmin quotas provision`` (:mod:`kadmin.cli.provision_input`).  The cells of every row are left to Spark,
+which reports bad rows one by one as ``reject`` rows.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from kadmin.cli.config import UsageError
+from kadmin.cli.provision_input import check_input
+from kadmin.spark.columns import COLUMNS, INT_COLUMNS, KINDS, column_problem
+
+EXTENSIONS = {".csv": "csv", ".jsonl": "json", ".ndjson": "json", ".json": "json", ".parquet": "parquet",
+              ".pq": "parquet"}
+JSON_SAMPLE = 1000
+
+FORMATS_HELP = """\
+spec files (one per kind; kinds left out are not touched), CSV with a header, JSON lines or Parquet:
+  topics.csv         name,partitions,replication_factor,configs    configs: JSON object text {"k": "v"}
+  topic_configs.csv  topic,config,value                             empty value: remove the topic's own value
+  acls.csv           principal,host,operation,permission,resource_type,resource_name,pattern_type
+  scram_users.csv    user,mechanism,iterations,password_ref         password_ref: env:VAR or file:PATH
+  quotas.csv         the format of 'kadmin quotas provision' (long or wide)
+Deletions happen only with --remove-unlisted and only inside --scope (topics=PREFIX, principals=PREFIX,
+kinds=KIND,...).  Full description and examples: docs/provision.md."""
+
+
+@dataclass(frozen=True)
+class SpecFile:
+    kind: str
+    path: str
+    fmt: str  # csv | json | parquet
+
+
+def find_files(path: str) -> list[SpecFile]:
+    """The spec files of a directory (by kind name), or the one file ``path`` names (its kind from its name)."""
+    if not os.path.exists(path):
+        raise UsageError(f"{path}: no such file or directory")
+    if os.path.isdir(path) and not _is_parquet_dir(path):
+        found: dict[str, SpecFile] = {}
+        for name in sorted(os.listdir(path)):
+            if name.startswith((".", "_")):
+                continue
+            spec = _spec_file(os.path.join(path, name))
+            if spec.kind in found:
+                raise UsageError(f"{path}: two files for {spec.kind}: {os.path.basename(found[spec.kind].path)} "
+                                 f"and {name}")
+            found[spec.kind] = spec
+        if not found:
+            raise UsageError(f"{path}: no spec files (expected {', '.join(KINDS)} with .csv, .jsonl or .parquet)")
+        return [found[k] for k in KINDS if k in found]
+    return [_spec_file(path)]
+
+
+def _is_parquet_dir(path: str) -> bool:
+    return os.path.splitext(path.rstrip("/"))[1] in (".parquet", ".pq")
+
+
+def _spec_file(path: str) -> SpecFile:
+    base = os.path.basename(path.rstrip("/"))
+    stem, ext = os.path.splitext(base)
+    fmt = EXTENSIONS.get(ext.lower())
+    if fmt is None or stem not in KINDS:
+        raise UsageError(f"{path}: not a spec file: the name must be a kind ({', '.join(KINDS)}) with .csv, "
+                         ".jsonl, .json or .parquet (see docs/provision.md)")
+    return SpecFile(stem, path, fmt)
+
+
+def check_file(spec: SpecFile) -> None:
+    """The file's columns (and, for JSON and Parquet, their types) for its kind; UsageError if wrong."""
+    if spec.kind == "quotas":
+        check_input(spec.path, spec.fmt)
+        return
+    if spec.fmt == "csv":
+        columns = _csv_header(spec.path)
+        _columns(spec, columns)
+    elif spec.fmt == "json":
+        _check_json(spec)
+    else:
+        _check_parquet(spec)
+
+
+def _columns(spec: SpecFile, columns: list[str]) -> None:
+    problem = column_problem(spec.kind, columns)
+    if problem is not None:
+        raise UsageError(f"{spec.path}: {problem}")
+
+
+def _csv_header(path: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            header = next(csv.reader(f), None)
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not UTF-8 text (a CSV spec file must be UTF-8)") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if header is None:
+        raise UsageError(f"{path}: the file is empty (a CSV spec file needs a header line)")
+    return [h.strip().lstrip("\ufeff") for h in header]
+
+
+def _check_json(spec: SpecFile) -> None:
+    try:
+        with open(spec.path, encoding="utf-8") as f:
+            head = f.read(1 << 20)
+    except (UnicodeDecodeError, OSError) as exc:
+        raise UsageError(f"{spec.path}: cannot read as UTF-8 text: {exc}") from None
+    records: list[Any] = []
+    if head.lstrip().startswith("["):
+        try:
+            data = json.loads(head)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"{spec.path}: not valid JSON: {exc}") from None
+        records = list(data[:JSON_SAMPLE]) if isinstance(data, list) else [data]
+    else:
+        lines = head.splitlines()
+        if len(head) == (1 << 20) and lines:
+            lines = lines[:-1]
+        for number, line in enumerate(lines, 1):
+            if line.strip():
+                try:
+                    records.append(json.loads(line))
+                except json.JSONDecodeError as exc:
+                    raise UsageError(f"{spec.path}: line {number} is not a JSON record: {exc}") from None
+            if len(records) >= JSON_SAMPLE:
+                break
+    if not records:
+        raise UsageError(f"{spec.path}: no records")
+    columns: dict[str, None] = {}
+    for i, r in enumerate(records, 1):
+        if not isinstance(r, dict):
+            raise UsageError(f"{spec.path}: record {i} is not a JSON object")
+        columns.update(dict.fromkeys(r))
+    _columns(spec, list(columns))
+    for i, r in enumerate(records, 1):
+        for col, v in r.items():
+            if v is None:
+                continue
+            if col in INT_COLUMNS:
+                ok = (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, str) and v.strip().isdigit())
+                what = "a whole number"
+            elif col == "configs":
+                ok = isinstance(v, (dict, str)) and (not isinstance(v, dict)
+                                                     or all(isinstance(x, str) or x is None for x in v.values()))
+                what = "an object of strings"
+            else:
+                ok = isinstance(v, str)
+                what = "text"
+            if not ok:
+                raise UsageError(f"{spec.path}: record {i}: column {col!r} must hold {what}, not {json.dumps(v)}")
+
+
+def _check_parquet(spec: SpecFile) -> None:
+    try:
+        import pyarrow as pa  # type: ignore[import-untyped]
+        import pyarrow.parquet as pq  # type: ignore[import-untyped]
+    except ImportError:  # Spark checks the schema instead
+        return
+    try:
+        path = spec.path
+        schema = pq.read_schema(path) if os.path.isfile(path) else pq.ParquetDataset(path).schema
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for "not Parquet"
+        raise UsageError(f"{spec.path}: cannot read as Parquet: {exc}") from None
+    _columns(spec, [n for n in schema.names if not n.startswith("__")])
+    for field in schema:
+        t = field.type
+        if field.name in INT_COLUMNS:
+            ok = pa.types.is_integer(t) or pa.types.is_string(t) or pa.types.is_null(t)
+        elif field.name == "configs":
+            ok = pa.types.is_map(t) or pa.types.is_struct(t) or pa.types.is_string(t) or pa.types.is_null(t)
+        elif field.name in COLUMNS[spec.kind]:
+            ok = pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_null(t)
+        else:
+            ok = True
+        if not ok:
+            raise UsageError(f"{spec.path}: column {field.name!r} has type {t}, which this column cannot hold")
+
+
+__all__ = ["FORMATS_HELP", "SpecFile", "check_file", "find_files"]
