@@ -13,12 +13,13 @@ import logging
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from kadmin import acls, configs, quotas, scram, storage, topics
+from kadmin import acls, configs, quotas, scram, storage, tokens, topics
 from kadmin.admin import _driver, consumer_groups, group_offsets, leaders, log_dirs, records
 from kadmin.admin import acls as admin_acls
 from kadmin.admin import configs as admin_configs
 from kadmin.admin import quotas as admin_quotas
 from kadmin.admin import scram as admin_scram
+from kadmin.admin import tokens as admin_tokens
 from kadmin.admin import topics as admin_topics
 from kadmin.admin._driver import Context, Operation
 from kadmin.admin.cluster import CLUSTER, ApiVersions, ClusterMetadata, DescribeCluster, guess_release
@@ -703,10 +704,56 @@ class AdminClient:
         desc = await self.describe_cluster(include_authorized_operations=True, timeout=timeout)
         return admin_acls.identity(self.config, desc.authorized_operations)
 
+    async def create_delegation_token(self, *, renewers: Iterable[str] = (), max_lifetime_ms: int = -1,
+                                      owner: str | None = None, timeout: float | None = None) -> tokens.DelegationToken:
+        """A token for this principal, or (Kafka 3.3+, CREATE_TOKENS on that user) for ``owner``; ``renewers``
+        (``User:x``) may renew it too; ``max_lifetime_ms`` -1 takes the broker's limit.  Errors raise."""
+        who = tokens.check_principals(renewers, "renewers") or []
+        if owner is not None:
+            tokens.check_principals([owner], "owner")
+        life = tokens.check_period(max_lifetime_ms, "max_lifetime_ms")
+        deadline = await self._begin(timeout)
+        op = admin_tokens.CreateDelegationToken(who, life, owner)
+        return _value(await self._run(op, [admin_tokens.TOKEN], deadline), admin_tokens.TOKEN)  # type: ignore[no-any-return]
+
+    async def renew_delegation_token(self, hmac: bytes, *, renew_period_ms: int = -1,
+                                     timeout: float | None = None) -> int:
+        """Push the token's expiry to now + ``renew_period_ms`` (-1: the broker's default), capped at its max
+        timestamp; returns the new expiry (ms since the epoch).  Errors raise."""
+        key = tokens.check_hmac(hmac)
+        period = tokens.check_period(renew_period_ms, "renew_period_ms")
+        deadline = await self._begin(timeout)
+        return _value(await self._run(admin_tokens.RenewDelegationToken(period), [key], deadline), key)  # type: ignore[no-any-return]
+
+    async def expire_delegation_token(self, hmac: bytes, *, expiry_period_ms: int = -1,
+                                      timeout: float | None = None) -> int:
+        """Expire the token in ``expiry_period_ms`` (negative: now, and the broker forgets it); returns the new
+        expiry timestamp.  Errors raise."""
+        key = tokens.check_hmac(hmac)
+        period = tokens.check_period(expiry_period_ms, "expiry_period_ms")
+        deadline = await self._begin(timeout)
+        return _value(await self._run(admin_tokens.ExpireDelegationToken(period), [key], deadline), key)  # type: ignore[no-any-return]
+
+    async def describe_delegation_tokens(self, owners: Iterable[str] | None = None, *,
+                                         timeout: float | None = None) -> list[tokens.DelegationToken]:
+        """The tokens of ``owners`` (every owner when None) that this principal may see.  Errors raise."""
+        who = tokens.check_principals(owners, "owners")
+        deadline = await self._begin(timeout)
+        got = await self._run(admin_tokens.DescribeDelegationTokens(who), [admin_tokens.TOKEN], deadline)
+        return _value(got, admin_tokens.TOKEN)  # type: ignore[no-any-return]
+
 
 def _check_bool(value: object, what: str) -> None:
     if not isinstance(value, bool):
         raise TypeError(f"{what} must be a bool, not {type(value).__name__}")
+
+
+def _value(results: Mapping[Any, Any], key: Any) -> Any:
+    """The one key's value, its error raised (calls with a single key have no per-key results to return)."""
+    got = results[key]
+    if isinstance(got, KafkaError):
+        raise got
+    return got
 
 
 def _str_list(values: Iterable[str] | None, what: str) -> list[str] | None:

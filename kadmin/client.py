@@ -16,7 +16,7 @@ import threading
 from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from kadmin import acls, aio, configs, quotas, scram, storage, topics
+from kadmin import acls, aio, configs, quotas, scram, storage, tokens, topics
 from kadmin.admin import acls as admin_acls
 from kadmin.admin import quotas as admin_quotas
 from kadmin.admin import scram as admin_scram
@@ -308,6 +308,24 @@ class AdminClient:
 
     def whoami(self, *, timeout: float | None = None) -> acls.Identity:
         return self._call(self._aio.whoami(timeout=timeout), timeout)
+
+    def create_delegation_token(self, *, renewers: Iterable[str] = (), max_lifetime_ms: int = -1,
+                                owner: str | None = None, timeout: float | None = None) -> tokens.DelegationToken:
+        return self._call(self._aio.create_delegation_token(renewers=renewers, max_lifetime_ms=max_lifetime_ms,
+                                                            owner=owner, timeout=timeout), timeout)
+
+    def renew_delegation_token(self, hmac: bytes, *, renew_period_ms: int = -1, timeout: float | None = None) -> int:
+        return self._call(self._aio.renew_delegation_token(hmac, renew_period_ms=renew_period_ms, timeout=timeout),
+                          timeout)
+
+    def expire_delegation_token(self, hmac: bytes, *, expiry_period_ms: int = -1,
+                                timeout: float | None = None) -> int:
+        return self._call(self._aio.expire_delegation_token(hmac, expiry_period_ms=expiry_period_ms,
+                                                            timeout=timeout), timeout)
+
+    def describe_delegation_tokens(self, owners: Iterable[str] | None = None, *,
+                                   timeout: float | None = None) -> list[tokens.DelegationToken]:
+        return self._call(self._aio.describe_delegation_tokens(owners, timeout=timeout), timeout)
 
 
 async def _make_aio(cfg: ClientConfig) -> aio.AdminClient:

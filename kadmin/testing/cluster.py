@@ -37,6 +37,7 @@ from kadmin.testing.state import (
     QuotaEntity,
     quota_entity,
 )
+from kadmin.testing.tokens import store_from
 from kadmin.versions import DEFAULT_RELEASE, VersionTable, resolve_table
 
 log = logging.getLogger(__name__)
@@ -83,12 +84,15 @@ class FakeCluster(SecurityAdmin):
     server-side SSLContext.  ``latency_s`` is added to every request.  ``authorizer=True`` (or
     ``{"super_users": ["User:admin"], "allow_everyone_if_no_acl_found": False}``) enforces ACLs on every API
     (see :mod:`kadmin.testing.authorizer`); SASL users get SCRAM credentials for both mechanisms.
+    ``delegation_tokens=True`` (or ``{"max_lifetime_ms": ..., "expiry_time_ms": ...}``) turns on the token
+    manager (:mod:`kadmin.testing.tokens`); without it the token APIs answer DELEGATION_TOKEN_AUTH_DISABLED.
     """
 
     def __init__(self, brokers: int = 3, versions: VersionSpec | Mapping[int, VersionSpec] = DEFAULT_RELEASE,
                  latency_s: float = 0.0, sasl: Mapping[str, Any] | None = None, tls: ssl.SSLContext | None = None,
                  cluster_id: str | None = None, start: bool = True, host: str = "127.0.0.1",
-                 authorizer: bool | Mapping[str, Any] | None = None) -> None:
+                 authorizer: bool | Mapping[str, Any] | None = None,
+                 delegation_tokens: bool | Mapping[str, Any] | None = None) -> None:
         if brokers < 1:
             raise ValueError("a cluster needs at least one broker")
         self.cluster_id = cluster_id or "kadmin-fake-" + uuid.uuid4().hex[:10]
@@ -99,6 +103,7 @@ class FakeCluster(SecurityAdmin):
         self._state = ClusterState()
         self._authorizer = authorizer_from(authorizer)
         self._scram = ScramStore()
+        self._tokens = store_from(delegation_tokens)
         if self.sasl is not None:
             for user, password in self.sasl.users.items():
                 for mechanism in (m for m in self.sasl.mechanisms if m.startswith("SCRAM-")):

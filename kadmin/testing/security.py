@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 from kadmin.testing import authorizer as az
 from kadmin.testing.authorizer import Authorizer, ScramCredential, ScramStore
+from kadmin.testing.tokens import TokenStore
 
 _RESOURCE_TYPES = {"topic": az.TOPIC, "group": az.GROUP, "cluster": az.CLUSTER, "transactional_id": az.TRANSACTIONAL_ID,
                    "delegation_token": az.DELEGATION_TOKEN, "user": az.USER}
@@ -79,6 +80,7 @@ class SecurityAdmin:
     _lock: threading.RLock
     _authorizer: Authorizer | None
     _scram: ScramStore
+    _tokens: TokenStore | None
 
     @property
     def has_authorizer(self) -> bool:
@@ -136,6 +138,14 @@ class SecurityAdmin:
         code = az.MECHANISM_CODES.get(mechanism.upper())
         with self._lock:
             self._scram.credentials.pop((user, code or 0), None)
+
+    @property
+    def delegation_tokens(self) -> dict[str, tuple[str, int]]:
+        """{token id: (owner, expiry timestamp ms)} of every live delegation token (tokens must be enabled)."""
+        with self._lock:
+            if self._tokens is None:
+                raise RuntimeError("this FakeCluster has no delegation tokens: create it with delegation_tokens=True")
+            return {t.token_id: (t.owner, t.expires_ms) for t in self._tokens.tokens.values()}
 
     @property
     def scram_users(self) -> dict[str, dict[str, int]]:
