@@ -52,9 +52,34 @@ _EXPORTS = {
     "PartitionReassignment": "kadmin.storage",
     "ReplicaLogInfo": "kadmin.storage",
     "TopicSizes": "kadmin.storage",
+    "AclBinding": "kadmin.acls",
+    "AclBindingFilter": "kadmin.acls",
+    "AclOperation": "kadmin.acls",
+    "AclPermissionType": "kadmin.acls",
+    "AccessControlEntry": "kadmin.acls",
+    "AccessControlEntryFilter": "kadmin.acls",
+    "PatternType": "kadmin.acls",
+    "ResourcePattern": "kadmin.acls",
+    "ResourcePatternFilter": "kadmin.acls",
+    "ResourceType": "kadmin.acls",
+    "ScramUpsertion": "kadmin.scram",
+    "ScramDeletion": "kadmin.scram",
+    "ScramMechanism": "kadmin.scram",
+    "ScramCredentialInfo": "kadmin.scram",
+    "DelegationToken": "kadmin.tokens",
 }
 
 if TYPE_CHECKING:
+    from kadmin.acls import AccessControlEntry as AccessControlEntry
+    from kadmin.acls import AccessControlEntryFilter as AccessControlEntryFilter
+    from kadmin.acls import AclBinding as AclBinding
+    from kadmin.acls import AclBindingFilter as AclBindingFilter
+    from kadmin.acls import AclOperation as AclOperation
+    from kadmin.acls import AclPermissionType as AclPermissionType
+    from kadmin.acls import PatternType as PatternType
+    from kadmin.acls import ResourcePattern as ResourcePattern
+    from kadmin.acls import ResourcePatternFilter as ResourcePatternFilter
+    from kadmin.acls import ResourceType as ResourceType
     from kadmin.client import AdminClient as AdminClient
     from kadmin.config import ClientConfig as ClientConfig
     from kadmin.configs import AppendConfig as AppendConfig
@@ -68,6 +93,10 @@ if TYPE_CHECKING:
     from kadmin.configs import SetConfig as SetConfig
     from kadmin.configs import SubtractConfig as SubtractConfig
     from kadmin.errors import KafkaError as KafkaError
+    from kadmin.scram import ScramCredentialInfo as ScramCredentialInfo
+    from kadmin.scram import ScramDeletion as ScramDeletion
+    from kadmin.scram import ScramMechanism as ScramMechanism
+    from kadmin.scram import ScramUpsertion as ScramUpsertion
     from kadmin.storage import DeletedRecords as DeletedRecords
     from kadmin.storage import ElectionResult as ElectionResult
     from kadmin.storage import ElectionType as ElectionType
@@ -75,6 +104,7 @@ if TYPE_CHECKING:
     from kadmin.storage import PartitionReassignment as PartitionReassignment
     from kadmin.storage import ReplicaLogInfo as ReplicaLogInfo
     from kadmin.storage import TopicSizes as TopicSizes
+    from kadmin.tokens import DelegationToken as DelegationToken
     from kadmin.topics import CreatedTopic as CreatedTopic
     from kadmin.topics import NewPartitions as NewPartitions
     from kadmin.topics import NewTopic as NewTopic
