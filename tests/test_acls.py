@@ -326,6 +326,18 @@ def test_prefixed_is_refused_unsent_where_no_node_speaks_v1() -> None:
             a.describe_acls(AclBindingFilter.of("topic", "orders-1", pattern_type="match"))
 
 
+def test_user_resources_need_v3() -> None:
+    table = release_table("2.6")
+    assert table[30] == (0, 2)  # Kafka 2.6: no USER resource type yet
+    with FakeCluster(brokers=1, versions=table, authorizer=ADMIN) as c, \
+            AdminClient(c.bootstrap, default_timeout_s=5) as a:
+        user = AclBinding.of("user", "bob", "User:ops", "create_tokens")
+        pre = AclBinding.of("topic", "bob-", "User:bob", "read", pattern_type="prefixed")
+        res = a.create_acls([user, pre])
+        assert res[pre] is None and isinstance(res[user], UnsupportedVersionError) and "v3+" in res[user].message
+        assert [a.resource_type for a in c.acls] == ["TOPIC"]
+
+
 def test_mixed_cluster_sends_prefixed_bindings_to_a_node_that_carries_them() -> None:
     with FakeCluster(brokers=2, versions={1: _acl_v0(), 2: "3.9"}, authorizer=ADMIN) as c, \
             AdminClient(c.bootstrap, default_timeout_s=5) as a:

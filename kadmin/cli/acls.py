@@ -225,7 +225,7 @@ def run_list(ctx: Context) -> int:
             raise UsageError(str(exc)) from None
     with ctx.admin() as admin:
         if not res and args.principal is not None and pt is PatternType.ANY:
-            listing = admin.describe_acls(principal=args.principal)
+            bindings = list(admin.describe_acls(principal=args.principal))
         else:
             filters = [AclBindingFilter(ResourcePatternFilter(rt, name, pt), AccessControlEntryFilter(args.principal))
                        for rt, name in res] or [AclBindingFilter(ResourcePatternFilter(pattern_type=pt),
@@ -233,8 +233,7 @@ def run_list(ctx: Context) -> int:
             found: set[AclBinding] = set()
             for f in filters:
                 found.update(admin.describe_acls(f))
-            listing = sorted(found, key=AclBinding.sort_key)  # type: ignore[assignment]
-    bindings = list(listing)
+            bindings = sorted(found, key=AclBinding.sort_key)
     p = ctx.printer
     if p.json:
         p.emit("acls list", {"bindings": [binding_json(b) for b in bindings]})
