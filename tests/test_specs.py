@@ -66,6 +66,24 @@ _APIS = [
     "RenewDelegationToken",
     "ExpireDelegationToken",
     "DescribeDelegationToken",
+    # what the fake cluster serves so that no preset advertises an API it cannot answer: records and producer
+    # ids for real producers and consumers, and the inter-broker / KRaft keys real brokers advertise
+    "Produce",
+    "Fetch",
+    "InitProducerId",
+    "OffsetForLeaderEpoch",
+    "LeaderAndIsr",
+    "StopReplica",
+    "UpdateMetadata",
+    "ControlledShutdown",
+    "AlterPartition",
+    "Envelope",
+    "AllocateProducerIds",
+    "DescribeQuorum",
+    "UnregisterBroker",
+    "ListClientMetricsResources",
+    "AddRaftVoter",
+    "RemoveRaftVoter",
 ]
 
 EXPECTED_FILES: frozenset[str] = frozenset(
