@@ -1,0 +1,88 @@
+"""``kadmin provision``'s checks made before Spark starts, and scope parsing: no JVM, no cluster needed.
+
+A bad spec file must cost a second, not Spark's start-up: each case runs the real CLI in a subprocess with
+an unreachable bootstrap address, and asserts exit 2 with the file and the problem named.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kadmin.cli.config import UsageError
+from kadmin.cli.tenant_input import check_file, find_files
+from kadmin.spark.columns import column_problem
+
+SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "tenants"
+
+
+def test_the_shipped_sample_passes_the_checks() -> None:
+    files = find_files(str(SAMPLE))
+    assert [f.kind for f in files] == ["scram_users", "topics", "topic_configs", "acls", "quotas"]
+    for f in files:
+        check_file(f)
+    # ~50 tenants, each with topics, ACLs, a SCRAM user and quotas
+    assert sum(1 for _ in (SAMPLE / "scram_users.csv").open()) - 1 == 50
+
+
+@pytest.mark.parametrize(("name", "text", "expected"), [
+    ("scram_users.csv", "user,password\nu,x\n", "would hold a secret in clear"),
+    ("acls.csv", "principal,operation,resource_type\nUser:a,read,topic\n", "missing column(s) resource_name"),
+    ("topics.csv", "name,partitons\nt,3\n", "unknown column(s) partitons"),
+    ("topics.jsonl", '{"name": "t", "partitions": "three"}\n', "'partitions' must hold a whole number"),
+    ("topics.jsonl", '{"name": "t", "configs": {"retention.ms": 5}}\n', "'configs' must hold an object of strings"),
+    ("tenants.csv", "name\nt\n", "not a spec file"),
+    ("quotas.csv", "User,producer_byte_rate\nu,1\n", "did you mean 'user'"),
+])
+def test_bad_files_are_refused_before_spark(tmp_path: Path, name: str, text: str, expected: str) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(UsageError, match=None) as exc:
+        for f in find_files(str(path)):
+            check_file(f)
+    assert expected in str(exc.value)
+
+
+def test_cli_exits_2_in_seconds_without_starting_spark(tmp_path: Path) -> None:
+    spec = tmp_path / "spec"
+    spec.mkdir()
+    (spec / "topics.csv").write_text("name,partitions\nt,1\n")
+    (spec / "acls.csv").write_text("principal,host\nUser:a,*\n")
+    start = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "kadmin.cli", "-b", "127.0.0.1:1", "provision", str(spec),
+                           "--apply"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert "acls.csv: missing column(s) operation, resource_type, resource_name" in proc.stderr
+    assert "spark" not in proc.stderr.lower()
+    assert time.monotonic() - start < 20  # Spark's start-up alone takes longer here
+    # --remove-unlisted without --scope is refused as well, before anything starts
+    (spec / "acls.csv").unlink()
+    proc = subprocess.run([sys.executable, "-m", "kadmin.cli", "-b", "127.0.0.1:1", "provision", str(spec),
+                           "--remove-unlisted"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "--remove-unlisted needs --scope" in proc.stderr
+
+
+def test_help_points_to_the_formats_doc() -> None:
+    proc = subprocess.run([sys.executable, "-m", "kadmin.cli", "provision", "--help"], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0 and "docs/provision.md" in proc.stdout and "password_ref" in proc.stdout
+
+
+def test_scope_parsing() -> None:
+    from kadmin.spark.spec import Scope, SpecError, parse_scope
+
+    s = parse_scope(["topics=t-", "principals=User:t-", "kinds=acls,topics"])
+    assert s == Scope(("t-",), ("User:t-",), ("acls", "topics"))
+    assert s.topic_in_scope("t-1") and not s.topic_in_scope("other") and not s.allows("quotas")
+    assert parse_scope({"principals": "User:x"}) == Scope((), ("User:x",), None)
+    assert parse_scope(None) is None
+    for bad in (["topics"], ["tenants=x"], ["kinds=groups"]):
+        with pytest.raises(SpecError):
+            parse_scope(bad)
+    assert column_problem("scram_users", ["user", "password_ref"]) is None
+    assert json.dumps(column_problem("topics", []))  # a message, not None
