@@ -228,3 +228,22 @@ def test_tansu_scram_apis_answer_but_keep_nothing(tansu: RunningBroker) -> None:
         got = a.describe_user_scram_credentials(["tansu-user"], timeout=1)
         assert isinstance(got["tansu-user"], KafkaTimeoutError)
         assert "does not decode" in got["tansu-user"].message
+
+
+def test_librdkafka_logs_in_with_what_kadmin_wrote_and_reads_acls(cluster: FakeCluster, admin: AdminClient) -> None:
+    """A second, independent SCRAM implementation (librdkafka's, in C) logs in with the credential kadmin
+    salted, and confluent-kafka's describe_acls reads back a binding kadmin created."""
+    from confluent_kafka import admin as ck
+
+    assert admin.alter_user_scram_credentials([ScramUpsertion("kim", SHA256, PASSWORD)]) == {"kim": None}
+    grant = AclBinding.of("topic", "kim-", "User:kim", "describe", pattern_type="prefixed")
+    cluster.add_acl("cluster", "kafka-cluster", "User:kim", "describe")
+    assert admin.create_acls([grant]) == {grant: None}
+    client = ck.AdminClient({"bootstrap.servers": cluster.bootstrap, "security.protocol": "SASL_PLAINTEXT",
+                             "sasl.mechanism": "SCRAM-SHA-256", "sasl.username": "kim", "sasl.password": PASSWORD,
+                             "log_level": 3})
+    flt = ck.AclBindingFilter(ck.ResourceType.TOPIC, None, ck.ResourcePatternType.PREFIXED, "User:kim", None,
+                              ck.AclOperation.ANY, ck.AclPermissionType.ANY)
+    found = client.describe_acls(flt, request_timeout=10).result()
+    assert [(b.name, b.resource_pattern_type, b.operation, b.permission_type) for b in found] == [
+        ("kim-", ck.ResourcePatternType.PREFIXED, ck.AclOperation.DESCRIBE, ck.AclPermissionType.ALLOW)]
