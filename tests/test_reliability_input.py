@@ -26,8 +26,10 @@ from kadmin import aio
 from kadmin.cli.main import main as cli_main
 from kadmin.client import AdminClient
 from kadmin.config import ClientConfig
+from kadmin.configs import AppendConfig, ConfigResource, SetConfig
 from kadmin.quotas import ClientQuotaAlteration, ClientQuotaEntity, ClientQuotaFilter, Remove, Set
 from kadmin.testing import FakeCluster
+from kadmin.topics import NewPartitions, NewTopic
 
 E = ClientQuotaEntity
 ALICE = E({"user": "alice"})
@@ -135,6 +137,36 @@ BAD = [
     case("alter_partition_reassignments", {("t", 0): "1"}, exc=TypeError, match="must be a list of broker ids"),
     case("list_partition_reassignments", [], exc=ValueError, match="partitions is empty"),
     case("list_partition_reassignments", ("t", 0), exc=TypeError, match="must be a TopicPartition"),
+    # --- topics and configs
+    case("list_topics", internal="yes", exc=TypeError, match="internal must be a bool"),
+    case("describe_topics", "t", exc=TypeError, match="not a single string"),
+    case("describe_topics", ["ok", "bad name"], exc=ValueError, match="illegal topic name 'bad name'"),
+    case("create_topics", [NewTopic("")], exc=ValueError, match="it can't be empty"),
+    case("create_topics", [NewTopic("..")], exc=ValueError, match="'.' or '..'"),
+    case("create_topics", [NewTopic("x" * 250)], exc=ValueError, match="longer than 249"),
+    case("create_topics", [NewTopic("t", 0)], exc=ValueError, match="partition count must be between 1"),
+    case("create_topics", [NewTopic("t", 1, 0)], exc=ValueError, match="replication factor must be between 1"),
+    case("create_topics", [NewTopic("t", replication_factor=1, replica_assignment=[[1]])], exc=ValueError,
+         match="not both"),
+    case("create_topics", [NewTopic("t", 1, 1), NewTopic("t", 1, 1)], exc=ValueError, match="given twice"),
+    case("create_topics", [NewTopic("t", 1, 1, configs={"retention.ms": 5})], exc=TypeError,
+         match="must be a str"),
+    case("create_topics", [NewTopic("t", 1, 1)], validate_only=None, exc=TypeError,
+         match="validate_only must be a bool"),
+    case("delete_topics", "t", exc=TypeError, match="not a single one"),
+    case("delete_topics", ["t", "t"], exc=ValueError, match="given twice"),
+    case("create_partitions", {"t": 0}, exc=ValueError, match="between 1"),
+    case("create_partitions", {"t": NewPartitions(3, [[1, 1]])}, exc=ValueError, match="lists a broker twice"),
+    case("describe_configs", ConfigResource.topic("t"), exc=TypeError, match="not a single one"),
+    case("describe_configs", [ConfigResource.broker("x")], exc=ValueError, match="named by a broker id"),
+    case("describe_configs", [ConfigResource.topic("t")], include_synonyms=1, exc=TypeError,
+         match="include_synonyms must be a bool"),
+    case("alter_configs", {ConfigResource.topic("t"): [SetConfig("retention.ms", 5)]}, exc=TypeError,
+         match="must be a str"),
+    case("alter_configs", {ConfigResource.topic("t"): [AppendConfig("retention.ms", "5")]}, exc=ValueError,
+         match="works only on list configs"),
+    case("alter_configs", {ConfigResource.topic("t"): [SetConfig("a", "1"), SetConfig("a", "2")]},
+         exc=ValueError, match="more than once"),
     # --- quotas
     case("describe_client_quotas", None, exc=TypeError, match="filter must be a ClientQuotaFilter"),
     case("describe_client_quotas", {"user": "alice"}, exc=TypeError, match="filter must be a ClientQuotaFilter"),
