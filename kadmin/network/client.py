@@ -279,7 +279,8 @@ class NetworkClient:
         """A listener that answered ApiVersions and then hung up on the first other request, unanswered, while
         we do not use SASL: that is what a SASL listener does to a client that skips authentication."""
         others = sum(n for (api, _v), n in conn.requests_sent.items() if api != ApiKey.API_VERSIONS)
-        if self._config.uses_sasl or not conn.closed_by_peer or others != 1:
+        if self._config.uses_sasl or not conn.closed_by_peer or others != 1 or self._metadata is not None:
+            # (Once the cluster has answered these same settings, a hang-up is a fault, not a mismatch.)
             return exc
         return SecurityMismatchError(
             f"{conn.label} answered ApiVersions, then closed the connection on the next request without "
