@@ -22,6 +22,8 @@ def register_alter(api_key: ApiKey, change_one: ChangeOne) -> None:
         seen: set[tuple[int, str]] = set()
         out = []
         for res in req.resources:
+            code: int
+            msg: str | None
             key = (res.resource_type, res.resource_name)
             if key in seen:
                 code, msg = int(ErrorCode.INVALID_REQUEST), "Error due to duplicate resources in the request"
