@@ -12,7 +12,9 @@ StopReplica, UpdateMetadata, ControlledShutdown; 56 AlterPartition, 58 Envelope,
 because such brokers advertise them; KRaft brokers do not.  4.0 raised several minimums (KIP-896 removed
 old protocol versions), which is why its table is the only one with non-zero minimums.
 
-Tables are stored as short text ("key:min-max ...") so that a release is one greppable line.
+Tables are stored as short text ("key:min-max ...") so that a release is one greppable line.  They are the
+brokers' own (:data:`BROKER_TABLES`); the presets (:data:`RELEASES`) leave out the few keys the fake cluster
+does not serve (:data:`WITHHELD`, with the reason for each key and what is served instead).
 """
 
 from __future__ import annotations
@@ -93,7 +95,47 @@ def _parse(text: str) -> VersionTable:
     return table
 
 
-RELEASES: dict[str, VersionTable] = {name: _parse(text) for name, text in _RAW.items()}
+#: What real brokers of each release advertise (the tables above, as parsed), withheld keys included.
+BROKER_TABLES: dict[str, VersionTable] = {name: _parse(text) for name, text in _RAW.items()}
+
+#: Keys real brokers advertise that the presets leave out, and why.  The rule (kadmin.testing): the fake
+#: cluster never advertises an API it does not serve, and a real client must be able to use every API it
+#: advertises.  Each key real brokers list is therefore either served by a handler in
+#: kadmin/testing/handlers/ or listed here:
+#:
+#: * served for real: Produce 0, Fetch 1 (record batches in the partition's log), InitProducerId 22 (so that
+#:   idempotent producers, kafka-python's default, work), OffsetForLeaderEpoch 23 (consumers validate their
+#:   position with it after a leader change), and every admin API;
+#: * served as a refusal: the ZooKeeper-mode inter-broker keys 4-7, 56, 58, 67 answer
+#:   CLUSTER_AUTHORIZATION_FAILED, as a secured broker answers a client without ClusterAction.  They stay
+#:   advertised because ZooKeeper-mode brokers list them and LeaderAndIsr (4) is how a client tells
+#:   ZooKeeper mode from KRaft (kadmin.testing.handlers.base.RequestContext.zookeeper_mode);
+#: * served as a KRaft cluster with a static single-voter quorum answers: DescribeQuorum 55, UnregisterBroker
+#:   64, ListClientMetricsResources 74, DescribeTopicPartitions 75, AddRaftVoter 80 / RemoveRaftVoter 81
+#:   (UNSUPPORTED_VERSION in the body: kraft.version 0 cannot reconfigure);
+#: * withheld, below: what needs state the fake does not keep.  A client then sees a broker without them
+#:   (librdkafka and kafka-python refuse transactions up front), never a closed connection.
+#:
+#: :func:`guess_release` compares the presets, so withheld keys are not looked at: a real broker's full table
+#: is guessed as before (BROKER_TABLES and RELEASES give the same answer).
+WITHHELD: dict[int, str] = {
+    24: "AddPartitionsToTxn: the fake has no transaction coordinator (no transaction state, markers or "
+        "last stable offset below the high watermark)",
+    25: "AddOffsetsToTxn: no transaction coordinator",
+    26: "EndTxn: no transaction coordinator",
+    27: "WriteTxnMarkers: coordinator-to-broker, and only meaningful with transactions",
+    28: "TxnOffsetCommit: no transaction coordinator",
+    34: "AlterReplicaLogDirs: the fake moves no replica between log dirs (place_replica sets where one lives)",
+    57: "UpdateFeatures: the fake finalizes no feature levels (ApiVersions reports none), so none can change",
+    61: "DescribeProducers: the fake keeps no producer state per partition",
+    65: "DescribeTransactions: no transaction coordinator",
+    66: "ListTransactions: no transaction coordinator",
+}
+
+#: The release presets: what the fake cluster advertises for each release (the broker's table without
+#: :data:`WITHHELD`), and what :func:`guess_release` compares against.
+RELEASES: dict[str, VersionTable] = {
+    name: {k: v for k, v in table.items() if k not in WITHHELD} for name, table in BROKER_TABLES.items()}
 #: Release names, oldest first.
 RELEASE_NAMES: tuple[str, ...] = tuple(sorted(RELEASES, key=lambda n: tuple(int(p) for p in n.split("."))))
 DEFAULT_RELEASE = "3.9"
@@ -139,11 +181,13 @@ def guess_release(table: Mapping[int, tuple[int, int]]) -> str | None:
 
 __all__ = [
     "API_NAMES",
+    "BROKER_TABLES",
     "DEFAULT_RELEASE",
     "DEPLOYMENT_KEYS",
     "RELEASES",
     "RELEASE_NAMES",
     "VersionTable",
+    "WITHHELD",
     "guess_release",
     "release_table",
     "resolve_table",

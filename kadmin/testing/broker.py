@@ -26,7 +26,7 @@ from kadmin.protocol.headers import decode_request_header, response_header_versi
 from kadmin.testing.deferred import Deferred
 from kadmin.testing.handlers import HANDLERS, RequestContext, SaslState
 from kadmin.testing.handlers.api_versions import fallback_response
-from kadmin.testing.handlers.base import has_field
+from kadmin.testing.handlers.base import NoResponse, has_field
 from kadmin.testing.requestlog import RequestLogEntry
 from kadmin.testing.schemas import fake_message_type
 from kadmin.versions import VersionTable
@@ -344,6 +344,8 @@ class Broker:
                     log.exception("broker %d: deferred answer for API %d v%d failed", self.node_id, api_key,
                                   version)
                     resp = handler.error_response(ctx, req, version, -1)
+        if isinstance(resp, NoResponse):
+            return not resp.close and not faults.drop_after
         if faults.throttle_ms is not None and has_field(type(resp), "throttle_time_ms", version):
             resp.throttle_time_ms = faults.throttle_ms
         if faults.drop_after:

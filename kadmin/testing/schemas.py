@@ -1,11 +1,11 @@
 """Message classes the fake brokers use: kadmin's shipped schemas, plus the few Kafka 4.0 versions beyond them.
 
-Why: the 4.0 preset advertises Metadata v13, DescribeGroups v6, DescribeCluster v2 and ConsumerGroupDescribe v1,
-which kadmin's own
-client does not ship (it never needs them), but third-party clients pick them against a 4.0 broker.  Without
-them such a client could not even bootstrap from a fake 4.0 cluster.  Each extension adds exactly the fields
+Why: the 4.0 preset advertises Produce v12, Metadata v13, DescribeGroups v6, DescribeCluster v2 and
+ConsumerGroupDescribe v1, which kadmin's own client does not ship (it never needs them), but third-party clients
+pick them against a 4.0 broker.  Without them such a client could not even bootstrap from a fake 4.0 cluster.  Each extension adds exactly the fields
 Kafka added in that version:
 
+* Produce v12 (KIP-890): no new field; the version says the producer speaks transactions v2.
 * Metadata v13 (KIP-1102): a top-level response ErrorCode (REBOOTSTRAP_REQUIRED lives there).
 * DescribeGroups v6 (KIP-1043): a per-group ErrorMessage, nullable.
 * DescribeCluster v2 (KIP-1073): request IncludeFencedBrokers; response Brokers[].IsFenced.
@@ -54,6 +54,8 @@ def _consumer_group_describe_response(raw: dict[str, Any]) -> None:
 
 
 _EXTENSIONS: dict[tuple[int, str], tuple[str, int, Callable[[dict[str, Any]], None] | None]] = {
+    (0, "request"): ("ProduceRequest", 12, None),
+    (0, "response"): ("ProduceResponse", 12, None),
     (3, "request"): ("MetadataRequest", 13, None),
     (3, "response"): ("MetadataResponse", 13, _metadata_response),
     (15, "request"): ("DescribeGroupsRequest", 6, None),

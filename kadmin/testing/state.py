@@ -12,6 +12,8 @@ from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kadmin.testing.record_log import PartitionLog
+
 #: Kafka's group states as DescribeGroups/ListGroups report them (classic protocol).
 GROUP_STATES = ("PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Empty")
 #: States of a consumer-protocol group (KIP-848, ConsumerGroupState) and of a share group (KIP-932).
@@ -209,6 +211,9 @@ class PartitionState:
     # by AlterReplicaLogDirs (node -> (dir, records still to copy)).
     dirs: dict[int, str] = field(default_factory=dict)
     future: dict[int, tuple[str, int]] = field(default_factory=dict)
+    #: The records producers wrote (Produce/Fetch, kadmin.testing.record_log); offsets between log_start and
+    #: log_end that no batch covers read as records nobody wrote.
+    log: PartitionLog = field(default_factory=PartitionLog, repr=False)
 
     def in_sync(self, live: Container[int]) -> list[int]:
         """The live in-sync replicas, in replica order."""
@@ -318,6 +323,9 @@ class ClusterState:
         #: Broker settings of the group coordinator that differ from Kafka's defaults
         #: (kadmin.testing.consumer_groups.DEFAULT_CONFIG), e.g. a short heartbeat interval for tests.
         self.group_config: dict[str, int] = {}
+        #: InitProducerId: the next producer id, and each transactional id's (producer id, epoch).
+        self.next_producer_id: int = 1000
+        self.transactional_producers: dict[str, tuple[int, int]] = {}
 
     # --- log dirs
     def dirs_of(self, node_id: int) -> list[LogDir]:

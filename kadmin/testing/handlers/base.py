@@ -161,6 +161,14 @@ class ApiHandler:
     keys: Keys
 
 
+@dataclass(frozen=True)
+class NoResponse:
+    """What a handler returns when Kafka sends no answer: Produce with acks=0.  ``close`` closes the connection
+    instead, which is how Kafka tells an acks=0 producer that a partition failed."""
+
+    close: bool = False
+
+
 HANDLERS: dict[int, ApiHandler] = {}
 
 
