@@ -94,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def read(path: str, fmt: str) -> Any:
         if fmt == "csv":
-            return spark.read.csv(path, header=True, inferSchema=False)
+            # "" inside a quoted cell is a quote (RFC 4180): the configs cells hold JSON
+            return spark.read.csv(path, header=True, inferSchema=False, escape='"')
         return spark.read.parquet(path) if fmt == "parquet" else spark.read.json(path)
 
     spec = TenantSpec(secrets=env_or_file_secrets, **{f.kind: read(f.path, f.fmt) for f in files})

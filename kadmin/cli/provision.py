@@ -67,12 +67,19 @@ def run(ctx: Context) -> int:
         raise UsageError("provision needs PySpark: install kadmin with its [spark] extra")
     build_config(args.bootstrap_server, args.command_config, check_timeout(args.timeout))
     from kadmin.cli.quotas import _read_frame, _spark_session
+
+    def read(path: str, fmt: str) -> Any:
+        if fmt == "csv":
+            # Text columns (kadmin parses numbers), and "" inside a quoted cell is a quote, as in RFC 4180:
+            # a configs cell holds JSON ("{""retention.ms"": ""1000""}").
+            return spark.read.csv(path, header=True, inferSchema=False, escape='"')
+        return _read_frame(spark, path, fmt)
     from kadmin.spark.spec import TenantSpec, env_or_file_secrets
     from kadmin.spark.tenant_apply import StderrProgress, provision
 
     spark = _spark_session(ctx.debug)
     spec = TenantSpec(secrets=env_or_file_secrets,
-                      **{f.kind: _read_frame(spark, f.path, f.fmt) for f in files})
+                      **{f.kind: read(f.path, f.fmt) for f in files})
     p = ctx.printer
     options: dict[str, Any] = {"scope": scope, "remove_unlisted": args.remove_unlisted}
     if args.batch_size is not None:
