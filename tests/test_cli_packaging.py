@@ -41,6 +41,9 @@ def test_wheel_contents(tmp_path: Path) -> None:
         specs = {n for n in names if n.startswith("kadmin/_specs/") and n.endswith(".json")}
         assert {f"kadmin/_specs/{p.name}" for p in (ROOT / "specs").glob("*.json")} == specs
         assert "kadmin/_specs/DescribeClientQuotasRequest.json" in specs
+        # The fake cluster's own schemas (Produce, Fetch...), which kadmin.protocol does not list.
+        fake = {f"kadmin/testing/specs/{p.name}" for p in (ROOT / "kadmin" / "testing" / "specs").glob("*.json")}
+        assert "kadmin/testing/specs/ProduceRequest.json" in fake and fake <= names
         assert "kadmin/py.typed" in names
         assert {"kadmin/cli/main.py", "kadmin/cli/__main__.py", "kadmin/testing/__main__.py"} <= names
         assert not any(n.startswith(("tests/", "examples/", "bench/")) for n in names)

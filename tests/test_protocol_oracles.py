@@ -249,18 +249,6 @@ _TOKEN_APIS = {"CreateDelegationToken": 3, "RenewDelegationToken": 2, "ExpireDel
 _NOT_MODELLED |= {(f"{api}{kind}", 0) for api in _TOKEN_APIS for kind in ("Request", "Response")}
 _KP_NO_TOKENS = {(f"{api}{kind}", v) for api, top in _TOKEN_APIS.items() for kind in ("Request", "Response")
                  for v in range(1, top + 1)}
-# The APIs kadmin ships only for its fake cluster (records, producer ids, inter-broker and KRaft keys its presets
-# advertise): neither oracle models the ZooKeeper-era controller APIs (gone in 4.0), KIP-896's removed versions
-# or ListClientMetricsResources (renamed in 4.1); kafka-python 3.0 has no schema classes for the rest.
-_FAKE_ONLY = {"LeaderAndIsr": range(8), "StopReplica": range(5), "UpdateMetadata": range(9),
-              "ControlledShutdown": range(4), "AlterPartition": range(2), "Fetch": range(4), "Produce": range(3),
-              "OffsetForLeaderEpoch": range(2), "ListClientMetricsResources": range(1)}
-_NOT_MODELLED |= {(f"{api}{kind}", v) for api, vs in _FAKE_ONLY.items() for kind in ("Request", "Response")
-                  for v in vs}
-_KP_NO_TOKENS |= {(f"{api}{kind}", v) for api, vs in (
-    ("AddRaftVoter", range(1)), ("RemoveRaftVoter", range(1)), ("AllocateProducerIds", range(1)),
-    ("AlterPartition", range(2, 4)), ("Envelope", range(1)), ("InitProducerId", range(6)), ("Produce", range(3, 12)),
-    ("UnregisterBroker", range(1))) for kind in ("Request", "Response") for v in vs}
 
 
 @pytest.mark.parametrize("oracle", ORACLES, ids=lambda o: o.name)

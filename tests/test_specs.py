@@ -66,24 +66,6 @@ _APIS = [
     "RenewDelegationToken",
     "ExpireDelegationToken",
     "DescribeDelegationToken",
-    # what the fake cluster serves so that no preset advertises an API it cannot answer: records and producer
-    # ids for real producers and consumers, and the inter-broker / KRaft keys real brokers advertise
-    "Produce",
-    "Fetch",
-    "InitProducerId",
-    "OffsetForLeaderEpoch",
-    "LeaderAndIsr",
-    "StopReplica",
-    "UpdateMetadata",
-    "ControlledShutdown",
-    "AlterPartition",
-    "Envelope",
-    "AllocateProducerIds",
-    "DescribeQuorum",
-    "UnregisterBroker",
-    "ListClientMetricsResources",
-    "AddRaftVoter",
-    "RemoveRaftVoter",
 ]
 
 EXPECTED_FILES: frozenset[str] = frozenset(
@@ -224,3 +206,40 @@ def test_diff_reports_type_and_key_changes() -> None:
     assert any("missing key 'tag'" in p for p in problems)
     assert any("default" in p for p in problems)
     assert diff({"name": "X", "about": "ours"}, {"name": "X"}) == []
+
+
+# --- the fake cluster's own schemas (kadmin/testing/specs): APIs kadmin's client never sends but the fake serves,
+# so that no release preset advertises an API it cannot answer.  Same rule: Kafka's schema, our own about texts.
+
+FAKE_SPECS_DIR = Path(__file__).resolve().parents[1] / "kadmin" / "testing" / "specs"
+_FAKE_APIS = ["Produce", "Fetch", "InitProducerId", "OffsetForLeaderEpoch", "LeaderAndIsr", "StopReplica",
+              "UpdateMetadata", "ControlledShutdown", "AlterPartition", "Envelope", "AllocateProducerIds",
+              "DescribeQuorum", "UnregisterBroker", "ListClientMetricsResources", "AddRaftVoter", "RemoveRaftVoter"]
+FAKE_FILES = frozenset(f"{api}{kind}.json" for api in _FAKE_APIS for kind in ("Request", "Response"))
+
+
+def test_fake_set_is_exact_and_apart_from_the_shipped_one() -> None:
+    assert {p.name for p in FAKE_SPECS_DIR.glob("*.json")} == FAKE_FILES
+    assert not FAKE_FILES & EXPECTED_FILES
+
+
+@pytest.mark.parametrize("name", sorted(FAKE_FILES))
+def test_fake_spec_matches_reference_with_our_own_about_texts(name: str, kafka_specs: Path) -> None:
+    ours = json.loads((FAKE_SPECS_DIR / name).read_text(encoding="utf-8"))
+    theirs = load_reference(kafka_specs / "latest" / name)
+    problems = diff(ours, theirs)
+    assert not problems, f"kadmin/testing/specs/{name} differs from Kafka's schema:\n" + "\n".join(problems)
+
+    def abouts(node: Any) -> set[str]:
+        found: set[str] = set()
+        if isinstance(node, dict):
+            if isinstance(node.get("about"), str):
+                found.add(node["about"].strip().lower())
+            for value in node.values():
+                found |= abouts(value)
+        elif isinstance(node, list):
+            for item in node:
+                found |= abouts(item)
+        return found
+
+    assert not abouts(ours) & abouts(theirs), f"kadmin/testing/specs/{name} reuses Kafka's about text verbatim"

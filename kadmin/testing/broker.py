@@ -22,13 +22,12 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from kadmin.errors import KafkaError
-from kadmin.protocol.headers import decode_request_header, response_header_version
 from kadmin.testing.deferred import Deferred
 from kadmin.testing.handlers import HANDLERS, RequestContext, SaslState
 from kadmin.testing.handlers.api_versions import fallback_response
 from kadmin.testing.handlers.base import NoResponse, has_field
 from kadmin.testing.requestlog import RequestLogEntry
-from kadmin.testing.schemas import fake_message_type
+from kadmin.testing.schemas import decode_request_header, fake_message_type, response_header_version
 from kadmin.versions import VersionTable
 
 if TYPE_CHECKING:

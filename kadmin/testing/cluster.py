@@ -25,6 +25,7 @@ from kadmin.testing.faults import FaultRule, Faults, take
 from kadmin.testing.handlers.base import hash_partition
 from kadmin.testing.requestlog import RequestLogEntry
 from kadmin.testing.sasl import MECHANISMS
+from kadmin.testing.schemas import fake_only_names
 from kadmin.testing.security import SecurityAdmin, authorizer_from
 from kadmin.testing.state import (
     ClusterState,
@@ -68,6 +69,9 @@ def _api_key(api: int | str | None) -> int | None:
     if api is None or isinstance(api, int):
         return api
     name = api if api.endswith("Request") else api + "Request"
+    fake_only = fake_only_names().get(name[: -len("Request")])
+    if fake_only is not None:  # Produce, Fetch...: schemas only the fake has (kadmin.testing.schemas)
+        return fake_only
     if name not in shipped_names():
         raise ValueError(f"unknown API {api!r}")
     key = message_type(name).API_KEY

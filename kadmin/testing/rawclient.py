@@ -12,13 +12,8 @@ import struct
 from typing import Any
 
 from kadmin.protocol import Message
-from kadmin.protocol.headers import (
-    encode_request,
-    read_correlation_id,
-    response_body_offset,
-    response_header_version,
-)
-from kadmin.testing.schemas import fake_message_type
+from kadmin.protocol.headers import read_correlation_id, response_body_offset
+from kadmin.testing.schemas import encode_request, fake_message_type, response_header_version
 
 _SIZE = struct.Struct(">i")
 
