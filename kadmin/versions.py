@@ -125,7 +125,6 @@ WITHHELD: dict[int, str] = {
     26: "EndTxn: no transaction coordinator",
     27: "WriteTxnMarkers: coordinator-to-broker, and only meaningful with transactions",
     28: "TxnOffsetCommit: no transaction coordinator",
-    34: "AlterReplicaLogDirs: the fake moves no replica between log dirs (place_replica sets where one lives)",
     57: "UpdateFeatures: the fake finalizes no feature levels (ApiVersions reports none), so none can change",
     61: "DescribeProducers: the fake keeps no producer state per partition",
     65: "DescribeTransactions: no transaction coordinator",

@@ -194,3 +194,43 @@ def test_kraft_quorum_apis_answer_as_a_static_quorum(clusters: dict[str, FakeClu
             assert [r.name for r in resp.client_metrics_resources] == ["cpu-metrics"]
         finally:
             c.set_resource_config(16, "cpu-metrics", "metrics", None)
+
+
+def test_alter_replica_log_dirs_with_kafka_python_read_back_by_kadmin() -> None:
+    """AlterReplicaLogDirs (advertised by every preset) used by a real client; kadmin's DescribeLogDirs sees it."""
+    from kafka.admin import KafkaAdminClient
+
+    from kadmin.client import AdminClient
+    from kadmin.testing import LogDir
+    from kadmin.types import TopicPartition
+
+    with FakeCluster(brokers=2, versions="3.0") as c:
+        c.set_log_dirs(1, ["/data/a", "/data/b", LogDir("/data/dead", offline=True)])
+        c.add_topic("moving", partitions=2, offsets=5, replication_factor=1)  # p0 on node 1, p1 on node 2
+        c.place_replica("moving", 0, 1, "/data/a", future_dir="/data/b", future_behind=3)
+        kp = KafkaAdminClient(bootstrap_servers=c.bootstrap)
+        try:
+            got = kp.alter_replica_log_dirs({("moving", 0, 1): "/data/b", ("moving", 1, 1): "/data/b"})
+        finally:
+            kp.close()
+        errors = {(r.topic, r.partition, r.broker_id): e.__name__ for r, e in got.items()}
+        assert errors == {("moving", 0, 1): "NoError", ("moving", 1, 1): "ReplicaNotAvailableError"}
+        with AdminClient(c.bootstrap, default_timeout_s=10.0) as admin:
+            dirs = admin.describe_log_dirs([1])[1]
+        assert not isinstance(dirs, Exception)
+        assert [r.partition for r in dirs["/data/b"].replicas] == [TopicPartition("moving", 0)]
+        assert not dirs["/data/b"].replicas[0].is_future and dirs["/data/a"].replicas == ()
+        host, port = c.addresses[1]
+        with RawConnection(host, port) as conn:
+            q: Any = fake_message_type(ApiKey.ALTER_REPLICA_LOG_DIRS, "request")
+
+            def move(path: str) -> int:
+                resp = conn.request(ApiKey.ALTER_REPLICA_LOG_DIRS, 2, q(dirs=[q.AlterReplicaLogDir(
+                    path=path, topics=[q.AlterReplicaLogDirTopic(name="moving", partitions=[0])])]))
+                code: int = resp.results[0].partitions[0].error_code
+                return code
+
+            assert move("/data/nowhere") == 57  # LOG_DIR_NOT_FOUND
+            assert move("/data/dead") == 56  # KAFKA_STORAGE_ERROR
+            assert move("/data/a") == 0
+        assert c.partition("moving", 0).replicas == (1,)

@@ -3,6 +3,7 @@
 from kadmin.testing.handlers import (
     alter_configs,
     alter_reassignments,
+    alter_replica_log_dirs,
     alter_user_scram_credentials,
     api_versions,
     consumer_group_describe,
@@ -51,7 +52,7 @@ from kadmin.testing.handlers import (
 from kadmin.testing.handlers.base import HANDLERS, ApiHandler, RequestContext, SaslState
 
 __all__ = ["HANDLERS", "ApiHandler", "RequestContext", "SaslState",
-           "produce", "fetch", "init_producer_id", "offset_for_leader_epoch", "inter_broker", "describe_quorum",
+           "alter_replica_log_dirs", "produce", "fetch", "init_producer_id", "offset_for_leader_epoch", "inter_broker", "describe_quorum",
            "unregister_broker", "list_client_metrics_resources", "raft_voters",
            "api_versions", "coordinator", "groups",
            "metadata", "offsets", "quotas", "sasl",
