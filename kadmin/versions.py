@@ -105,7 +105,7 @@ BROKER_TABLES: dict[str, VersionTable] = {name: _parse(text) for name, text in _
 #:
 #: * served for real: Produce 0, Fetch 1 (record batches in the partition's log), InitProducerId 22 (so that
 #:   idempotent producers, kafka-python's default, work), OffsetForLeaderEpoch 23 (consumers validate their
-#:   position with it after a leader change), and every admin API;
+#:   position with it after a leader change), and the admin APIs (AlterReplicaLogDirs included);
 #: * served as a refusal: the ZooKeeper-mode inter-broker keys 4-7, 56, 58, 67 answer
 #:   CLUSTER_AUTHORIZATION_FAILED, as a secured broker answers a client without ClusterAction.  They stay
 #:   advertised because ZooKeeper-mode brokers list them and LeaderAndIsr (4) is how a client tells
