@@ -498,6 +498,8 @@ def validate_bindings(bindings: Iterable[AclBinding]) -> list[AclBinding]:
     if isinstance(bindings, (str, bytes, AclBinding)):
         raise TypeError("bindings must be a list of AclBinding")
     out = list(bindings)
+    if not out:
+        raise ValueError("bindings is empty")
     for b in out:
         if not isinstance(b, AclBinding):
             raise TypeError(f"expected AclBinding objects, got {b!r}")
@@ -508,6 +510,8 @@ def validate_filters(filters: Iterable[AclBindingFilter]) -> list[AclBindingFilt
     if isinstance(filters, (str, bytes, AclBindingFilter)):
         raise TypeError("filters must be a list of AclBindingFilter")
     out = list(filters)
+    if not out:
+        raise ValueError("filters is empty")
     for f in out:
         if not isinstance(f, AclBindingFilter):
             raise TypeError(f"expected AclBindingFilter objects, got {f!r}")

@@ -670,8 +670,6 @@ class AdminClient:
         deadline = await self._begin(timeout)
         op = admin_scram.DescribeUserScramCredentials()
         keys: list[str | None] = [admin_scram.ALL_USERS] if names is None else list(names)
-        if not keys:
-            return {}
         got = await self._run(op, keys, deadline)
         unsupported = op.lookup.unsupported
         if unsupported is not None and all(v is unsupported for v in got.values()):

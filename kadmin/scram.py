@@ -182,6 +182,8 @@ def validate_alterations(alterations: Iterable[ScramAlteration]) -> dict[str, li
                              "that in one call (DUPLICATE_RESOURCE)")
         seen.add(pair)
         by_user.setdefault(a.user, []).append(a)
+    if not by_user:
+        raise ValueError("alterations is empty")
     return by_user
 
 
@@ -191,4 +193,7 @@ def validate_users(users: Iterable[str] | None) -> list[str] | None:
         return None
     if isinstance(users, (str, bytes)):
         raise TypeError("users must be a list of user names, not a single string")
-    return list(dict.fromkeys(check_user(u) for u in users))
+    out = list(dict.fromkeys(check_user(u) for u in users))
+    if not out:
+        raise ValueError("users is empty (pass None to describe every user)")
+    return out

@@ -36,6 +36,30 @@ ALICE = E({"user": "alice"})
 OK_ALT = ClientQuotaAlteration(ALICE, [Set("producer_byte_rate", 1.0)])
 
 
+def _binding() -> Any:
+    from kadmin.acls import AclBinding
+
+    return AclBinding.of("topic", "t", "User:a", "read")
+
+
+def _filter() -> Any:
+    from kadmin.acls import AclBindingFilter
+
+    return AclBindingFilter.all()
+
+
+def _upsertion() -> Any:
+    from kadmin.scram import ScramUpsertion
+
+    return ScramUpsertion("bob", "SCRAM-SHA-256", "pw")
+
+
+def _deletion() -> Any:
+    from kadmin.scram import ScramDeletion
+
+    return ScramDeletion("bob", "SCRAM-SHA-256")
+
+
 class Lazy:
     """An argument built when the test runs (so a constructor's own refusal cannot break collection)."""
 
@@ -185,6 +209,27 @@ BAD = [
     case("resolve_client_quotas", 5, exc=TypeError, match="user must be a string or None"),
     case("resolve_client_quotas", "", exc=ValueError, match="user is empty"),
     case("resolve_client_quotas", "alice", client_id=7, exc=TypeError, match="client_id must be a string or None"),
+    # --- security: ACLs, SCRAM users, delegation tokens (issue #16)
+    case("describe_acls", "topic:t", exc=TypeError, match="filter must be an AclBindingFilter"),
+    case("describe_acls", principal="alice", exc=ValueError, match="Type:name"),
+    case("create_acls", "topic:t", exc=TypeError, match="bindings must be a list of AclBinding"),
+    case("create_acls", [], exc=ValueError, match="bindings is empty"),
+    case("create_acls", Lazy(lambda: [_binding(), "x"]), exc=TypeError, match="expected AclBinding objects"),
+    case("create_acls", Lazy(lambda: [_binding()]), batch_size=0, exc=ValueError,
+         match="batch_size must be at least 1"),
+    case("delete_acls", Lazy(lambda: _filter()), exc=TypeError, match="filters must be a list"),
+    case("delete_acls", [], exc=ValueError, match="filters is empty"),
+    case("describe_user_scram_credentials", "bob", exc=TypeError, match="not a single string"),
+    case("describe_user_scram_credentials", [""], exc=ValueError, match="must not be empty"),
+    case("alter_user_scram_credentials", [], exc=ValueError, match="alterations is empty"),
+    case("alter_user_scram_credentials", ["bob"], exc=TypeError, match="expected ScramUpsertion or ScramDeletion"),
+    case("alter_user_scram_credentials", Lazy(lambda: [_upsertion(), _deletion()]), exc=ValueError,
+         match="more than one alteration"),
+    case("whoami", timeout=0, exc=ValueError, match="timeout must be a positive number"),
+    case("create_delegation_token", renewers=["bob"], exc=ValueError, match="Type:name"),
+    case("renew_delegation_token", "hmac", exc=TypeError, match="HMAC"),
+    case("expire_delegation_token", b"", exc=TypeError, match="HMAC"),
+    case("describe_delegation_tokens", "User:a", exc=TypeError, match="not a single string"),
 ]
 
 PUBLIC = sorted(n for n, f in inspect.getmembers(aio.AdminClient, inspect.iscoroutinefunction)
