@@ -132,3 +132,18 @@ def test_users_lifecycle(fresh: FakeCluster, monkeypatch: pytest.MonkeyPatch) ->
         assert PASSWORD not in res.out + res.err
     r6 = run(fresh, "users", "delete", "zoe")
     assert r6.code == 1 and "RESOURCE_NOT_FOUND" in r6.err
+
+
+def test_whoami(fresh: FakeCluster, tmp_path: Any) -> None:
+    r = run(fresh, "acls", "whoami", "-o", "json")
+    assert r.code == 0, r.err
+    assert r.json["principal"] == "User:ANONYMOUS" and "ALTER" in r.json["cluster_operations"]
+    assert r.json["bindings"] == []
+    props = tmp_path / "eve.properties"
+    props.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.username=eve\nsasl.password=e\n")
+    with FakeCluster(brokers=1, sasl={"mechanism": "PLAIN", "users": {"eve": "e"}}, authorizer=True) as c:
+        out, err = io.StringIO(), io.StringIO()
+        code = main(["-b", c.bootstrap, "--command-config", str(props), "acls", "whoami"], stdout=out, stderr=err)
+        assert code == 0, err.getvalue()
+        assert "principal: User:eve" in out.getvalue() and "cluster operations: none" in out.getvalue()
+        assert "CLUSTER_AUTHORIZATION_FAILED: bindings not listed" in err.getvalue()

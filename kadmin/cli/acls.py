@@ -67,6 +67,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     ls.add_argument("--principal", metavar="TYPE:NAME", help="only bindings of this principal")
     ls.set_defaults(run=run_list)
 
+    who = asub.add_parser("whoami", parents=[common], help="this client's principal and what it may do",
+                          description="The principal the cluster sees for this client's configuration, the "
+                                      "operations it may perform on the cluster, and (when it may describe "
+                                      "ACLs) its bindings, User:* ones included.")
+    who.set_defaults(run=run_whoami)
+
     for name, helptext in (("create", "create bindings (every resource x principal x operation)"),
                            ("delete", "delete the bindings matching the flags")):
         c = asub.add_parser(name, parents=[common], help=helptext,
@@ -293,3 +299,32 @@ def run_delete(ctx: Context) -> int:
     if not rows and not bad:
         p.note("kadmin: no ACL bindings matched; nothing was deleted")
     return 1 if bad else 0
+
+
+def run_whoami(ctx: Context) -> int:
+    from kadmin.errors import ErrorCode, KafkaError
+
+    with ctx.admin() as admin:
+        me = admin.whoami()
+        bindings: list[AclBinding] | None = None
+        note = None
+        if me.principal is not None:
+            try:
+                bindings = list(admin.describe_acls(principal=me.principal))
+            except KafkaError as exc:
+                if exc.code not in (ErrorCode.CLUSTER_AUTHORIZATION_FAILED, ErrorCode.SECURITY_DISABLED):
+                    raise
+                note = f"{exc.name}: bindings not listed"
+    ops = None if me.cluster_operations is None else sorted(op.name for op in me.cluster_operations)
+    p = ctx.printer
+    if p.json:
+        p.emit("acls whoami", {"principal": me.principal, "cluster_operations": ops,
+                               "bindings": None if bindings is None else [binding_json(b) for b in bindings]})
+        return 0
+    p.lines([f"principal: {me.principal or '(decided by the TLS certificate)'}",
+             f"cluster operations: {', '.join(ops) if ops else ('none' if ops is not None else 'unknown')}"])
+    if bindings is not None:
+        p.table(_COLUMNS, [_row(b) for b in bindings])
+    if note:
+        p.note(f"kadmin: {note}")
+    return 0
