@@ -699,7 +699,10 @@ class AdminClient:
 
     async def whoami(self, *, timeout: float | None = None) -> acls.Identity:
         """This client's principal and what it may do on the cluster (DescribeCluster's authorized operations)."""
-        desc = await self.describe_cluster(include_authorized_operations=True, timeout=timeout)
+        try:
+            desc = await self.describe_cluster(include_authorized_operations=True, timeout=timeout)
+        except UnsupportedVersionError:  # no DescribeCluster before Kafka 2.8: the principal is still known
+            return admin_acls.identity(self.config, None)
         return admin_acls.identity(self.config, desc.authorized_operations)
 
     async def create_delegation_token(self, *, renewers: Iterable[str] = (), max_lifetime_ms: int = -1,

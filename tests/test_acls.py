@@ -410,3 +410,9 @@ def test_every_api_enforces_the_authorizer() -> None:
             assert isinstance(eve.delete_topics(["secret"])["secret"], TopicAuthorizationFailedError)
             assert eve.delete_topics(["open"]) == {"open": None}
         assert set(c.topics) == {"secret"}
+
+
+def test_whoami_on_a_broker_without_describe_cluster() -> None:
+    with FakeCluster(brokers=1, versions="2.6") as c, AdminClient(c.bootstrap, default_timeout_s=5) as a:
+        me = a.whoami()
+        assert (me.principal, me.cluster_operations) == ("User:ANONYMOUS", None)
