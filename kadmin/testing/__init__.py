@@ -7,6 +7,11 @@
         cluster.inject(2, "DescribeGroups", error_code=16, count=1)
         ...  # point any Kafka client at cluster.bootstrap
 
+Security: ``FakeCluster(sasl={...}, authorizer={"super_users": ["User:admin"]}, delegation_tokens=True)`` gives
+SASL logins, an authorizer enforced on every API (ACLs added through CreateAcls or ``cluster.add_acl``; see
+:mod:`kadmin.testing.authorizer` for the rules and for how a handler asks it), SCRAM credentials that
+AlterUserScramCredentials writes and logins check (``cluster.scram_users``), and delegation tokens.
+
 A pytest fixture, ``fake_cluster``, lives in :mod:`kadmin.testing.pytest_plugin`.
 """
 
