@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's first command runs this, then the main job with the venv's Python:
 #
-#     bash scripts/setup.sh && .venv/bin/python examples/provision_quotas.py
+#     bash scripts/setup.sh && .venv/bin/python examples/provision_tenants.py
 #
 # It makes (or reuses) the project virtualenv .venv, installs kadmin with only what the main job needs (the
 # [spark] extra: PySpark), and Java 17+ for PySpark when none is installed (apt, as root).  Nothing goes into

@@ -43,7 +43,7 @@ def _ci_commands() -> list[str]:
 def test_ci_runs_exactly_the_readme_commands() -> None:
     assert _readme_commands() == _ci_commands()
     main, tests = _readme_commands()
-    assert main.startswith("bash scripts/setup.sh") and ".venv/bin/python examples/provision_quotas.py" in main
+    assert main.startswith("bash scripts/setup.sh") and ".venv/bin/python examples/provision_tenants.py" in main
     assert tests == "bash scripts/test.sh"
     assert "KADMIN_KAFKA_SPECS" in _setup_section()  # the reference-schema location is documented there
 
