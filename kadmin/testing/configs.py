@@ -13,6 +13,7 @@ default (DEFAULT_CONFIG).  The fake has no server.properties, so STATIC_BROKER_C
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -144,7 +145,14 @@ def _release_key(name: str) -> tuple[int, ...]:
 
 def release(table: Mapping[int, tuple[int, int]]) -> str:
     """The release a broker's table impersonates; a custom table that matches none counts as the newest."""
-    return guess_release(table) or "4.0"
+    # Keyed by the table's contents (a table can be swapped or changed, as in a rolling upgrade): guessing walks
+    # every release's table, and the config handlers ask once per topic (1,000 topics per CreateTopics).
+    return _release_of(frozenset(table.items()))
+
+
+@functools.lru_cache(maxsize=64)
+def _release_of(items: frozenset[tuple[int, tuple[int, int]]]) -> str:
+    return guess_release(dict(items)) or "4.0"
 
 
 def kraft(table: Mapping[int, tuple[int, int]]) -> bool:
@@ -153,10 +161,16 @@ def kraft(table: Mapping[int, tuple[int, int]]) -> bool:
 
 
 def catalog(rtype: int, table: Mapping[int, tuple[int, int]]) -> dict[str, ConfigDef]:
-    """The keys a resource type has on a broker of this table's release."""
+    """The keys a resource type has on a broker of this table's release (a fresh dict: callers may change it)."""
+    return dict(_catalog_of(rtype, release(table)))
+
+
+@functools.lru_cache(maxsize=64)
+def _catalog_of(rtype: int, rel_name: str) -> dict[str, ConfigDef]:
+    """Made once per (resource type, release); never handed out itself (see catalog)."""
     base = {TOPIC: TOPIC_CONFIGS, BROKER: BROKER_CONFIGS, GROUP: GROUP_CONFIGS,
             CLIENT_METRICS: CLIENT_METRICS_CONFIGS}.get(rtype, {})
-    rel = _release_key(release(table))
+    rel = _release_key(rel_name)
     return {n: d for n, d in base.items()
             if (d.since is None or rel >= _release_key(d.since)) and (d.until is None or rel <= _release_key(d.until))}
 
