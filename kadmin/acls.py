@@ -32,7 +32,7 @@ import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Final, TypeVar
+from typing import ClassVar, Final, TypeVar
 
 from kadmin.errors import KafkaError
 
@@ -91,6 +91,18 @@ def _names_of(cls: type[_Named]) -> dict[str, _Named]:
     return table
 
 
+def _member(cls: type[E], names: Mapping[str, _Named], value: object, what: str | None = None) -> E:
+    """``cls.parse`` with its usual cases first: a member, or a name as written in Kafka's docs or in lower
+    case (one dict lookup).  Anything else, errors included, goes through ``parse``."""
+    if value.__class__ is cls:
+        return value
+    if value.__class__ is str:
+        found = names.get(value)
+        if found is not None:
+            return found  # type: ignore[return-value]
+    return cls.parse(value, what)
+
+
 class ResourceType(_Named):
     """What an ACL protects (Kafka's ``ResourceType``)."""
 
@@ -146,6 +158,12 @@ class AclPermissionType(_Named):
     DENY = 2
     ALLOW = 3
 
+
+# Spelling tables of the enums that bindings are built from (bindings are built by the ten thousand).
+_RESOURCE_TYPES: Final = _names_of(ResourceType)
+_PATTERN_TYPES: Final = _names_of(PatternType)
+_OPERATIONS: Final = _names_of(AclOperation)
+_PERMISSIONS: Final = _names_of(AclPermissionType)
 
 #: What each resource type can be granted, as kafka-acls.sh checks it (``AclCommand.ResourceTypeToValidOperations``),
 #: ALL included.  The brokers store any operation; an ACL outside this table is valid but never consulted.
@@ -210,9 +228,9 @@ class ResourcePattern:
 
     def __init__(self, resource_type: ResourceType | str, name: str,
                  pattern_type: PatternType | str = PatternType.LITERAL) -> None:
-        rt = ResourceType.parse(resource_type)
-        pt = PatternType.parse(pattern_type)
-        n = _str(name, "resource name")
+        rt = _member(ResourceType, _RESOURCE_TYPES, resource_type)
+        pt = _member(PatternType, _PATTERN_TYPES, pattern_type)
+        n = name if name.__class__ is str else _str(name, "resource name")
         # Codes compared as ints (UNKNOWN 0 and ANY 1 lead every enum; MATCH is 2): bindings come by the ten
         # thousand, and an enum attribute lookup per check costs more than the rest of the constructor.
         if rt <= 1:
@@ -224,7 +242,10 @@ class ResourcePattern:
             raise ValueError(f"the {rt.name} resource name is empty")
         if rt == 4 and n != CLUSTER_NAME:  # CLUSTER
             raise ValueError(f"the only valid name for the CLUSTER resource is {CLUSTER_NAME!r}, not {n!r}")
-        self.__dict__.update(resource_type=rt, name=n, pattern_type=pt)  # frozen: no setattr
+        d = self.__dict__  # frozen: no setattr
+        d["resource_type"] = rt
+        d["name"] = n
+        d["pattern_type"] = pt
 
     @classmethod
     def cluster(cls) -> ResourcePattern:
@@ -249,8 +270,8 @@ class AccessControlEntry:
     def __init__(self, principal: str, operation: AclOperation | str, permission: AclPermissionType | str,
                  host: str = WILDCARD) -> None:
         p = check_principal(principal)
-        op = AclOperation.parse(operation)
-        perm = AclPermissionType.parse(permission, "permission")
+        op = _member(AclOperation, _OPERATIONS, operation)
+        perm = _member(AclPermissionType, _PERMISSIONS, permission, "permission")
         if op <= 1:
             raise ValueError(f"a binding needs a concrete operation, not {op.name} (ANY is for filters)")
         if perm <= 1:
@@ -276,11 +297,22 @@ class AclBinding:
             raise TypeError(f"AclBinding.pattern must be a ResourcePattern, not {self.pattern!r}")
         if not isinstance(self.entry, AccessControlEntry):
             raise TypeError(f"AclBinding.entry must be an AccessControlEntry, not {self.entry!r}")
-        # Hashed once: bindings and filters are the keys of every call's per-key results (10,000 at a time).
-        self.__dict__["_hash"] = hash((self.pattern, self.entry))
+        self.__dict__["_hash"] = _binding_hash(self.pattern, self.entry)
+
+    # Hashed once: bindings are the keys of every call's per-key results (10,000 at a time), and the driver's
+    # dicts hash each key several times.  Read as an attribute: cheaper than through ``__dict__``.
+    _hash: ClassVar[int]
 
     def __hash__(self) -> int:
-        return self.__dict__["_hash"]  # type: ignore[no-any-return]
+        return self._hash
+
+    def __getstate__(self) -> dict[str, object]:
+        # The cached hash is not pickled: str hashes differ between processes (a Spark executor's, say).
+        return {"pattern": self.pattern, "entry": self.entry}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self.__dict__["_hash"] = _binding_hash(self.pattern, self.entry)
 
     @classmethod
     def of(cls, resource_type: ResourceType | str, name: str, principal: str, operation: AclOperation | str,
@@ -291,7 +323,16 @@ class AclBinding:
             entry = _shared_entry(principal, operation, permission, host)
         except TypeError:  # unhashable or mistyped input: the constructor says what is wrong with it
             entry = AccessControlEntry(principal, operation, permission, host)
-        return cls(ResourcePattern(resource_type, name, pattern_type), entry)
+        pattern = ResourcePattern(resource_type, name, pattern_type)
+        if cls is not AclBinding:
+            return cls(pattern, entry)
+        # Both parts were just made by their checking constructors: what __post_init__ checks holds already.
+        binding = object.__new__(AclBinding)
+        d = binding.__dict__
+        d["pattern"] = pattern
+        d["entry"] = entry
+        d["_hash"] = _binding_hash(pattern, entry)
+        return binding
 
     def to_filter(self) -> AclBindingFilter:
         """The filter that matches exactly this binding."""
@@ -303,6 +344,11 @@ class AclBinding:
 
     def __str__(self) -> str:
         return f"{self.pattern}: {self.entry}"
+
+
+def _binding_hash(p: ResourcePattern, e: AccessControlEntry) -> int:
+    """One flat tuple of the seven fields (equal bindings have equal fields): no per-part __hash__ calls."""
+    return hash((p.resource_type, p.name, p.pattern_type, e.principal, e.host, e.operation, e.permission))
 
 
 @functools.lru_cache(maxsize=256)

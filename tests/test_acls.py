@@ -102,7 +102,36 @@ def test_names_codes_and_spellings() -> None:
     assert operations_from_bits(-(2**31)) == frozenset()
 
 
+def test_equal_bindings_hash_alike_however_built_and_across_processes() -> None:
+    """The binding's hash is cached at construction; every way of making one must give equal bindings one hash
+    (they are the keys of create_acls' results), and a pickled one must not carry this process's str hashes."""
+    import pickle
+    import subprocess
+    import sys
+
+    from kadmin.acls import binding_from_wire
+
+    ways = [AclBinding.of("topic", "orders-", "User:a", "read", pattern_type="prefixed"),
+            AclBinding.of(ResourceType.TOPIC, "orders-", "User:a", AclOperation.READ, "Allow", pattern_type="PREFIXED"),
+            AclBinding(ResourcePattern("Topic", "orders-", PatternType.PREFIXED),
+                       AccessControlEntry("User:a", "read", AclPermissionType.ALLOW, "*")),
+            binding_from_wire(2, "orders-", 4, "User:a", "*", 3, 3),
+            pickle.loads(pickle.dumps(AclBinding.of("topic", "orders-", "User:a", "read", pattern_type="prefixed")))]
+    assert len(set(ways)) == 1 and all(w == ways[0] and hash(w) == hash(ways[0]) for w in ways)
+    assert AclBinding.of("topic", "orders-", "User:a", "read") not in set(ways)  # literal, not prefixed
+    code = ("import pickle, sys; from kadmin.acls import AclBinding; "
+            "b = pickle.loads(sys.stdin.buffer.read()); "
+            "print({AclBinding.of('topic', 'orders-', 'User:a', 'read', pattern_type='prefixed'): 1}.get(b))")
+    for seed in ("1", "2"):
+        out = subprocess.run([sys.executable, "-c", code], input=pickle.dumps(ways[0]), capture_output=True,
+                             env={"PYTHONHASHSEED": seed, "PATH": ""}, check=True)
+        assert out.stdout.strip() == b"1", out.stderr
+
+
 @pytest.mark.parametrize(("make", "exc", "text"), [
+    (lambda: ResourcePattern(2, "t"), TypeError, "ResourceType or its name"),  # type: ignore[arg-type]
+    (lambda: ResourcePattern("topic", "t", True), TypeError, "PatternType or its name"),  # type: ignore[arg-type]
+    (lambda: ResourcePattern("topic", b"t"), TypeError, "resource name must be a string"),  # type: ignore[arg-type]
     (lambda: AclBinding.of("topic", "t", "User:a", "fly"), ValueError, "unknown acl operation 'fly'"),
     (lambda: AclBinding.of("topic", "t", "User:a", "read", "maybe"), ValueError, "unknown permission"),
     (lambda: AclBinding.of("table", "t", "User:a", "read"), ValueError, "unknown resource type"),
