@@ -45,6 +45,9 @@ ANONYMOUS: Final = "User:ANONYMOUS"
 
 E = TypeVar("E", bound="_Named")
 
+#: How the frozen dataclasses below set their fields.
+_set = object.__setattr__
+
 
 class _Named(enum.IntEnum):
     """An IntEnum parsed from its name case-insensitively, with ``-``, ``_`` and spaces alike."""
@@ -228,8 +231,13 @@ class ResourcePattern:
 
     def __init__(self, resource_type: ResourceType | str, name: str,
                  pattern_type: PatternType | str = PatternType.LITERAL) -> None:
-        rt = _member(ResourceType, _RESOURCE_TYPES, resource_type)
-        pt = _member(PatternType, _PATTERN_TYPES, pattern_type)
+        # _member's first cases inline (a name for the type, the default member for the pattern type): one
+        # ResourcePattern per binding, and a call per field is a third of the constructor.
+        rt = _RESOURCE_TYPES.get(resource_type) if resource_type.__class__ is str else None
+        if rt is None:
+            rt = _member(ResourceType, _RESOURCE_TYPES, resource_type)
+        pt = pattern_type if pattern_type.__class__ is PatternType else _member(PatternType, _PATTERN_TYPES,
+                                                                                 pattern_type)
         n = name if name.__class__ is str else _str(name, "resource name")
         # Codes compared as ints (UNKNOWN 0 and ANY 1 lead every enum; MATCH is 2): bindings come by the ten
         # thousand, and an enum attribute lookup per check costs more than the rest of the constructor.
@@ -242,10 +250,11 @@ class ResourcePattern:
             raise ValueError(f"the {rt.name} resource name is empty")
         if rt == 4 and n != CLUSTER_NAME:  # CLUSTER
             raise ValueError(f"the only valid name for the CLUSTER resource is {CLUSTER_NAME!r}, not {n!r}")
-        d = self.__dict__  # frozen: no setattr
-        d["resource_type"] = rt
-        d["name"] = n
-        d["pattern_type"] = pt
+        # Frozen: object's own setattr.  Never through self.__dict__, which would make each instance carry a dict
+        # object of its own (one more object for the garbage collector per binding, 10,000 at a time).
+        _set(self, "resource_type", rt)
+        _set(self, "name", n)
+        _set(self, "pattern_type", pt)
 
     @classmethod
     def cluster(cls) -> ResourcePattern:
@@ -276,7 +285,10 @@ class AccessControlEntry:
             raise ValueError(f"a binding needs a concrete operation, not {op.name} (ANY is for filters)")
         if perm <= 1:
             raise ValueError(f"a binding's permission is ALLOW or DENY, not {perm.name}")
-        self.__dict__.update(principal=p, operation=op, permission=perm, host=_check_host(host, "host"))
+        _set(self, "principal", p)
+        _set(self, "operation", op)
+        _set(self, "permission", perm)
+        _set(self, "host", _check_host(host, "host"))
 
     def to_filter(self) -> AccessControlEntryFilter:
         return AccessControlEntryFilter(self.principal, self.host, self.operation, self.permission)
@@ -297,7 +309,7 @@ class AclBinding:
             raise TypeError(f"AclBinding.pattern must be a ResourcePattern, not {self.pattern!r}")
         if not isinstance(self.entry, AccessControlEntry):
             raise TypeError(f"AclBinding.entry must be an AccessControlEntry, not {self.entry!r}")
-        self.__dict__["_hash"] = _binding_hash(self.pattern, self.entry)
+        _set(self, "_hash", _binding_hash(self.pattern, self.entry))
 
     # Hashed once: bindings are the keys of every call's per-key results (10,000 at a time), and the driver's
     # dicts hash each key several times.  Read as an attribute: cheaper than through ``__dict__``.
@@ -311,8 +323,9 @@ class AclBinding:
         return {"pattern": self.pattern, "entry": self.entry}
 
     def __setstate__(self, state: dict[str, object]) -> None:
-        self.__dict__.update(state)
-        self.__dict__["_hash"] = _binding_hash(self.pattern, self.entry)
+        for k in ("pattern", "entry"):
+            _set(self, k, state[k])
+        _set(self, "_hash", _binding_hash(self.pattern, self.entry))
 
     @classmethod
     def of(cls, resource_type: ResourceType | str, name: str, principal: str, operation: AclOperation | str,
@@ -328,10 +341,9 @@ class AclBinding:
             return cls(pattern, entry)
         # Both parts were just made by their checking constructors: what __post_init__ checks holds already.
         binding = object.__new__(AclBinding)
-        d = binding.__dict__
-        d["pattern"] = pattern
-        d["entry"] = entry
-        d["_hash"] = _binding_hash(pattern, entry)
+        _set(binding, "pattern", pattern)
+        _set(binding, "entry", entry)
+        _set(binding, "_hash", _binding_hash(pattern, entry))
         return binding
 
     def to_filter(self) -> AclBindingFilter:
