@@ -461,10 +461,21 @@ class AclBindingFilter:
         if not isinstance(self.entry, AccessControlEntryFilter):
             raise TypeError(f"AclBindingFilter.entry must be an AccessControlEntryFilter, not {self.entry!r}")
         # Hashed once: bindings and filters are the keys of every call's per-key results (10,000 at a time).
-        self.__dict__["_hash"] = hash((self.pattern, self.entry))
+        _set(self, "_hash", hash((self.pattern, self.entry)))
+
+    _hash: ClassVar[int]
 
     def __hash__(self) -> int:
-        return self.__dict__["_hash"]  # type: ignore[no-any-return]
+        return self._hash
+
+    def __getstate__(self) -> dict[str, object]:
+        # As for AclBinding: the cached hash is this process's, not pickled.
+        return {"pattern": self.pattern, "entry": self.entry}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        for k in ("pattern", "entry"):
+            _set(self, k, state[k])
+        _set(self, "_hash", hash((self.pattern, self.entry)))
 
     @classmethod
     def all(cls) -> AclBindingFilter:

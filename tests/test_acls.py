@@ -119,6 +119,8 @@ def test_equal_bindings_hash_alike_however_built_and_across_processes() -> None:
             pickle.loads(pickle.dumps(AclBinding.of("topic", "orders-", "User:a", "read", pattern_type="prefixed")))]
     assert len(set(ways)) == 1 and all(w == ways[0] and hash(w) == hash(ways[0]) for w in ways)
     assert AclBinding.of("topic", "orders-", "User:a", "read") not in set(ways)  # literal, not prefixed
+    f = AclBindingFilter.of("topic", "orders-", principal="User:a", pattern_type="match")
+    assert pickle.loads(pickle.dumps(f)) == f and hash(pickle.loads(pickle.dumps(f))) == hash(f)
     code = ("import pickle, sys; from kadmin.acls import AclBinding; "
             "b = pickle.loads(sys.stdin.buffer.read()); "
             "print({AclBinding.of('topic', 'orders-', 'User:a', 'read', pattern_type='prefixed'): 1}.get(b))")
