@@ -1,0 +1,326 @@
+"""kadmin.spark.provision against brokers kadmin did not write, read back by clients kadmin did not write.
+
+tests/test_spark_tenants.py runs provisioning on kadmin's fake cluster and reads the result back through kadmin
+(or the fake's own state), so a bug shared by kadmin's writer and reader could hide there.  Here:
+
+* Tansu (a real broker): topics and topic configs are provisioned, then read back by confluent-kafka's
+  AdminClient; a second run plans nothing for the topics and sends no write request (counted by a proxy).
+  Tansu lists a topic's own configs with source DEFAULT_CONFIG (confluent-kafka sees the same), so kadmin,
+  which plans only a topic's dynamic values, plans them as "create" on every run: a re-run of topic configs
+  on Tansu is therefore not asserted to be write-free here.  Tansu advertises
+  CreateAcls and the SCRAM APIs but stores neither (it answers with a null results array, which does not
+  decode) and has no quota APIs: those kinds must never come back ``ok``.
+* librdkafka's mock: no CreateTopics, no ACL, SCRAM or quota API at all.  Every entity gets an error (or the
+  run stops before anything is sent, naming the API), nothing is ``ok``, and nothing waits for a deadline.
+* kadmin's FakeCluster with SASL/SCRAM and an authorizer: a small tenant bundle is provisioned, its ACLs,
+  topics and configs are read back by kafka-python, and each provisioned SCRAM user logs in with
+  confluent-kafka (librdkafka's own SCRAM client), while a wrong password or mechanism is refused.
+
+Each provision run costs a few Spark jobs on the shared session, so the specs are tiny (two tenants).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from confluent_kafka import KafkaError as CkError
+from confluent_kafka import KafkaException
+from confluent_kafka.admin import AdminClient as CkAdminClient
+from confluent_kafka.admin import ConfigResource as CkResource
+from counting_proxy import CountingProxy
+from kafka.admin import (
+    ACLFilter,
+    ACLOperation,
+    ACLPermissionType,
+    ACLResourcePatternType,
+    ConfigResource,
+    ConfigResourceType,
+    KafkaAdminClient,
+    ResourcePatternFilter,
+    ResourceType,
+)
+from peers import RunningBroker
+
+from kadmin import AdminClient
+from kadmin.errors import KafkaError
+from kadmin.protocol.apis import ApiKey
+from kadmin.testing import FakeCluster
+
+pytestmark = [pytest.mark.spark, pytest.mark.peer, pytest.mark.timeout(240)]
+
+TOPICS = "name string, partitions int, replication_factor int, configs string"
+CONFIGS = "topic string, config string, value string"
+ACLS = ("principal string, host string, operation string, permission string, resource_type string, "
+        "resource_name string, pattern_type string")
+USERS = "user string, mechanism string, iterations int, password_ref string"
+QUOTAS = "user string, client_id string, ip string, quota_key string, value double"
+
+SECRET = "S3cr3t-peer-tenant-"
+ADMIN_PASSWORD = "admin-pw-9f2e"
+WRITES = {ApiKey.CREATE_TOPICS, ApiKey.DELETE_TOPICS, ApiKey.CREATE_PARTITIONS, ApiKey.INCREMENTAL_ALTER_CONFIGS,
+          ApiKey.ALTER_CONFIGS, ApiKey.CREATE_ACLS, ApiKey.DELETE_ACLS, ApiKey.ALTER_USER_SCRAM_CREDENTIALS,
+          ApiKey.ALTER_CLIENT_QUOTAS, ApiKey.ALTER_PARTITION_REASSIGNMENTS}
+#: Statuses that say "this entity is not (known to be) in place", each with its reason in ``error``.
+NOT_OK = {"failed", "rejected", "skipped", "possibly-applied"}
+
+
+def secrets(ref: str) -> str:
+    """The caller's secret resolver: ``vault:<name>`` only, as a real vault lookup would be."""
+    if ref.startswith("vault:"):
+        return SECRET + ref[len("vault:"):]
+    raise KeyError(f"no secret named {ref!r}")
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}{uuid.uuid4().hex[:6]}"
+
+
+def rows_by_key(df: Any) -> dict[tuple[str, str], dict[str, Any]]:
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for r in df.collect():
+        key = (r["kind"], r["key"])
+        assert key not in out, f"two rows for {key}"
+        out[key] = r.asDict()
+    return out
+
+
+def spec_of(spark: Any, **kinds: list[tuple[Any, ...]]) -> Any:
+    from kadmin.spark import TenantSpec
+
+    schemas = {"topics": TOPICS, "topic_configs": CONFIGS, "acls": ACLS, "scram_users": USERS, "quotas": QUOTAS}
+    return TenantSpec(secrets=secrets, **{k: spark.createDataFrame(v, schemas[k]) for k, v in kinds.items()})
+
+
+def acl_rows(tenants: list[str]) -> list[tuple[Any, ...]]:
+    return ([(f"User:{t}", "*", op, "allow", "topic", f"{t}-", "prefixed") for t in tenants for op in ("read", "write")]
+            + [(f"User:{t}", None, "read", None, "group", f"{t}-", "prefixed") for t in tenants])
+
+
+def never_ok(run: Callable[[], Any], api: str) -> str:
+    """Run a provision call for kinds the broker cannot serve: it must either stop before sending anything with a
+    kadmin error naming the API it lacks, or give every entity a not-ok status with its reason.  Which one
+    happened is returned, for the caller's further checks."""
+    try:
+        rows = run().collect()
+    except KafkaError as exc:
+        assert api in str(exc), exc
+        return "raised"
+    assert rows, "no result rows"
+    for r in rows:
+        assert r["status"] in NOT_OK and r["error"], r.asDict()
+    return "rows"
+
+
+# ------------------------------------------------------------------------------------------------- Tansu
+
+
+@pytest.fixture
+def tansu_admin(tansu: RunningBroker) -> Iterator[tuple[AdminClient, CountingProxy]]:
+    # Through a counting proxy: Tansu keeps no request log, and "a re-run sends no write" needs one.
+    with CountingProxy(tansu.nodes) as proxy, AdminClient(
+            proxy.bootstrap, retry_backoff_s=0.02, retry_backoff_max_s=0.2, default_timeout_s=4.0) as admin:
+        yield admin, proxy
+
+
+def writes_seen(proxy: CountingProxy) -> list[int]:
+    return [r.api_key for r in proxy.requests if r.api_key in WRITES]
+
+
+def test_tansu_topics_and_configs_read_back_by_confluent_kafka(spark: Any, tansu: RunningBroker,
+                                                               tansu_admin: tuple[AdminClient, CountingProxy]) -> None:
+    from kadmin.spark import drift, provision
+
+    admin, proxy = tansu_admin
+    p = unique("tp")
+    a, b = f"{p}-a-events", f"{p}-b-events"
+    spec = spec_of(spark,
+                   topics=[(a, 2, 1, '{"retention.ms": "3600000"}'), (b, 3, None, None)],
+                   topic_configs=[(a, "cleanup.policy", "compact"), (b, "max.message.bytes", "2097152")])
+
+    plan = rows_by_key(provision(spec, admin, "plan"))
+    assert writes_seen(proxy) == []
+    assert {k: r["action"] for k, r in plan.items()} == {
+        ("topics", a): "create", ("topics", b): "create", ("topic_configs", f"{a}:retention.ms"): "create",
+        ("topic_configs", f"{a}:cleanup.policy"): "create", ("topic_configs", f"{b}:max.message.bytes"): "create"}
+
+    proxy.clear()
+    res = rows_by_key(provision(spec, admin, "apply"))
+    assert {k: (r["status"], r["error"]) for k, r in res.items()} == {k: ("ok", None) for k in plan}
+    assert proxy.count(ApiKey.CREATE_TOPICS) == 1  # two topics, one batch
+
+    # Read back by librdkafka, not kadmin.
+    ck = CkAdminClient({"bootstrap.servers": tansu.bootstrap, "log_level": 0})
+    md = ck.list_topics(timeout=10)
+    assert {n: len(md.topics[n].partitions) for n in (a, b) if n in md.topics} == {a: 2, b: 3}
+    futures = ck.describe_configs([CkResource("topic", a), CkResource("topic", b)])
+    got = {res_.name: {k: e.value for k, e in f.result(timeout=10).items()} for res_, f in futures.items()}
+    assert {k: got[a].get(k) for k in ("retention.ms", "cleanup.policy")} == {
+        "retention.ms": "3600000", "cleanup.policy": "compact"}
+    assert got[b].get("max.message.bytes") == "2097152"
+
+    # Re-run: nothing left to do for the topics, and applying the topics again sends no write request.
+    # (Not asserted for topic configs: Tansu reports a topic's own values with source DEFAULT_CONFIG, which
+    # the planner does not count as the topic's, so on Tansu they are planned as "create" on every run.)
+    replan = rows_by_key(drift(provision(spec, admin, "plan")))
+    assert [k for k in replan if k[0] == "topics"] == []
+    topics_only = spec_of(spark, topics=[(a, 2, 1, None), (b, 3, None, None)])  # a configs map plans configs
+    proxy.clear()
+    again = rows_by_key(provision(topics_only, admin, "apply"))
+    assert {k: r["status"] for k, r in again.items()} == {("topics", a): "unchanged", ("topics", b): "unchanged"}
+    assert writes_seen(proxy) == []
+
+
+def test_tansu_kinds_it_does_not_store_never_come_back_ok(spark: Any, tansu: RunningBroker,
+                                                          tansu_admin: tuple[AdminClient, CountingProxy]) -> None:
+    from kadmin.spark import provision
+
+    admin, proxy = tansu_admin
+    t = unique("ta")
+    # ACLs: Tansu answers DescribeAcls (empty) but its CreateAcls answer does not decode; the grants were sent,
+    # so at best "possibly-applied", never "ok".
+    acls = spec_of(spark, acls=acl_rows([t]))
+    res = rows_by_key(provision(acls, admin, "apply"))
+    assert len(res) == 3
+    for r in res.values():
+        assert r["status"] in NOT_OK and "CreateAcls" in r["error"], r
+    # SCRAM users (DescribeUserScramCredentials does not decode either) and quotas (no API at all).
+    users = spec_of(spark, scram_users=[(t, None, None, f"vault:{t}")])
+    never_ok(lambda: provision(users, admin, "apply"), "DescribeUserScramCredentials")
+    proxy.clear()
+    quotas = spec_of(spark, quotas=[(t, None, None, "producer_byte_rate", 1024.0)])
+    never_ok(lambda: provision(quotas, admin, "apply"), "DescribeClientQuotas")
+    assert proxy.count(ApiKey.ALTER_CLIENT_QUOTAS) == 0  # not advertised: never sent
+    # No secret ends up in an error text.
+    assert all(SECRET not in (r["error"] or "") for r in res.values())
+
+
+# ------------------------------------------------------------------------------------------------- mock
+
+
+def test_rdkafka_mock_gives_every_entity_an_error_at_once(spark: Any, rdkafka_mock: RunningBroker) -> None:
+    from kadmin.spark import provision
+
+    p = unique("tm")
+    a, b = f"{p}-a-events", f"{p}-b-events"
+    spec = spec_of(spark, topics=[(a, 2, None, '{"retention.ms": "3600000"}'), (b, 1, None, None)],
+                   topic_configs=[(a, "cleanup.policy", "compact")])
+    # A long deadline: nothing here may wait for it (the mock lacks these APIs, it does not time out).
+    with AdminClient(rdkafka_mock.bootstrap, default_timeout_s=30.0) as admin:
+        t0 = time.monotonic()
+        res = rows_by_key(provision(spec, admin, "apply"))
+        elapsed = time.monotonic() - t0
+        assert elapsed < 25, f"waited {elapsed:.1f}s: for the deadline instead of failing at once"
+        assert set(res) == {("topics", a), ("topics", b), ("topic_configs", f"{a}:retention.ms"),
+                                    ("topic_configs", f"{a}:cleanup.policy")}
+        for (kind, _key), r in res.items():
+            if kind == "topics":
+                assert r["status"] == "failed" and "CreateTopics" in r["error"], r
+            else:
+                assert r["status"] == "skipped" and f"topic {a} was not created" in r["error"], r
+        # The kinds with no API on the mock at all.
+        for kinds, api in (({"acls": acl_rows([p])}, "DescribeAcls"),
+                           ({"scram_users": [(p, None, None, f"vault:{p}")]}, "DescribeUserScramCredentials"),
+                           ({"quotas": [(p, None, None, "producer_byte_rate", 1024.0)]}, "DescribeClientQuotas")):
+            s = spec_of(spark, **kinds)
+            never_ok(lambda s=s: provision(s, admin, "apply"), api)  # type: ignore[misc]
+    md = CkAdminClient({"bootstrap.servers": rdkafka_mock.bootstrap, "log_level": 0}).list_topics(timeout=10)
+    assert not {a, b} & set(md.topics)
+
+
+# ------------------------------------------------------------------------------------------------- fake
+
+
+@pytest.fixture(scope="module")
+def secured() -> Iterator[FakeCluster]:
+    """SASL/SCRAM on every listener, an authorizer, and one super user (the admin)."""
+    with FakeCluster(brokers=3, sasl={"mechanisms": ["SCRAM-SHA-256", "SCRAM-SHA-512"],
+                                      "users": {"admin": ADMIN_PASSWORD}},
+                     authorizer={"super_users": ["User:admin"]}) as cluster:
+        yield cluster
+
+
+def ck_login(cluster: FakeCluster, user: str, password: str, mechanism: str) -> tuple[set[str] | None, list[str]]:
+    """Log in with librdkafka's SCRAM client: (topics Metadata shows, []) when it gets in, (None, librdkafka's
+    authentication errors) when the broker refuses the credentials."""
+    errors: list[Any] = []
+    ck = CkAdminClient({"bootstrap.servers": cluster.bootstrap, "security.protocol": "SASL_PLAINTEXT",
+                        "sasl.mechanism": mechanism, "sasl.username": user, "sasl.password": password,
+                        "log_level": 0, "error_cb": errors.append})
+    deadline = time.monotonic() + 8
+    while time.monotonic() < deadline:
+        try:
+            return set(ck.list_topics(timeout=1).topics), []
+        except KafkaException:
+            ck.poll(0.1)  # serves error_cb
+            refused = [e.str() for e in errors if e.code() == CkError._AUTHENTICATION]
+            if refused:
+                return None, refused
+    raise AssertionError(f"{user}/{mechanism}: neither logged in nor refused within 8s: {[str(e) for e in errors]}")
+
+
+def test_fake_tenant_bundle_read_back_by_kafka_python_and_scram_logins(spark: Any, secured: FakeCluster) -> None:
+    from kadmin.spark import provision
+
+    spec = spec_of(
+        spark,
+        topics=[("a-events", 2, 2, '{"retention.ms": "3600000"}'), ("b-events", 1, None, None)],
+        topic_configs=[("a-events", "cleanup.policy", "compact"), ("b-events", "max.message.bytes", "2097152")],
+        acls=acl_rows(["a", "b"]),
+        scram_users=[("a", None, None, "vault:a"), ("b", "SCRAM-SHA-512", 8192, "vault:b")],
+        quotas=[("a", None, None, "producer_byte_rate", 1048576.0)])
+    with AdminClient(secured.bootstrap, security_protocol="SASL_PLAINTEXT", sasl_mechanism="SCRAM-SHA-512",
+                     sasl_username="admin", sasl_password=ADMIN_PASSWORD) as admin:
+        results = provision(spec, admin, "apply")
+    res = rows_by_key(results)
+    assert {r["status"] for r in res.values()} == {"ok"}, [r for r in res.values() if r["status"] != "ok"]
+    assert len([k for k in res if k[0] == "acls"]) == 6
+    assert SECRET not in str(results.collect())
+
+    kp = KafkaAdminClient(bootstrap_servers=secured.bootstrap, security_protocol="SASL_PLAINTEXT",
+                          sasl_mechanism="SCRAM-SHA-256", sasl_plain_username="admin",
+                          sasl_plain_password=ADMIN_PASSWORD, request_timeout_ms=10000)
+    try:
+        found, err = kp.describe_acls(ACLFilter(None, None, ACLOperation.ANY, ACLPermissionType.ANY,
+                                                ResourcePatternFilter(ResourceType.ANY, None,
+                                                                      ACLResourcePatternType.ANY)))
+        assert err.errno == 0, err
+        assert {(x.principal, x.host, x.operation.name, x.permission_type.name, x.resource_pattern.resource_type.name,
+                 x.resource_pattern.resource_name, x.resource_pattern.pattern_type.name) for x in found} == {
+            (f"User:{t}", "*", op, "ALLOW", rt, f"{t}-", "PREFIXED")
+            for t in ("a", "b") for op, rt in (("READ", "TOPIC"), ("WRITE", "TOPIC"), ("READ", "GROUP"))}
+        assert {"a-events", "b-events"} <= set(kp.list_topics())
+        described = kp.describe_configs([ConfigResource(ConfigResourceType.TOPIC, "a-events"),
+                                         ConfigResource(ConfigResourceType.TOPIC, "b-events")])
+        values = kafka_python_configs(described)
+        own = {(t, k): v for t, entries in values.items() for k, (v, source) in entries.items()
+               if source == "DYNAMIC_TOPIC_CONFIG"}
+        assert own == {("a-events", "retention.ms"): "3600000", ("a-events", "cleanup.policy"): "compact",
+                       ("b-events", "max.message.bytes"): "2097152"}
+        parts = {t["name"]: t["partitions"] for t in kp.describe_topics(["a-events", "b-events"])}
+        assert len(parts["a-events"]) == 2 and len(parts["b-events"]) == 1
+        assert {len(p["replica_nodes"]) for p in parts["a-events"]} == {2}
+    finally:
+        kp.close()
+
+    # SCRAM logins by librdkafka with the passwords the refs resolve to; the ACLs decide what each one sees.
+    seen_a, refused = ck_login(secured, "a", secrets("vault:a"), "SCRAM-SHA-256")
+    assert refused == [] and seen_a is not None and "a-events" in seen_a and "b-events" not in seen_a
+    seen_b, refused = ck_login(secured, "b", secrets("vault:b"), "SCRAM-SHA-512")
+    assert refused == [] and seen_b is not None and "b-events" in seen_b and "a-events" not in seen_b
+    for user, password, mechanism in (("a", "wrong-password", "SCRAM-SHA-256"),
+                                      ("b", secrets("vault:a"), "SCRAM-SHA-512"),   # another tenant's password
+                                      ("a", secrets("vault:a"), "SCRAM-SHA-512")):  # a has no SHA-512 credential
+        seen, refused = ck_login(secured, user, password, mechanism)
+        assert seen is None and refused, (user, mechanism)
+    assert secured.quotas == {(("user", "a"),): {"producer_byte_rate": 1048576.0}}
+
+
+def kafka_python_configs(described: Any) -> dict[str, dict[str, tuple[str | None, str]]]:
+    """kafka-python 3's describe_configs answer ({"topic": {name: {config: {...}}}}) as
+    {topic: {config: (value, source)}}."""
+    return {topic: {name: (entry["value"], entry["config_source"]) for name, entry in entries.items()}
+            for topic, entries in described["topic"].items()}
