@@ -187,6 +187,15 @@ def test_tansu_kinds_it_does_not_store_never_come_back_ok(spark: Any, tansu: Run
     assert len(res) == 3
     for r in res.values():
         assert r["status"] in NOT_OK and "CreateAcls" in r["error"], r
+    # kafka-python's DescribeAcls confirms it: Tansu holds no binding for the tenant.
+    kp = KafkaAdminClient(bootstrap_servers=tansu.bootstrap, request_timeout_ms=10000)
+    try:
+        found, err = kp.describe_acls(ACLFilter(f"User:{t}", None, ACLOperation.ANY, ACLPermissionType.ANY,
+                                                ResourcePatternFilter(ResourceType.ANY, None,
+                                                                      ACLResourcePatternType.ANY)))
+        assert (err.errno, list(found)) == (0, [])
+    finally:
+        kp.close()
     # SCRAM users (DescribeUserScramCredentials does not decode either) and quotas (no API at all).
     users = spec_of(spark, scram_users=[(t, None, None, f"vault:{t}")])
     never_ok(lambda: provision(users, admin, "apply"), "DescribeUserScramCredentials")
