@@ -35,6 +35,7 @@ from kadmin.acls import (
     check_principal,
 )
 from kadmin.admin._driver import Context, Done, Failed, Operation, Outcome, Retry, Sent
+from kadmin.admin.lookups import candidate_nodes
 from kadmin.config import ClientConfig
 from kadmin.errors import (
     KafkaError,
@@ -97,12 +98,7 @@ class NodeCarrying(Generic[K]):
         self.unsupported: KafkaError | None = None
 
     def _candidates(self, ctx: Context) -> list[int]:
-        try:
-            first = [ctx.net.least_loaded_node()]
-        except NoBrokersAvailableError:
-            first = []
-        order = first + sorted(n for n in ctx.net.nodes if n not in first)
-        return [n for n in order if n not in self._avoid] + [n for n in order if n in self._avoid]
+        return candidate_nodes(ctx, self._avoid)
 
     async def locate(self, ctx: Context, keys: Sequence[K], deadline: Deadline) -> dict[K, int | Outcome] | int:
         versions: dict[int, int | None] = {}

@@ -80,6 +80,16 @@ class AllNodes:
         pass
 
 
+def candidate_nodes(ctx: Context, avoid: set[int]) -> list[int]:
+    """Every known node, the least loaded first, the ones that failed this call (``avoid``) last."""
+    try:
+        first = [ctx.net.least_loaded_node()]
+    except NoBrokersAvailableError:
+        first = []
+    order = first + sorted(n for n in ctx.net.nodes if n not in first)
+    return [n for n in order if n not in avoid] + [n for n in order if n in avoid]
+
+
 class NodeSpeaking(Generic[K]):
     """Every key to one node that speaks ``api``, kept while it answers.
 
@@ -95,12 +105,7 @@ class NodeSpeaking(Generic[K]):
         self.unsupported: KafkaError | None = None
 
     def _candidates(self, ctx: Context) -> list[int]:
-        try:
-            first = [ctx.net.least_loaded_node()]
-        except NoBrokersAvailableError:
-            first = []
-        order = first + sorted(n for n in ctx.net.nodes if n not in first)
-        return [n for n in order if n not in self._avoid] + [n for n in order if n in self._avoid]
+        return candidate_nodes(ctx, self._avoid)
 
     async def locate(self, ctx: Context, keys: Sequence[K], deadline: Deadline) -> dict[K, int | Outcome] | int:
         if self._node is not None:
@@ -269,4 +274,5 @@ class PartitionLeader:
         for tp in [tp for tp, n in self._leaders.items() if n == node_id]:
             del self._leaders[tp]
 
-__all__ = ["AllNodes", "AnyNode", "Controller", "FixedNode", "NodeSpeaking", "PartitionLeader", "TopicMetadata"]
+__all__ = ["AllNodes", "AnyNode", "Controller", "FixedNode", "NodeSpeaking", "PartitionLeader", "TopicMetadata",
+           "candidate_nodes"]
