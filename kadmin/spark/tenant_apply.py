@@ -504,7 +504,7 @@ def apply_plan(plan: DataFrame, admin: AdminClient, *, mode: str = "apply", secr
             raise ValueError(f"{name} must be a positive int, not {v!r}")
     validate = mode == "validate"
     ok_status = VALIDATED if validate else OK
-    cached = plan.persist(StorageLevel.MEMORY_AND_DISK)
+    cached = _compact(plan).persist(StorageLevel.MEMORY_AND_DISK)
     started = time.perf_counter()
     try:
         total = cached.filter(F.col("action").isin(*CHANGES)).count()
@@ -536,6 +536,17 @@ def apply_plan(plan: DataFrame, admin: AdminClient, *, mode: str = "apply", secr
         return results
     finally:
         cached.unpersist()
+
+
+def _compact(plan: DataFrame) -> DataFrame:
+    """The plan in as many partitions as the session shuffles into, not one set per kind: the union of the
+    kinds has kinds x shuffle partitions, and every pass over the cache (totals, stream, results) costs a
+    task per partition.  ``coalesce`` merges partitions where they are (no shuffle)."""
+    try:
+        n = int(plan.sparkSession.conf.get("spark.sql.shuffle.partitions") or 0)
+    except (TypeError, ValueError):
+        n = 0
+    return plan.coalesce(n) if n > 0 else plan
 
 
 def _run_phases(rows: Iterator[tuple[int, str, str, str, str, dict[str, str]]], sender: _Sender,

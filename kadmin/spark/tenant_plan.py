@@ -463,8 +463,9 @@ def plan_quotas_kind(desired: DataFrame, current: DataFrame, *, remove_unlisted:
 
 def build_plan(spec: TenantSpec, admin: AdminClient, *, scope: Scope | None, remove_unlisted: bool,
                allow_unknown_keys: bool = False) -> DataFrame:
-    """The plan of every kind the spec holds, one DataFrame (lazy except for the cluster reads and one small
-    job collecting the desired topic names, whose state is the only one read selectively)."""
+    """The plan of every kind the spec holds, one DataFrame (lazy except for the cluster reads and, when the
+    cluster has topics, one small job collecting the desired topic names, whose state is the only one read
+    selectively)."""
     spec.check()
     if remove_unlisted and scope is None:
         raise SpecError("remove_unlisted needs an explicit scope (topic and/or principal prefixes): deletions "
@@ -479,15 +480,18 @@ def build_plan(spec: TenantSpec, admin: AdminClient, *, scope: Scope | None, rem
         parts.append(plan_scram(desired_scram(spec.scram_users), cur, remove_unlisted=deletes["scram_users"]))
 
     topics_d = desired_topics(spec.topics) if spec.topics is not None else None
-    configs_d = desired_configs(topics_d, spec.topic_configs)
+    # Topics without a configs column hold no configs: leaving them out spares the plan an explode, a window
+    # and an aggregation over rows that would all be empty.
+    with_configs = topics_d if spec.topics is not None and "configs" in spec.topics.columns else None
+    configs_d = desired_configs(with_configs, spec.topic_configs)
     if topics_d is not None or configs_d is not None:
         # The topics whose state matters: one small job over the raw name columns (no validation needed).
         raw = [df.selectExpr(f"CAST({sql_name(col)} AS STRING) AS n") for df, col in
                ((spec.topics, "name"), (spec.topic_configs, "topic")) if df is not None]
         names_df = raw[0] if len(raw) == 1 else raw[0].unionByName(raw[1])
-        names = {r[0] for r in names_df.distinct().collect() if r[0]}
         topic_scope = scope if (deletes.get("topics") or deletes.get("topic_configs")) else None
-        topic_cols, present = read_topics(admin, names, topic_scope)
+        topic_cols, present = read_topics(
+            admin, lambda: {r[0] for r in names_df.distinct().collect() if r[0]}, topic_scope)
         if not deletes.get("topics"):
             topic_cols["in_scope"] = [False] * len(topic_cols["in_scope"])
         current_topics = frame(spark, topic_cols, TOPICS_SCHEMA)

@@ -15,7 +15,7 @@ so that the Spark side only ever filters on a boolean.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from pyspark.sql import DataFrame, SparkSession
@@ -68,15 +68,19 @@ def frame(spark: SparkSession, cols: Columns, schema: StructType) -> DataFrame:
 # --- topics ---------------------------------------------------------------------------------------------
 
 
-def read_topics(admin: AdminClient, desired: set[str], scope: Scope | None) -> tuple[Columns, list[str]]:
+def read_topics(admin: AdminClient, desired: Callable[[], set[str]], scope: Scope | None,
+                ) -> tuple[Columns, list[str]]:
     """Existing topics that the spec names or the scope covers: name, partitions, replication factor.
 
-    Returns the columns and the existing topic names described (whose configs are read next)."""
+    ``desired`` gives the names the spec holds; it is called (a Spark job) only when the cluster has topics,
+    so planning against an empty cluster costs no job for it.  Returns the columns and the existing topic
+    names described (whose configs are read next)."""
     from kadmin.errors import KafkaError, UnknownTopicOrPartitionError
 
     listed = admin.list_topics()
+    names = desired() if listed else set()
     wanted = sorted(t.name for t in listed
-                    if t.name in desired or (scope is not None and scope.topic_in_scope(t.name)))
+                    if t.name in names or (scope is not None and scope.topic_in_scope(t.name)))
     described = admin.describe_topics(wanted) if wanted else {}
     cols: Columns = {"name": [], "partitions": [], "replication_factor": [], "in_scope": []}
     present: list[str] = []
