@@ -94,9 +94,13 @@ def run_spark(spark: Any, rows: dict[str, list[tuple[Any, ...]]]) -> dict[str, A
         secrets=env_or_file_secrets)
     with _cluster() as cluster, AdminClient(cluster.bootstrap) as admin:
         report: list[ApplyReport] = []
+        tracker = spark.sparkContext.statusTracker()
+        jobs_before = set(tracker.getJobIdsForGroup(None))
         t0 = time.perf_counter()
         results = provision(spec, admin, "apply", batch_size=BATCH, report=report)
         apply_s = time.perf_counter() - t0
+        # Spark jobs the plan+apply ran (each costs scheduling and, under AQE, one per shuffle stage).
+        spark_jobs = len(set(tracker.getJobIdsForGroup(None)) - jobs_before)
         statuses = {r["status"]: r["count"] for r in results.groupBy("status").count().collect()}
         results.unpersist()
         counts = _counts(cluster)
@@ -106,7 +110,8 @@ def run_spark(spark: Any, rows: dict[str, list[tuple[Any, ...]]]) -> dict[str, A
         rerun_s = time.perf_counter() - t1
         rerun_statuses = {r["status"]: r["count"] for r in again.groupBy("status").count().collect()}
         rerun_writes = sum(_counts(cluster).values())
-        return {"apply_s": apply_s, "rerun_s": rerun_s, "requests": counts, "statuses": statuses,
+        return {"apply_s": apply_s, "rerun_s": rerun_s, "spark_jobs": spark_jobs, "requests": counts,
+                "statuses": statuses,
                 "rerun_statuses": rerun_statuses, "rerun_writes": rerun_writes,
                 "phase_requests": report[0].requests if report else {}}
 
@@ -194,7 +199,7 @@ def run(quick: bool = False, tenants: int | None = None, loop_tenants: int | Non
         f"{n} tenants = {total} entities ({len(rows['topics'])} topics, {len(rows['acls'])} ACL bindings, "
         f"{len(rows['users'])} SCRAM users, {2 * len(rows['quotas'])} quota keys), batch {BATCH}, fake cluster.",
         f"Spark plan+apply {spark_res['apply_s']:.1f}s vs direct batched calls {direct['apply_s']:.1f}s "
-        f"({ratio:.2f}x); re-run (plan, nothing to send) {spark_res['rerun_s']:.1f}s with "
+        f"({ratio:.2f}x, {spark_res['spark_jobs']} Spark jobs); re-run (plan, nothing to send) {spark_res['rerun_s']:.1f}s with "
         f"{spark_res['rerun_writes']} write requests.",
         f"One call per resource: {loop['apply_s']:.1f}s for {m} tenants, {loop_scaled:.0f}s scaled to {n}. The fake "
         "answers in-process (well under 1 ms a call), so this understates the loop on a real cluster, where each "
