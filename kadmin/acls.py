@@ -32,7 +32,7 @@ import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar, Final, TypeVar
+from typing import Any, ClassVar, Final, TypeVar
 
 from kadmin.errors import KafkaError
 
@@ -297,6 +297,17 @@ class AccessControlEntry:
         return f"{self.permission.name} {self.principal} {self.operation.name} from {self.host}"
 
 
+def _pair_state(obj: Any) -> dict[str, object]:
+    """A binding's or filter's pickled state: its two parts, never its cached hash (str hashes differ between
+    processes, a Spark executor's say, so the hash is computed again on unpickling)."""
+    return {"pattern": obj.pattern, "entry": obj.entry}
+
+
+def _set_pair_state(obj: Any, state: dict[str, object]) -> None:
+    for k in ("pattern", "entry"):
+        _set(obj, k, state[k])
+
+
 @dataclass(frozen=True)
 class AclBinding:
     """One ACL: a resource pattern and an entry.  What ``create_acls`` stores and ``describe_acls`` returns."""
@@ -319,12 +330,10 @@ class AclBinding:
         return self._hash
 
     def __getstate__(self) -> dict[str, object]:
-        # The cached hash is not pickled: str hashes differ between processes (a Spark executor's, say).
-        return {"pattern": self.pattern, "entry": self.entry}
+        return _pair_state(self)
 
     def __setstate__(self, state: dict[str, object]) -> None:
-        for k in ("pattern", "entry"):
-            _set(self, k, state[k])
+        _set_pair_state(self, state)
         _set(self, "_hash", _binding_hash(self.pattern, self.entry))
 
     @classmethod
@@ -469,12 +478,10 @@ class AclBindingFilter:
         return self._hash
 
     def __getstate__(self) -> dict[str, object]:
-        # As for AclBinding: the cached hash is this process's, not pickled.
-        return {"pattern": self.pattern, "entry": self.entry}
+        return _pair_state(self)
 
     def __setstate__(self, state: dict[str, object]) -> None:
-        for k in ("pattern", "entry"):
-            _set(self, k, state[k])
+        _set_pair_state(self, state)
         _set(self, "_hash", hash((self.pattern, self.entry)))
 
     @classmethod

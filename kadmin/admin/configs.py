@@ -172,13 +172,17 @@ class IncrementalAlterConfigs(Operation[ConfigResource]):
 
     def handle(self, node: int, keys: list[ConfigResource], response: Any,
                version: int) -> dict[ConfigResource, Outcome]:
-        out: dict[ConfigResource, Outcome] = {}
-        for r in response.responses:
-            key = _key(r.resource_type, r.resource_name)
-            if key is not None:
-                out[key] = Done(None) if r.error_code == ErrorCode.NONE else \
-                    _outcome(r.error_code, r.error_message, key)
-        return out
+        return _fold_alter(response)
+
+
+def _fold_alter(response: Any) -> dict[ConfigResource, Outcome]:
+    """One outcome per resource of an AlterConfigs or IncrementalAlterConfigs answer (the same shape)."""
+    out: dict[ConfigResource, Outcome] = {}
+    for r in response.responses:
+        key = _key(r.resource_type, r.resource_name)
+        if key is not None:
+            out[key] = Done(None) if r.error_code == ErrorCode.NONE else _outcome(r.error_code, r.error_message, key)
+    return out
 
 
 class AlterConfigs(Operation[ConfigResource]):
@@ -203,13 +207,7 @@ class AlterConfigs(Operation[ConfigResource]):
 
     def handle(self, node: int, keys: list[ConfigResource], response: Any,
                version: int) -> dict[ConfigResource, Outcome]:
-        out: dict[ConfigResource, Outcome] = {}
-        for r in response.responses:
-            key = _key(r.resource_type, r.resource_name)
-            if key is not None:
-                out[key] = Done(None) if r.error_code == ErrorCode.NONE else \
-                    _outcome(r.error_code, r.error_message, key)
-        return out
+        return _fold_alter(response)
 
 
 class ValidateIncrementalAlterConfigs(IncrementalAlterConfigs):
