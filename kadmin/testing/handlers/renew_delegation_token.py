@@ -8,24 +8,16 @@ from typing import Any
 from kadmin._error_codes import ErrorCode
 from kadmin.protocol.apis import ApiKey
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
-from kadmin.testing.handlers.token_common import gate
+from kadmin.testing.handlers.token_common import changeable
 
 API_KEY = ApiKey.RENEW_DELEGATION_TOKEN
 
 
 def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     R = response_class(API_KEY)
-    code, store = gate(ctx)
-    if store is None:
+    code, store, t, now = changeable(ctx, bytes(req.hmac))
+    if t is None or store is None:
         return R(error_code=code, expiry_timestamp_ms=-1, throttle_time_ms=0)
-    t = store.tokens.get(bytes(req.hmac))
-    if t is None:
-        return R(error_code=ErrorCode.DELEGATION_TOKEN_NOT_FOUND, expiry_timestamp_ms=-1, throttle_time_ms=0)
-    if ctx.principal != t.owner and ctx.principal not in t.renewers:
-        return R(error_code=ErrorCode.DELEGATION_TOKEN_OWNER_MISMATCH, expiry_timestamp_ms=-1, throttle_time_ms=0)
-    now = store.now_ms()
-    if t.expires_ms < now:
-        return R(error_code=ErrorCode.DELEGATION_TOKEN_EXPIRED, expiry_timestamp_ms=-1, throttle_time_ms=0)
     period = store.expiry_time_ms if req.renew_period_ms < 0 else req.renew_period_ms
     t.expires_ms = min(now + period, t.max_ms)
     return R(error_code=ErrorCode.NONE, expiry_timestamp_ms=t.expires_ms, throttle_time_ms=0)
