@@ -224,17 +224,8 @@ class _Run(Generic[K]):
             raise _KeysPending(f"{len(retry)} key(s) pending")
 
     async def _node_round(self, node: int, node_keys: list[K], retry: list[K]) -> None:
-        outcomes = await self._node(node, node_keys)
-        connection_lost = False
-        for k in node_keys:
-            out = outcomes.get(k)
-            if out is None:
-                out = Failed(ProtocolError(f"{self.op.name}: node {node}'s response has no entry for {k!r}"))
-            elif isinstance(out, Retry) and isinstance(out.error, KafkaConnectionError):
-                connection_lost = True
-            self._apply(k, out, retry)
-        if connection_lost:
-            self.op.lookup.forget_node(self.ctx, node)
+        into = _Settled(self, node, retry)
+        await self._node(node, node_keys, into)
 
     def _apply(self, k: K, out: Outcome, retry: list[K]) -> None:
         if isinstance(out, Done):
@@ -268,25 +259,25 @@ class _Run(Generic[K]):
             err = KafkaTimeoutError("the deadline passed while looking up which node to ask")
             return {k: Retry(err) for k in self.pending}
 
-    async def _node(self, node: int, keys: list[K]) -> dict[K, Outcome]:
+    async def _node(self, node: int, keys: list[K], into: _Settled[K]) -> None:
         """Negotiate with ``node`` now, build for its version, send, fold each answer by its own keys."""
         net = self.ctx.net
         try:
             version = await net.negotiated_version(node, self.op.api, deadline=self.deadline)
             built = self.op.build(node, keys, version)
         except UnsupportedVersionError as exc:
-            return dict.fromkeys(keys, Failed(exc))
+            into.update(dict.fromkeys(keys, Failed(exc)))
+            return
         except KafkaError as exc:
-            return dict.fromkeys(keys, _retry_or_fail(exc))
+            into.update(dict.fromkeys(keys, _retry_or_fail(exc)))
+            return
         sends: list[Sent] = built if isinstance(built, list) else [(built, keys)]
-        out: dict[K, Outcome] = {}
         if len(sends) > 1 and self._bound is None:
-            await self._pipelined(node, sends, version, out)
+            await self._pipelined(node, sends, version, into)
         else:
-            await asyncio.gather(*(self._one(node, req, ks, version, out) for req, ks in sends))
-        return out
+            await asyncio.gather(*(self._one(node, req, ks, version, into) for req, ks in sends))
 
-    async def _one(self, node: int, req: Message, keys: list[K], version: int, into: dict[K, Outcome]) -> None:
+    async def _one(self, node: int, req: Message, keys: list[K], version: int, into: _Settled[K]) -> None:
         token = object()
         self.unanswered[token] = keys
         try:
@@ -298,10 +289,10 @@ class _Run(Generic[K]):
         except KafkaError as exc:
             into.update(dict.fromkeys(keys, _not_sent(exc)))
             return
-        del self.unanswered[token]
         self._fold(node, keys, resp, version, into)
+        del self.unanswered[token]
 
-    async def _pipelined(self, node: int, sends: list[Sent], version: int, into: dict[K, Outcome]) -> None:
+    async def _pipelined(self, node: int, sends: list[Sent], version: int, into: _Settled[K]) -> None:
         """Many requests to one node (a split lookup, batches): pipelined, each folded as it arrives, without a
         task per request, so thousands of single-key requests cost little more than their bytes."""
         tokens = [object() for _ in sends]
@@ -313,26 +304,22 @@ class _Run(Generic[K]):
             if error is not None:
                 into.update(dict.fromkeys(keys, _not_sent(error)))
                 return
-            del self.unanswered[tokens[i]]
             self._fold(node, keys, resp, version, into)
+            del self.unanswered[tokens[i]]
 
         try:
             await self.ctx.net.send_many(node, [r for r, _ in sends], version, deadline=self.deadline, each=each)
         except KafkaError as exc:
-            for _req, ks in sends:
-                for k in ks:
-                    into.setdefault(k, _not_sent(exc))
+            into.update({k: _not_sent(exc) for _req, ks in sends for k in ks if k not in into.settled})
 
-    def _fold(self, node: int, keys: list[K], resp: Any, version: int, into: dict[K, Outcome]) -> None:
+    def _fold(self, node: int, keys: list[K], resp: Any, version: int, into: _Settled[K]) -> None:
         try:
             folded = self.op.handle(node, keys, resp, version)
         except KafkaError as exc:
             into.update(dict.fromkeys(keys, _retry_or_fail(exc)))
             return
-        for k in keys:
-            got = folded.get(k)
-            into[k] = got if got is not None else Failed(ProtocolError(
-                f"{self.op.name}: node {node}'s response has no entry for {k!r}"))
+        into.update({k: folded.get(k) or Failed(ProtocolError(
+            f"{self.op.name}: node {node}'s response has no entry for {k!r}")) for k in keys})
 
     def finish(self) -> dict[K, Any]:
         op, results = self.op, self.results
@@ -365,6 +352,27 @@ class _Run(Generic[K]):
         if codes is None:
             return not err.retriable
         return err.code in codes
+
+
+class _Settled(Generic[K]):
+    """One node's outcomes, applied to the call the moment each request is answered (or fails), not when the
+    node's last request is: a deadline that cancels the round then loses no answer that already came."""
+
+    def __init__(self, run: _Run[K], node: int, retry: list[K]) -> None:
+        self.run = run
+        self.node = node
+        self.retry = retry
+        self.settled: set[K] = set()
+
+    def update(self, outcomes: Mapping[K, Outcome]) -> None:
+        connection_lost = False
+        for k, out in outcomes.items():
+            if isinstance(out, Retry) and isinstance(out.error, KafkaConnectionError):
+                connection_lost = True
+            self.settled.add(k)
+            self.run._apply(k, out, self.retry)
+        if connection_lost:
+            self.run.op.lookup.forget_node(self.run.ctx, self.node)
 
 
 def _retrieve(task: asyncio.Future[Any]) -> None:
