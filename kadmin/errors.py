@@ -109,6 +109,16 @@ class HostResolutionError(KafkaConnectionError):
     retriable = False
 
 
+class UndecodableResponseError(KafkaConnectionError):
+    """A node answered, but its answer does not decode at the version asked: the connection was closed.
+
+    Retriable as a connection fault (another connection or node may answer), but the request *was* received
+    and answered: a write that got such an answer may have been applied, and the admin driver reports it so
+    at once instead of resending it until the deadline.  ``__cause__`` is the ProtocolError naming the field."""
+
+    name = "UNDECODABLE_RESPONSE"
+
+
 class SecurityMismatchError(KafkaError):
     """The client's security settings do not match the listener's: TLS to a plaintext listener, plaintext to
     a TLS listener, or no SASL where the listener requires it.  Retrying cannot help; the message says which."""

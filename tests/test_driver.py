@@ -24,6 +24,7 @@ from kadmin.errors import (
     KafkaError,
     KafkaTimeoutError,
     ProtocolError,
+    UndecodableResponseError,
     error_for_code,
 )
 from kadmin.network.retry import Deadline
@@ -271,3 +272,51 @@ def test_only_the_unanswered_request_of_a_round_is_in_doubt(bound: int | None) -
     # A read: never applied.
     res = drive(KeysNet(answer), KeysOp(lambda keys: 1, per_request=1, max_in_flight=bound), ["x"], timeout=0.3)
     assert isinstance(res["x"], KafkaTimeoutError) and not res["x"].possibly_applied
+
+
+# --- answers that do not decode ------------------------------------------------------------------------------
+
+
+def undecodable_for(bad: set[str]) -> Answer:
+    """Requests carrying a key of ``bad`` get an answer that does not decode (the connection is closed)."""
+    def answer(node: int, keys: list[str], n: int) -> dict[str, int]:
+        if bad.intersection(keys):
+            cause = ProtocolError("Results: a null array where the schema allows none")
+            err = UndecodableResponseError(f"node {node} sent a response that does not decode: {cause}")
+            err.__cause__ = cause
+            raise err
+        return {k: ErrorCode.NONE for k in keys}
+    return answer
+
+
+@pytest.mark.parametrize("bound", [None, 1])
+def test_a_write_answered_with_bytes_that_do_not_decode_is_in_doubt_at_once(bound: int | None) -> None:
+    # The request was received and answered: it may have been applied, and a resend would be answered the same
+    # undecodable way (a broker that does not really serve the version it advertises), so no resend, no waiting.
+    net = KeysNet(undecodable_for({"a"}))
+    res = drive(net, WriteOp(lambda keys: 1, per_request=1, max_in_flight=bound), ["a", "b"], timeout=30)
+    err = res["a"]
+    assert isinstance(err, KafkaTimeoutError) and err.possibly_applied
+    assert "did not decode" in str(err) and "may have been applied" in str(err)
+    assert isinstance(err.__cause__, UndecodableResponseError)
+    assert res["b"] == "b@1"
+    assert net.sent.count((1, ["a"])) == 1  # never resent
+
+
+@pytest.mark.parametrize("bound", [None, 1])
+def test_a_read_answered_with_bytes_that_do_not_decode_gets_one_more_try(bound: int | None) -> None:
+    net = KeysNet(undecodable_for({"a"}))
+    res = drive(net, KeysOp(lambda keys: 1, per_request=1, max_in_flight=bound), ["a", "b"], timeout=30)
+    err = res["a"]
+    assert isinstance(err, ProtocolError) and not isinstance(err, KafkaTimeoutError)
+    assert "2 answers" in str(err) and "does not decode" in str(err)
+    assert res["b"] == "b@1"
+    assert net.sent.count((1, ["a"])) == 2
+
+    # Damaged once, then fine: the second try is the answer.
+    def once(node: int, keys: list[str], n: int) -> dict[str, int]:
+        if n == 1:
+            raise UndecodableResponseError("damaged on the way")
+        return {k: ErrorCode.NONE for k in keys}
+
+    assert drive(KeysNet(once), KeysOp(lambda keys: 1, max_in_flight=bound), ["a"]) == {"a": "a@1"}

@@ -33,6 +33,7 @@ from kadmin.errors import (
     KafkaError,
     KafkaTimeoutError,
     ProtocolError,
+    UndecodableResponseError,
     UnsupportedVersionError,
 )
 from kadmin.network.retry import Deadline, retry_call
@@ -183,6 +184,8 @@ class _Run(Generic[K]):
         #: Writes whose send was never answered, or answered REQUEST_TIMED_OUT (the broker may still apply it).
         self.in_doubt: set[K] = set()
         self.rounds = 0
+        #: Reads: how many answers for the key did not decode (a second one fails it).
+        self.undecodable: dict[K, int] = {}
         self._bound = asyncio.Semaphore(op.max_in_flight) if op.max_in_flight else None
 
     async def round(self) -> None:
@@ -228,6 +231,8 @@ class _Run(Generic[K]):
         await self._node(node, node_keys, into)
 
     def _apply(self, k: K, out: Outcome, retry: list[K]) -> None:
+        if isinstance(out, Retry) and isinstance(out.error, UndecodableResponseError):
+            out = self._undecodable(k, out)
         if isinstance(out, Done):
             self.results[k] = out.value
         elif isinstance(out, Failed):
@@ -242,6 +247,27 @@ class _Run(Generic[K]):
             if out.relookup:
                 self.op.lookup.forget(self.ctx, [k])
             retry.append(k)
+
+    def _undecodable(self, k: K, out: Retry) -> Outcome:
+        """A key whose request was answered with bytes that do not decode.
+
+        Unlike a lost answer this one is deterministic more often than not (a broker that does not really
+        serve the version it advertises answers every resend the same way), so resending until the deadline
+        only delays the verdict.  A write was received and answered: it may have been applied, and no resend
+        can tell (its answer would not decode either), so it is in doubt now.  A read gets one more try, on a
+        fresh connection or another node, in case the bytes were damaged on the way."""
+        err = out.error
+        if self.op.write:
+            doubt = KafkaTimeoutError(f"{self.op.name}: the answer for {k!r} did not decode ({err}); it was "
+                                      f"received and may have been applied", possibly_applied=True)
+            doubt.__cause__ = err
+            return Failed(doubt)
+        seen = self.undecodable[k] = self.undecodable.get(k, 0) + 1
+        if seen >= 2:
+            bad = ProtocolError(f"{self.op.name}: {seen} answers for {k!r} did not decode ({err})")
+            bad.__cause__ = err
+            return Failed(bad)
+        return out
 
     async def _locate(self) -> dict[K, int | Outcome] | int:
         """The lookup, bounded by this call's deadline and never cancelled by it.

@@ -35,6 +35,7 @@ from kadmin.errors import (
     KafkaTimeoutError,
     ProtocolError,
     SecurityMismatchError,
+    UndecodableResponseError,
 )
 from kadmin.network.retry import Deadline, sleep_within
 from kadmin.protocol import Message, api_name, message_type
@@ -213,7 +214,7 @@ class Connection:
         try:
             response = decode_response(frame, api_key, version)
         except ProtocolError as exc:
-            raise KafkaConnectionError(f"{self.label} sent a {api_name(api_key)} v{version} response that does "
+            raise UndecodableResponseError(f"{self.label} sent a {api_name(api_key)} v{version} response that does "
                                        f"not decode, so the connection was closed: {exc}") from exc
         throttle_ms = getattr(response, "throttle_time_ms", 0) or 0
         if throttle_ms > 0:
