@@ -151,6 +151,9 @@ class ClientConfig:
     sasl_mechanism: str | None = None
     sasl_username: str | None = None
     sasl_password: str | None = field(default=None, repr=False)
+    #: A delegation-token login (KIP-48): ``sasl_username`` is the token id, ``sasl_password`` its HMAC in
+    #: base64, and the SCRAM exchange carries the ``tokenauth=true`` extension.  SCRAM mechanisms only.
+    sasl_token_auth: bool = False
     connect_timeout_s: float = 10.0
     request_timeout_s: float = 30.0
     default_timeout_s: float = 60.0
@@ -200,8 +203,16 @@ class ClientConfig:
                 raise ValueError(f"sasl_mechanism {mech} needs sasl_username")
             if self.sasl_password is None:
                 raise ValueError(f"sasl_mechanism {mech} needs sasl_password")
+            if self.sasl_token_auth and not mech.startswith("SCRAM-"):
+                raise ValueError(f"sasl_token_auth (a delegation-token login) goes over SCRAM-SHA-256 or "
+                                 f"SCRAM-SHA-512, not {mech}")
         elif self.sasl_mechanism is not None:
             raise ValueError(f"sasl_mechanism given but security_protocol is {proto}; use SASL_PLAINTEXT or SASL_SSL")
+        if not isinstance(self.sasl_token_auth, bool):
+            raise ValueError("sasl_token_auth must be True or False")
+        if self.sasl_token_auth and not uses_sasl:
+            raise ValueError(f"sasl_token_auth given but security_protocol is {proto}; use SASL_PLAINTEXT or "
+                             "SASL_SSL")
         for name in ("connect_timeout_s", "request_timeout_s", "default_timeout_s", "bootstrap_timeout_s",
                      "retry_backoff_max_s", "metadata_max_age_s"):
             _positive(name, getattr(self, name))
@@ -301,7 +312,9 @@ class ClientConfig:
         if jaas is not None:
             # Java's way: the JAAS entry is the login; librdkafka's sasl.username/password are not read by
             # Java at all, so a differing one is ignored, with a warning (names only, never values).
-            jaas_user, jaas_password = login_for(jaas, kw.get("sasl_mechanism"))
+            jaas_user, jaas_password, token_auth = login_for(jaas, kw.get("sasl_mechanism"))
+            if token_auth:
+                kw["sasl_token_auth"] = True
             if user is not None and user != jaas_user:
                 logger.warning("sasl.username is ignored: sasl.jaas.config names another user, and Kafka's "
                                "Java clients log in as the JAAS user")

@@ -142,9 +142,10 @@ def _entry(tokens: list[_Token], i: int) -> tuple[JaasEntry, int]:
         i += 3
 
 
-def login_for(text: str, mechanism: str | None) -> tuple[str, str]:
-    """(username, password) from a ``sasl.jaas.config`` for ``mechanism``, refusing what Java refuses and
-    what kadmin cannot do yet."""
+def login_for(text: str, mechanism: str | None) -> tuple[str, str, bool]:
+    """(username, password, token_auth) from a ``sasl.jaas.config`` for ``mechanism``, refusing what Java
+    refuses and what kadmin cannot do.  ``token_auth`` is ScramLoginModule's ``tokenauth="true"``: a
+    delegation-token login (username the token id, password its HMAC in base64)."""
     if any(name in text for name in _UNSUPPORTED):
         which = next(v for k, v in _UNSUPPORTED.items() if k in text)
         raise ValueError(f"sasl.jaas.config names a login module kadmin does not support ({which}); kadmin "
@@ -158,14 +159,15 @@ def login_for(text: str, mechanism: str | None) -> tuple[str, str]:
         wanted = PLAIN_MODULE if mechanism.upper() == "PLAIN" else SCRAM_MODULE
         raise ValueError(f"sasl.mechanism={mechanism} does not go with {entry.short_module} in sasl.jaas.config "
                          f"(that module logs in with {'/'.join(mechanisms)}); use {wanted}")
-    if entry.options.get("tokenauth", "false").strip().lower() == "true":
-        raise ValueError("sasl.jaas.config has tokenauth=\"true\": a delegation-token login, which kadmin does not "
-                         "support yet (it would log in without the token extension)")
+    token_auth = entry.options.get("tokenauth", "false").strip().lower() == "true"
+    if token_auth and entry.module != SCRAM_MODULE:
+        raise ValueError("sasl.jaas.config has tokenauth=\"true\", which only ScramLoginModule reads (delegation "
+                         "tokens log in over SCRAM)")
     missing = [k for k in ("username", "password") if k not in entry.options]
     if missing:
         raise ValueError(f"sasl.jaas.config has no {' or '.join(missing)} option ({entry.short_module} needs "
                          "username=\"...\" password=\"...\")")
-    return entry.options["username"], entry.options["password"]
+    return entry.options["username"], entry.options["password"], token_auth
 
 
 __all__ = ["CONTROL_FLAGS", "JaasEntry", "MODULE_MECHANISMS", "PLAIN_MODULE", "SCRAM_MODULE", "login_for",

@@ -59,12 +59,15 @@ def test_librdkafka_spelling_alone_still_works() -> None:
     assert (c.sasl_username, c.sasl_password) == ("ops", SECRET)
 
 
-def test_a_delegation_token_login_is_refused_until_supported() -> None:
-    _refused(_props(sasl_jaas_config=f'{SCRAM} required username="tokenid" password="{SECRET}" tokenauth="true";'),
-             "tokenauth=\"true\": a delegation-token login, which kadmin does not support yet")
+def test_a_delegation_token_login_is_read_from_tokenauth() -> None:
+    c = ClientConfig.from_properties(_props(
+        sasl_jaas_config=f'{SCRAM} required username="tokenid" password="{SECRET}" tokenauth="true";'))
+    assert (c.sasl_username, c.sasl_password, c.sasl_token_auth) == ("tokenid", SECRET, True)
     c = ClientConfig.from_properties(_props(sasl_jaas_config=f'{SCRAM} required username="u" password="{SECRET}" '
                                                              'tokenauth=false;'))
-    assert c.sasl_username == "u"
+    assert c.sasl_username == "u" and not c.sasl_token_auth
+    _refused({**_props(sasl_jaas_config=f'{PLAIN} required username="t" password="{SECRET}" tokenauth="true";'),
+              "sasl.mechanism": "PLAIN"}, "only ScramLoginModule reads")
 
 
 @pytest.mark.parametrize(("jaas", "message"), [

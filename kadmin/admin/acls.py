@@ -354,8 +354,10 @@ def describe_filters(flt: AclBindingFilter | None, principal: str | None) -> lis
 
 def identity(config: ClientConfig, cluster_operations: Iterable[str] | None) -> Identity:
     proto = config.security_protocol
-    if proto.startswith("SASL"):
-        principal: str | None = f"User:{config.sasl_username}"
+    if proto.startswith("SASL") and config.sasl_token_auth:
+        principal: str | None = None  # the token's owner, which this channel may not ask for
+    elif proto.startswith("SASL"):
+        principal = f"User:{config.sasl_username}"
     elif proto == "PLAINTEXT":
         principal = ANONYMOUS
     else:

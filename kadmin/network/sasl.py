@@ -72,14 +72,17 @@ class ScramClient:
     """
 
     def __init__(self, username: str, password: str, hash_name: str, *,
-                 nonce_factory: Callable[[], str] | None = None) -> None:
+                 nonce_factory: Callable[[], str] | None = None, token_auth: bool = False) -> None:
         self._username = username
         self._password = password.encode("utf-8")
         self._hash = hash_name
         self._nonce = (nonce_factory or _new_nonce)()
         if "," in self._nonce or not self._nonce.isprintable():
             raise ValueError("SCRAM nonce must be printable and contain no comma")
-        self._client_first_bare = f"n={_saslname(username)},r={self._nonce}"
+        # RFC 5802 extensions follow the nonce; Kafka's only one is ``tokenauth=true`` (KIP-48): the name is a
+        # delegation token's id and the password its HMAC, checked against the token cache, not the users.
+        self._client_first_bare = f"n={_saslname(username)},r={self._nonce}" + (",tokenauth=true" if token_auth
+                                                                                  else "")
         self._server_signature: bytes | None = None
 
     def __repr__(self) -> str:
@@ -173,19 +176,21 @@ async def authenticate(conn: Connection, *, config: ClientConfig, versions: Vers
     auth_version = choose_version(SASL_AUTHENTICATE, versions, config, node=conn.label)
     request_cls = message_type(SASL_AUTHENTICATE, "request")
 
+    who = f"delegation token {username!r}" if config.sasl_token_auth else f"user {username!r}"
+
     async def round_trip(token: bytes) -> tuple[bytes, int]:
         reply = await conn.request(request_cls(auth_bytes=token), auth_version, deadline=deadline)
         if reply.error_code != ErrorCode.NONE:
             err = error_for_code(reply.error_code)
             detail = reply.error_message or (err.message if err else "")
             cls = type(err) if isinstance(err, AuthenticationError) else SaslAuthenticationFailedError
-            raise cls(f"SASL {mechanism} authentication of user {username!r} to {conn.label} failed: {detail}")
+            raise cls(f"SASL {mechanism} authentication of {who} to {conn.label} failed: {detail}")
         return bytes(reply.auth_bytes or b""), int(getattr(reply, "session_lifetime_ms", 0) or 0)
 
     if mechanism == "PLAIN":
         _, lifetime_ms = await round_trip(plain_token(username, password))
     elif mechanism in _HASHES:
-        scram = ScramClient(username, password, _HASHES[mechanism])
+        scram = ScramClient(username, password, _HASHES[mechanism], token_auth=config.sasl_token_auth)
         server_first, _ = await round_trip(scram.first())
         server_final, lifetime_ms = await round_trip(scram.final(server_first))
         scram.verify(server_final)
@@ -194,7 +199,7 @@ async def authenticate(conn: Connection, *, config: ClientConfig, versions: Vers
     if lifetime_ms > 0:
         # Re-authenticate well before the broker's limit, as Kafka's clients do (85-95% of the lifetime).
         conn.reauth_at = time.monotonic() + lifetime_ms / 1000.0 * 0.85
-    logger.debug("authenticated to %s as %r with %s", conn.label, username, mechanism)
+    logger.debug("authenticated to %s as %s with %s", conn.label, who, mechanism)
 
 
 __all__ = ["ScramClient", "authenticate", "plain_token"]

@@ -16,6 +16,8 @@ from kadmin.testing.authorizer import ScramCredential
 
 #: (user, mechanism name) -> the stored credential, or None.
 CredentialLookup = Callable[[str, str], "ScramCredential | None"]
+#: (token id, mechanism name) -> (the token's credential, its owner principal), or None (unknown, expired).
+TokenLookup = Callable[[str, str], "tuple[ScramCredential, str] | None"]
 
 MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 
@@ -27,6 +29,8 @@ class SaslFailure(Exception):
 class Exchange:
     mechanism: str
     principal: str | None = None
+    #: Logged in with a delegation token (SCRAM's tokenauth extension): such a channel may not ask for tokens.
+    token_authenticated: bool = False
 
     def step(self, token: bytes) -> tuple[bytes, bool]:
         raise NotImplementedError
@@ -67,10 +71,11 @@ def _attrs(msg: str) -> dict[str, str]:
 class ScramExchange(Exchange):
     """RFC 5802 server: client-first -> server-first, client-final -> server-final."""
 
-    def __init__(self, mechanism: str, credentials: CredentialLookup) -> None:
+    def __init__(self, mechanism: str, credentials: CredentialLookup, tokens: TokenLookup | None = None) -> None:
         self.mechanism = mechanism
         self.hash = "sha256" if mechanism == "SCRAM-SHA-256" else "sha512"
         self.credentials = credentials
+        self.tokens = tokens
         self.stage = 0
         self.client_first_bare = ""
         self.server_first = ""
@@ -100,17 +105,35 @@ class ScramExchange(Exchange):
             raise SaslFailure("Invalid SCRAM client first message")
         self.gs2_header = parts[0] + "," + parts[1] + ","
         self.client_first_bare = parts[2]
-        attrs = _attrs(self.client_first_bare)
-        if "n" not in attrs or "r" not in attrs:
+        # n=name,r=nonce[,key=value...]: RFC 5802 extensions after the nonce (Kafka's ScramExtensions).
+        fields = self.client_first_bare.split(",")
+        if len(fields) < 2 or not fields[0].startswith("n=") or not fields[1].startswith("r=") or len(fields[1]) < 3:
             raise SaslFailure("Invalid SCRAM client first message: missing user name or nonce")
-        user = attrs["n"].replace("=2C", ",").replace("=3D", "=")
+        extensions: dict[str, str] = {}
+        for ext in fields[2:]:
+            key, eq, value = ext.partition("=")
+            if not eq or not key.isalnum():
+                raise SaslFailure(f"Invalid SCRAM extension {ext!r}")
+            extensions[key] = value
+        user = fields[0][2:].replace("=2C", ",").replace("=3D", "=")
+        nonce = fields[1][2:]
         # The credential is read at this moment, as a broker reads its credential cache: one deleted through
-        # AlterUserScramCredentials fails the next login, one created through it works at once.
-        cred = self.credentials(user, self.mechanism)
+        # AlterUserScramCredentials fails the next login, one created through it works at once.  With
+        # tokenauth=true the name is a token id and only the token cache is read (Kafka's ScramSaslServer).
+        cred: ScramCredential | None
+        if extensions.get("tokenauth", "").lower() == "true":
+            found = self.tokens(user, self.mechanism) if self.tokens is not None else None
+            if found is None:
+                raise self._failed()
+            cred, owner = found
+            _kind, _, user = owner.partition(":")
+            self.token_authenticated = True
+        else:
+            cred = self.credentials(user, self.mechanism)
         if cred is None:
             raise self._failed()
         self.credential = cred
-        self.nonce = attrs["r"] + base64.b64encode(os.urandom(18)).decode()
+        self.nonce = nonce + base64.b64encode(os.urandom(18)).decode()
         self.server_first = f"r={self.nonce},s={base64.b64encode(cred.salt).decode()},i={cred.iterations}"
         self.principal = user
         self.stage = 1
@@ -141,11 +164,13 @@ class ScramExchange(Exchange):
         return b"v=" + base64.b64encode(self._hmac(self.credential.server_key, auth_message))
 
 
-def new_exchange(mechanism: str, users: Mapping[str, str], credentials: CredentialLookup) -> Exchange:
+def new_exchange(mechanism: str, users: Mapping[str, str], credentials: CredentialLookup,
+                 tokens: TokenLookup | None = None) -> Exchange:
     """PLAIN checks ``users`` (the cluster's configured passwords); SCRAM the credential store, through
-    ``credentials(user, mechanism)``."""
+    ``credentials(user, mechanism)``, or with the tokenauth extension the delegation tokens, through
+    ``tokens(token_id, mechanism)`` (None: the cluster has no token service, so token logins fail)."""
     if mechanism == "PLAIN":
         return PlainExchange(users)
     if mechanism in ("SCRAM-SHA-256", "SCRAM-SHA-512"):
-        return ScramExchange(mechanism, credentials)
+        return ScramExchange(mechanism, credentials, tokens)
     raise ValueError(f"unsupported SASL mechanism {mechanism!r}; one of {MECHANISMS}")

@@ -63,6 +63,8 @@ class SaslState:
     authenticated: bool = False
     principal: str | None = None
     exchange: Any = None  # mechanism-specific server state (e.g. a SCRAM exchange)
+    #: Logged in with a delegation token: Kafka refuses token requests on such a channel.
+    token_authenticated: bool = False
     close_after_response: bool = False
 
 

@@ -34,7 +34,7 @@ def _refused(R: Any, ctx: RequestContext, code: int, version: int) -> Response:
 
 def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     R = response_class(API_KEY)
-    if not ctx.sasl.authenticated:
+    if not ctx.sasl.authenticated or ctx.sasl.token_authenticated:
         return _refused(R, ctx, ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, version)
     owner = ctx.principal
     if version >= 3 and req.owner_principal_name:  # null or empty: the caller (KafkaApis)

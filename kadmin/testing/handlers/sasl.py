@@ -36,7 +36,9 @@ def handle_handshake(ctx: RequestContext, req: Any, version: int) -> Response:
         return R(error_code=UNSUPPORTED_SASL_MECHANISM, mechanisms=list(config.mechanisms))
     ctx.sasl.mechanism = req.mechanism
     ctx.sasl.handshake_version = version
-    ctx.sasl.exchange = new_exchange(req.mechanism, config.users, ctx.cluster._scram.get)
+    tokens = ctx.cluster._tokens
+    ctx.sasl.exchange = new_exchange(req.mechanism, config.users, ctx.cluster._scram.get,
+                                     tokens.login if tokens is not None else None)
     return R(error_code=NONE, mechanisms=list(config.mechanisms))
 
 
@@ -57,6 +59,7 @@ def handle_authenticate(ctx: RequestContext, req: Any, version: int) -> Response
     if done:
         ctx.sasl.authenticated = True
         ctx.sasl.principal = ctx.sasl.exchange.principal
+        ctx.sasl.token_authenticated = ctx.sasl.exchange.token_authenticated
     return R(error_code=NONE, error_message=None, auth_bytes=token, session_lifetime_ms=0)
 
 

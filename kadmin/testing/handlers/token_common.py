@@ -8,8 +8,9 @@ from kadmin.testing.tokens import Token, TokenStore
 
 
 def gate(ctx: RequestContext) -> tuple[int, TokenStore | None]:
-    """(error, store): tokens only over SASL (KafkaApis.allowTokenRequests), and only when enabled."""
-    if not ctx.sasl.authenticated:
+    """(error, store): tokens only over SASL, not over a token login (KafkaApis.allowTokenRequests), and only
+    when enabled."""
+    if not ctx.sasl.authenticated or ctx.sasl.token_authenticated:
         return ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, None
     store = ctx.cluster._tokens
     if store is None:
