@@ -1,17 +1,23 @@
-"""Benchmark: create 1,000 topics and describe the configs of 1,000 topics, kadmin against confluent-kafka's and
-kafka-python's admin clients, on the same 3-broker FakeCluster (preset 3.9, 1 ms of latency per request).
+"""Benchmark: create 1,000 topics, describe the configs of 1,000 topics and list the latest offsets of 10,000
+partitions, kadmin against confluent-kafka's and kafka-python's admin clients, on the same 3-broker FakeCluster
+(preset 3.9, 1 ms of latency per request).
 
 The cluster runs in a child process (as real brokers are other processes), so the broker side's CPU is not
 charged to the client under test.  Each client is created and bootstrapped before its timer starts; the timer
-covers one call (create_topics of N new topics, or describe_configs of N topic resources) and waiting for every
-per-topic result.  Runs take turns between the clients and the best of ``REPEAT`` is kept.  Topic names are new
+covers one call (create_topics of N new topics, describe_configs of N topic resources, or list_offsets of
+``OFFSET_TOPICS`` x ``OFFSET_PARTITIONS`` partitions, latest) and waiting for every per-key result; the results
+are checked against the cluster after the timer (every listed offset must be the partition's log end).  Runs take turns between the clients and the best of ``REPEAT`` is kept.  Topic names are new
 in every run (a fresh prefix), so every create really creates.
 
 Request counts come from the cluster's request log (what the brokers received).  Targets: kadmin sends one
-CreateTopics for the whole batch (to the controller) and one DescribeConfigs for all topic resources (the
-protocol minimum), and its wall time is at or below the faster peer's.
+CreateTopics for the whole batch (to the controller), one DescribeConfigs for all topic resources and one
+ListOffsets per partition leader (the protocol minimum), and its wall time is at or below the faster peer's.
 
-``python -m bench.topics`` prints a markdown table (``--quick``: 200 topics).
+The list-offsets peers: confluent-kafka's ``AdminClient.list_offsets`` with ``OffsetSpec.latest()``;
+kafka-python's ``KafkaAdminClient.list_partition_offsets`` (its admin client has one since 3.0) with
+``OffsetSpec.LATEST``.  Every client must also find the leaders (Metadata), inside its timer.
+
+``python -m bench.topics`` prints a markdown table (``--quick``: 200 topics, 2,000 partitions).
 """
 
 from __future__ import annotations
@@ -27,19 +33,29 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from bench.common import markdown_table
+from kadmin.admin.partitions import ListedOffset, OffsetSpec
 from kadmin.client import AdminClient
 from kadmin.configs import ConfigResource
 from kadmin.testing import FakeCluster
 from kadmin.topics import NewTopic
+from kadmin.types import TopicPartition
 
 log = logging.getLogger("bench.topics")
 
-CREATE_TOPICS, DESCRIBE_CONFIGS = 19, 32
+LIST_OFFSETS, METADATA, CREATE_TOPICS, DESCRIBE_CONFIGS = 2, 3, 19, 32
 BROKERS = 3
 LATENCY_S = 0.001
 REPEAT = 3
 PARTITIONS = 3
 REPLICATION = 2
+#: The list-offsets case: topics x partitions (10,000 partitions, led round-robin by the 3 brokers).
+OFFSET_TOPICS = 100
+OFFSET_PARTITIONS = 100
+
+
+def _log_end(topic_index: int, partition: int) -> int:
+    """The log end offset the cluster is given for a partition of the list-offsets case (distinct, checkable)."""
+    return 1000 * topic_index + partition + 1
 
 
 def _serve(conn: Connection) -> None:
@@ -58,6 +74,13 @@ def _serve(conn: Connection) -> None:
                 for t in arg:
                     cluster.add_topic(t, PARTITIONS, replication_factor=REPLICATION)
                 conn.send(None)
+            elif command == "add_offset_topics":
+                for i, t in enumerate(arg):
+                    cluster.add_topic(t, OFFSET_PARTITIONS, replication_factor=REPLICATION,
+                                      offsets=[_log_end(i, p) for p in range(OFFSET_PARTITIONS)])
+                conn.send(None)
+            elif command == "leaders":
+                conn.send(len({cluster.leader_of(t, p) for t in arg for p in range(OFFSET_PARTITIONS)}))
             elif command == "clear_log":
                 cluster.clear_log()
                 conn.send(None)
@@ -65,6 +88,8 @@ def _serve(conn: Connection) -> None:
                 log_ = cluster.request_log
                 conn.send({"create_topics": sum(1 for e in log_ if e.api_key == CREATE_TOPICS),
                            "describe_configs": sum(1 for e in log_ if e.api_key == DESCRIBE_CONFIGS),
+                           "list_offsets": sum(1 for e in log_ if e.api_key == LIST_OFFSETS),
+                           "metadata": sum(1 for e in log_ if e.api_key == METADATA),
                            "requests": len(log_)})
             elif command == "topics":
                 conn.send(len(cluster.topics))
@@ -101,7 +126,13 @@ def _names(n: int) -> list[str]:
 # --- the three clients ------------------------------------------------------------------------------------------
 
 
-def _kadmin(bootstrap: str) -> tuple[Callable[[list[str]], None], Callable[[list[str]], None], Callable[[], None]]:
+#: A client's three timed calls and its close: (create, describe, list_offsets, close).  list_offsets takes
+#: [(topic, partition)] and returns {(topic, partition): latest offset}, checked after the timer.
+Calls = tuple[Callable[[list[str]], None], Callable[[list[str]], None],
+              Callable[[list[tuple[str, int]]], dict[tuple[str, int], int]], Callable[[], None]]
+
+
+def _kadmin(bootstrap: str) -> Calls:
     admin = AdminClient(bootstrap, default_timeout_s=120)
     admin.list_topics()
 
@@ -114,14 +145,20 @@ def _kadmin(bootstrap: str) -> tuple[Callable[[list[str]], None], Callable[[list
         res = admin.describe_configs([ConfigResource.topic(n) for n in names])
         assert all(isinstance(v, dict) for v in res.values())
 
-    return create, describe, admin.close
+    def offsets(partitions: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
+        latest = OffsetSpec.latest()
+        res = admin.list_offsets({TopicPartition(t, p): latest for t, p in partitions})
+        return {(tp.topic, tp.partition): v.offset if isinstance(v, ListedOffset) else -99 for tp, v in res.items()}
+
+    return create, describe, offsets, admin.close
 
 
-def _confluent(bootstrap: str) -> tuple[Callable[[list[str]], None], Callable[[list[str]], None],
-                                         Callable[[], None]]:
+def _confluent(bootstrap: str) -> Calls:
+    from confluent_kafka import TopicPartition as CkPartition
     from confluent_kafka.admin import AdminClient as CkAdmin
     from confluent_kafka.admin import ConfigResource as CkResource
     from confluent_kafka.admin import NewTopic as CkNewTopic
+    from confluent_kafka.admin import OffsetSpec as CkOffsetSpec
 
     admin = CkAdmin({"bootstrap.servers": bootstrap, "log_level": 0})
     admin.list_topics(timeout=30)
@@ -135,16 +172,22 @@ def _confluent(bootstrap: str) -> tuple[Callable[[list[str]], None], Callable[[l
         for f in admin.describe_configs([CkResource("topic", n) for n in names], request_timeout=120).values():
             f.result(120)
 
-    return create, describe, lambda: None
+    def offsets(partitions: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
+        latest = CkOffsetSpec.latest()
+        futures = admin.list_offsets({CkPartition(t, p): latest for t, p in partitions}, request_timeout=120)
+        return {(tp.topic, tp.partition): f.result(120).offset for tp, f in futures.items()}
+
+    return create, describe, offsets, lambda: None
 
 
-def _kafka_python(bootstrap: str) -> tuple[Callable[[list[str]], None], Callable[[list[str]], None],
-                                           Callable[[], None]]:
+def _kafka_python(bootstrap: str) -> Calls:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        from kafka import TopicPartition as KpPartition
         from kafka.admin import ConfigResource as KpResource
         from kafka.admin import ConfigResourceType, KafkaAdminClient
         from kafka.admin import NewTopic as KpNewTopic
+        from kafka.admin import OffsetSpec as KpOffsetSpec
 
     admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=120000)
 
@@ -154,7 +197,12 @@ def _kafka_python(bootstrap: str) -> tuple[Callable[[list[str]], None], Callable
     def describe(names: list[str]) -> None:
         admin.describe_configs([KpResource(ConfigResourceType.TOPIC, n) for n in names], config_filter="all")
 
-    return create, describe, admin.close
+    def offsets(partitions: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
+        # kafka-python 3's admin client lists offsets itself (list_partition_offsets, one request per leader).
+        res = admin.list_partition_offsets({KpPartition(t, p): KpOffsetSpec.LATEST for t, p in partitions})
+        return {(tp.topic, tp.partition): v.offset for tp, v in res.items()}
+
+    return create, describe, offsets, admin.close
 
 
 CLIENTS = {"kadmin": _kadmin, "confluent-kafka": _confluent, "kafka-python": _kafka_python}
@@ -162,15 +210,21 @@ CLIENTS = {"kadmin": _kadmin, "confluent-kafka": _confluent, "kafka-python": _ka
 
 def run(quick: bool = False) -> dict[str, Any]:
     n = 200 if quick else 1000
+    offset_topics = 20 if quick else OFFSET_TOPICS
     cluster = Cluster()
     try:
         made = {name: make(cluster.bootstrap) for name, make in CLIENTS.items()}
-        best: dict[str, dict[str, float]] = {"create": {}, "describe": {}}
-        counts: dict[str, dict[str, dict[str, int]]] = {"create": {}, "describe": {}}
+        best: dict[str, dict[str, float]] = {"create": {}, "describe": {}, "offsets": {}}
+        counts: dict[str, dict[str, dict[str, int]]] = {"create": {}, "describe": {}, "offsets": {}}
         existing = _names(n)
         cluster.call("add_topics", existing)
+        otopics = [f"o-{uuid.uuid4().hex[:8]}-{i:03d}" for i in range(offset_topics)]
+        cluster.call("add_offset_topics", otopics)
+        leaders = cluster.call("leaders", otopics)
+        partitions = [(t, p) for t in otopics for p in range(OFFSET_PARTITIONS)]
+        expected = {(t, p): _log_end(i, p) for i, t in enumerate(otopics) for p in range(OFFSET_PARTITIONS)}
         for _ in range(REPEAT):
-            for client, (create, describe, _close) in made.items():
+            for client, (create, describe, offsets, _close) in made.items():
                 names = _names(n)
                 cluster.call("clear_log")
                 start = time.perf_counter()
@@ -185,7 +239,17 @@ def run(quick: bool = False) -> dict[str, Any]:
                 took = time.perf_counter() - start
                 best["describe"][client] = min(best["describe"].get(client, float("inf")), took)
                 counts["describe"][client] = cluster.call("counts")
-        for _create, _describe, close in made.values():
+
+                cluster.call("clear_log")
+                start = time.perf_counter()
+                got = offsets(partitions)
+                took = time.perf_counter() - start
+                if got != expected:
+                    wrong = [(k, got.get(k), v) for k, v in expected.items() if got.get(k) != v]
+                    raise AssertionError(f"{client}: {len(wrong)} partitions listed wrongly, e.g. {wrong[:3]}")
+                best["offsets"][client] = min(best["offsets"].get(client, float("inf")), took)
+                counts["offsets"][client] = cluster.call("counts")
+        for _create, _describe, _offsets, close in made.values():
             close()
     finally:
         cluster.close()
@@ -194,11 +258,13 @@ def run(quick: bool = False) -> dict[str, Any]:
     rows = []
     cases = []
     for case, label, api in (("create", f"create {n} topics", "create_topics"),
-                             ("describe", f"describe configs of {n} topics", "describe_configs")):
+                             ("describe", f"describe configs of {n} topics", "describe_configs"),
+                             ("offsets", f"list latest offsets of {len(partitions)} partitions", "list_offsets")):
         k = best[case]["kadmin"]
         requests = {c: counts[case][c][api] for c in CLIENTS}
         cases.append({"case": label, "kadmin_s": round(k, 4), "confluent_kafka_s": round(best[case]["confluent-kafka"], 4),
-                      "kafka_python_s": round(best[case]["kafka-python"], 4), "requests": requests})
+                      "kafka_python_s": round(best[case]["kafka-python"], 4), "requests": requests,
+                      "metadata_requests": {c: counts[case][c]["metadata"] for c in CLIENTS}})
         for peer in ("confluent-kafka", "kafka-python"):
             p = best[case][peer]
             rows.append({"case": label, "kadmin_s": round(k, 4), "peer": peer, "peer_s": round(p, 4),
@@ -206,10 +272,13 @@ def run(quick: bool = False) -> dict[str, Any]:
                          "peer_requests": requests[peer]})
     kc = counts["create"]["kadmin"]["create_topics"]
     kd = counts["describe"]["kadmin"]["describe_configs"]
+    ko = counts["offsets"]["kadmin"]["list_offsets"]
     targets = [
         {"what": f"CreateTopics requests for {n} topics (kadmin)", "target": "1", "measured": kc, "met": kc == 1},
         {"what": f"DescribeConfigs requests for {n} topic resources (kadmin)", "target": "1", "measured": kd,
          "met": kd == 1},
+        {"what": f"ListOffsets requests for {len(partitions)} partitions (kadmin)",
+         "target": f"{leaders} (one per partition leader)", "measured": ko, "met": ko == leaders},
     ]
     for c in cases:
         faster_peer = min(c["kafka_python_s"], c["confluent_kafka_s"])
@@ -220,6 +289,11 @@ def run(quick: bool = False) -> dict[str, Any]:
         f"topics of {PARTITIONS} partitions x {REPLICATION} replicas; best of {REPEAT} runs taken in turns.",
         "Each client is bootstrapped before its timer; a timer covers one call and all per-topic results.",
         "kafka-python's describe_configs uses config_filter='all' so that it returns what the others return.",
+        f"List offsets: {offset_topics} topics x {OFFSET_PARTITIONS} partitions led by {leaders} brokers, each with "
+        "its own log end (every client's answer is checked against it after the timer); confluent-kafka "
+        "AdminClient.list_offsets(OffsetSpec.latest()), kafka-python KafkaAdminClient.list_partition_offsets"
+        "(OffsetSpec.LATEST); each client finds the leaders inside its timer (Metadata requests: "
+        + ", ".join(f"{c} {counts['offsets'][c]['metadata']}" for c in CLIENTS) + ").",
         "CreateTopics versions: kadmin and kafka-python v7, confluent-kafka (librdkafka) v4.  From v5 the answer "
         "carries every config of every created topic (about 0.9 MB for 1,000 topics against 12 KB at v4), which "
         "the broker must encode and the client decode (about 20 ms of decoding in kadmin's codec); that, not "
@@ -241,3 +315,5 @@ if __name__ == "__main__":
     print(format_table(out))
     for t in out["targets"]:
         print(f"- {t['what']}: {t['measured']} (target {t['target']}) {'met' if t['met'] else 'NOT met'}")
+    for note in out["notes"]:
+        print(f"- {note}")
