@@ -22,10 +22,12 @@ import asyncio
 import bisect
 import gzip
 import struct
+import time
 import zlib
 from dataclasses import dataclass, field
 
 from kadmin._error_codes import ErrorCode
+from kadmin.testing.producer_state import ProducerEntry
 
 #: How many records one synthetic batch of a gap holds at most (a fetch then spans a few batches).
 GAP_BATCH_RECORDS = 500
@@ -105,8 +107,10 @@ class SimpleRecord:
 
 
 def build_v2_batch(base_offset: int, records: list[tuple[int, bytes | None, bytes | None]],
-                   leader_epoch: int = -1) -> bytes:
-    """An uncompressed v2 batch of (timestamp, key, value) records with consecutive offsets."""
+                   leader_epoch: int = -1, *, producer_id: int = -1, producer_epoch: int = -1,
+                   base_sequence: int = -1) -> bytes:
+    """An uncompressed v2 batch of (timestamp, key, value) records with consecutive offsets; an idempotent
+    producer's batch carries its producer id, epoch and first sequence number."""
     stamps = [t for t, _k, _v in records]
     base_ts = stamps[0] if stamps else NO_TIMESTAMP
     body = bytearray()
@@ -122,7 +126,8 @@ def build_v2_batch(base_offset: int, records: list[tuple[int, bytes | None, byte
         rec += _write_varint(0)  # headers
         body += _write_varint(len(rec)) + rec
     max_ts = max(stamps) if stamps else NO_TIMESTAMP
-    tail = struct.pack(">hiqqqhii", 0, len(records) - 1, base_ts, max_ts, -1, -1, -1, len(records)) + bytes(body)
+    tail = struct.pack(">hiqqqhii", 0, len(records) - 1, base_ts, max_ts, producer_id, producer_epoch, base_sequence,
+                       len(records)) + bytes(body)
     crc = crc32c(tail)
     head = struct.pack(">qiiBI", base_offset, len(tail) + 9, leader_epoch, 2, crc)
     return head + tail
@@ -164,6 +169,13 @@ def _v2_records(batch: bytes) -> list[SimpleRecord]:
         ts = base_ts + ts_delta if base_ts >= 0 else NO_TIMESTAMP
         out.append(SimpleRecord(base + off_delta, ts, parts[0], parts[1]))
     return out
+
+
+def record_timestamps(batch: bytes) -> list[int]:
+    """The timestamp of each record of a v2 batch as the producer set it (CreateTime), in offset order.
+
+    Raises RecordError for a codec the fake cannot read (see _decompress)."""
+    return [r.timestamp for r in _v2_records(batch)]
 
 
 def _legacy_messages(data: bytes) -> list[tuple[int, bytes | None, bytes | None]]:
@@ -261,6 +273,8 @@ class StoredBatch:
     base_offset: int
     last_offset: int
     data: bytes
+    #: Each record's timestamp, worked out on first use by kadmin.testing.time_index (ListOffsets).
+    timestamps: tuple[int, ...] | None = field(default=None, repr=False)
 
 
 @dataclass
@@ -269,6 +283,10 @@ class PartitionLog:
 
     batches: list[StoredBatch] = field(default_factory=list)
     waiters: list[asyncio.Future[None]] = field(default_factory=list)
+    #: Idempotent producers' state on this partition (kadmin.testing.producer_state), by producer id.
+    producers: dict[int, ProducerEntry] = field(default_factory=dict)
+    #: Wall-clock ms of the last append (the one segment's last-modified time, which ListOffsets v0 reads).
+    modified_ms: int = field(default_factory=lambda: int(time.time() * 1000))
 
     def _trim(self, log_start: int, log_end: int) -> None:
         # A lowered log end truncates whole batches (the gap up to it reads as records nobody wrote).
@@ -288,6 +306,7 @@ class PartitionLog:
         struct.pack_into(">i", data, 12, leader_epoch)
         stored = StoredBatch(base_offset, base_offset + batch.count - 1, bytes(data))
         self.batches.append(stored)
+        self.modified_ms = int(time.time() * 1000)
         return stored.data
 
     def notify(self) -> None:
@@ -333,4 +352,4 @@ class PartitionLog:
 
 
 __all__ = ["GAP_BATCH_RECORDS", "IncomingBatch", "PartitionLog", "RecordError", "SimpleRecord", "StoredBatch",
-           "build_v2_batch", "crc32c", "legacy_message_set", "parse_produce"]
+           "build_v2_batch", "crc32c", "legacy_message_set", "parse_produce", "record_timestamps"]

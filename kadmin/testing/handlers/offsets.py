@@ -1,11 +1,16 @@
 """OffsetFetch (9) and ListOffsets (2); OffsetCommit (8) lives in offset_commit.py.
 
 OffsetFetch is single-group up to v7 and batched (``Groups``) from v8 (KIP-709, Kafka 3.0).  ListOffsets
-must reach the partition leader.
+must reach the partition leader, which answers as Kafka's UnifiedLog.fetchOffsetByTimestamp: EARLIEST and
+EARLIEST_LOCAL (no tiered storage here) the log start, LATEST the log end, both without a timestamp;
+LATEST_TIERED offset -1 (nothing is tiered); MAX_TIMESTAMP and a timestamp look the stored records' timestamps
+up (kadmin.testing.time_index), and find nothing (offset -1, timestamp -1) in a log without a match.  v0
+answers Kafka's legacy offsets-before list (OldStyleOffsets, at most MaxNumOffsets of them).
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from kadmin.testing import authorizer as az
@@ -20,7 +25,8 @@ from kadmin.testing.handlers.base import (
     register,
     response_class,
 )
-from kadmin.testing.state import CommittedOffset
+from kadmin.testing.state import CommittedOffset, PartitionState
+from kadmin.testing.time_index import legacy_offsets_before, offset_for_timestamp, offset_of_max_timestamp
 
 FETCH = 9
 LIST_OFFSETS = 2
@@ -110,7 +116,20 @@ def keys_fetch(req: Any, version: int) -> tuple[str, ...]:
 
 # --- ListOffsets --------------------------------------------------------------------------------------
 
-EARLIEST, LATEST, MAX_TIMESTAMP, EARLIEST_LOCAL, EARLIEST_TIERED = -2, -1, -3, -4, -5
+EARLIEST, LATEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -2, -1, -3, -4, -5
+
+
+def _lookup(ps: PartitionState, ts: int) -> tuple[int, int, int]:
+    """(offset, timestamp, leader epoch) for a v1+ request's timestamp; offset -1 when nothing matches."""
+    if ts in (EARLIEST, EARLIEST_LOCAL):
+        return ps.log_start, -1, ps.leader_epoch
+    if ts == LATEST:
+        return ps.log_end, -1, ps.leader_epoch
+    if ts == LATEST_TIERED:
+        return -1, -1, -1
+    found = offset_of_max_timestamp(ps.log, ps.log_start, ps.log_end) if ts == MAX_TIMESTAMP \
+        else offset_for_timestamp(ps.log, ts, ps.log_start, ps.log_end)
+    return found if found is not None else (-1, -1, -1)
 
 
 def handle_list_offsets(ctx: RequestContext, req: Any, version: int) -> Response:
@@ -135,23 +154,17 @@ def handle_list_offsets(ctx: RequestContext, req: Any, version: int) -> Response
                 parts.append(R.ListOffsetsPartitionResponse(partition_index=p.partition_index,
                                                             error_code=NOT_LEADER_OR_FOLLOWER))
                 continue
-            ts = p.timestamp
-            if ts in (EARLIEST, EARLIEST_LOCAL, EARLIEST_TIERED):
-                offset, stamp = ps.log_start, -1
-            elif ts == LATEST:
-                offset, stamp = ps.log_end, -1
-            elif ts == MAX_TIMESTAMP:
-                # No record timestamps are kept: the newest record is the one with the max timestamp.
-                offset, stamp = (ps.log_end - 1, 0) if ps.log_end > ps.log_start else (-1, -1)
-            else:
-                # No record has a timestamp >= ts in a log without timestamps: Kafka answers -1/-1.
-                offset, stamp = -1, -1
-            parts.append(R.ListOffsetsPartitionResponse(
-                partition_index=p.partition_index, error_code=NONE,
+            if version == 0:
                 # v0 answers in OldStyleOffsets only; Timestamp and Offset exist from v1.
-                old_style_offsets=[offset] if version == 0 and offset >= 0 else [],
-                timestamp=stamp if version >= 1 else -1, offset=offset if version >= 1 else -1,
-                leader_epoch=ps.leader_epoch if version >= 4 else -1))
+                parts.append(R.ListOffsetsPartitionResponse(
+                    partition_index=p.partition_index, error_code=NONE, old_style_offsets=legacy_offsets_before(
+                        ps.log, p.timestamp, p.max_num_offsets, ps.log_start, ps.log_end,
+                        int(time.time() * 1000))))
+                continue
+            offset, stamp, epoch = _lookup(ps, p.timestamp)
+            parts.append(R.ListOffsetsPartitionResponse(
+                partition_index=p.partition_index, error_code=NONE, timestamp=stamp, offset=offset,
+                leader_epoch=epoch if version >= 4 else -1))
         topics.append(R.ListOffsetsTopicResponse(name=t.name, partitions=parts))
     return R(topics=topics)
 

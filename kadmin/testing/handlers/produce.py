@@ -11,25 +11,44 @@ end by its record count; every replica counts as caught up, so the high watermar
 and acks=-1 answer alike.  acks=0 gets no answer at all; if a partition failed, the connection is closed
 instead, which is the only signal Kafka gives such a producer.
 
+Idempotent producers' batches (a producer id set) are checked per (producer id, partition) as Kafka's
+ProducerStateManager does (kadmin.testing.producer_state): a retry of one of the producer's last five batches
+is answered with the original offsets and not appended again; an older epoch is INVALID_PRODUCER_EPOCH, a gap
+or a new epoch not starting at 0 is OUT_OF_ORDER_SEQUENCE_NUMBER, and before 2.4 an unknown producer not
+starting at 0 is UNKNOWN_PRODUCER_ID.  A topic with message.timestamp.type=LogAppendTime gets its batches
+stamped with the append time, which the answer carries (log_append_time_ms; -1 for CreateTime).
+
 The fake keeps no transaction state (the transactional APIs are not advertised, see kadmin.versions), so a
 request naming a transactional id is INVALID_TXN_STATE: no partition was ever added to its transaction.
 """
 
 from __future__ import annotations
 
+import struct
+import time
 from typing import Any
 
 from kadmin._error_codes import ErrorCode
 from kadmin.protocol.apis import ApiKey
 from kadmin.testing import authorizer as az
+from kadmin.testing import producer_state
+from kadmin.testing.configs import release
 from kadmin.testing.handlers.base import NoResponse, RequestContext, Response, register, response_class
 from kadmin.testing.handlers.records_common import find_partition, node_endpoints
-from kadmin.testing.record_log import RecordError, parse_produce
+from kadmin.testing.record_log import IncomingBatch, RecordError, parse_produce
 from kadmin.testing.state import PartitionState, Topic
+from kadmin.testing.time_index import max_timestamp, stamp_log_append_time
 
 API_KEY = ApiKey.PRODUCE
 #: Kafka's message.max.bytes default (the topic's max.message.bytes default follows it).
 MAX_MESSAGE_BYTES = 1048588
+#: Producer id, epoch and first sequence of a v2 batch header, at byte 43.
+_PRODUCER = struct.Struct(">qhi")
+
+
+def _keeps_producers_after_delete(ctx: RequestContext) -> bool:
+    """Brokers since 2.4 (KAFKA-7190) keep a producer's state when its records are deleted."""
+    return tuple(int(p) for p in release(ctx.table).split(".")) >= (2, 4)
 
 
 def _int_config(topic: Topic, key: str, default: int) -> int:
@@ -40,29 +59,55 @@ def _int_config(topic: Topic, key: str, default: int) -> int:
 
 
 def _append(ctx: RequestContext, topic: Topic, part: PartitionState, records: bytes | None, acks: int,
-            version: int, live: set[int]) -> tuple[int, int, str | None]:
-    """(error code, base offset, error message) of appending one partition's records."""
+            version: int, live: set[int]) -> tuple[int, int, str | None, int]:
+    """(error code, base offset, error message, log append time) of appending one partition's records."""
     if topic.internal:
-        return ErrorCode.INVALID_TOPIC_EXCEPTION, -1, f"Cannot append to internal topic {topic.name}"
+        return ErrorCode.INVALID_TOPIC_EXCEPTION, -1, f"Cannot append to internal topic {topic.name}", -1
     try:
         batches = parse_produce(records, version)
     except RecordError as exc:
-        return exc.code, -1, str(exc)
+        return exc.code, -1, str(exc), -1
     limit = _int_config(topic, "max.message.bytes", MAX_MESSAGE_BYTES)
     for b in batches:
         if len(b.data) > limit:
-            return ErrorCode.MESSAGE_TOO_LARGE, -1, f"batch of {len(b.data)} bytes exceeds {limit}"
+            return ErrorCode.MESSAGE_TOO_LARGE, -1, f"batch of {len(b.data)} bytes exceeds {limit}", -1
     if acks == -1:
         need = _int_config(topic, "min.insync.replicas", 1)
         have = len(part.in_sync(live))
         if have < need:
-            return ErrorCode.NOT_ENOUGH_REPLICAS, -1, f"{have} in-sync replicas, min.insync.replicas is {need}"
+            return ErrorCode.NOT_ENOUGH_REPLICAS, -1, f"{have} in-sync replicas, min.insync.replicas is {need}", -1
+    append_time = -1
+    if topic.configs.get("message.timestamp.type") == "LogAppendTime":
+        append_time = int(time.time() * 1000)
+        batches = [IncomingBatch(stamp_log_append_time(b.data, append_time), b.count, b.producer_id)
+                   for b in batches]
+    if any(b.producer_id >= 0 for b in batches):
+        keep = _keeps_producers_after_delete(ctx)
+        producer_state.forget_gone(part.log.producers, part.log_start, part.log_end, keep)
+        # Check every batch before appending any (a partition's records are appended all or none), each against
+        # the state the batches before it in this request leave, as Kafka's ProducerAppendInfo does.
+        trial = {pid: producer_state.ProducerEntry(e.epoch, list(e.batches))
+                 for pid, e in part.log.producers.items()}
+        offset = part.log_end
+        for b in batches:
+            if b.producer_id >= 0:
+                pid, epoch, seq = _PRODUCER.unpack_from(b.data, 43)
+                verdict = producer_state.check(trial, pid, epoch, seq, b.count, keep)
+                if verdict.duplicate is not None:
+                    # Already written: the original offsets, nothing appended (Kafka answers the batch's stored
+                    # max timestamp as the log append time here).
+                    return ErrorCode.NONE, verdict.duplicate.first_offset, None, verdict.duplicate.timestamp
+                if verdict.code != ErrorCode.NONE:
+                    return verdict.code, -1, verdict.message, -1
+                producer_state.record(trial, pid, epoch, seq, b.count, offset, max_timestamp(b.data))
+            offset += b.count
+        part.log.producers = trial
     base = part.log_end
     for b in batches:
         part.log.append(b, part.log_end, part.leader_epoch, part.log_start)
         part.log_end += b.count
     part.log.notify()
-    return ErrorCode.NONE, base, None
+    return ErrorCode.NONE, base, None, append_time
 
 
 def handle(ctx: RequestContext, req: Any, version: int) -> Response:
@@ -79,6 +124,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
             leader_hint = None
             message: str | None = None
             base = -1
+            append_time = -1
             log_start = -1
             code: int
             if acks not in (0, 1, -1):
@@ -92,7 +138,8 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
                 code = found.code
                 if code == ErrorCode.NONE:
                     assert found.topic is not None and found.part is not None
-                    code, base, message = _append(ctx, found.topic, found.part, p.records, acks, version, live)
+                    code, base, message, append_time = _append(ctx, found.topic, found.part, p.records, acks,
+                                                               version, live)
                     log_start = found.part.log_start
                 elif code == ErrorCode.NOT_LEADER_OR_FOLLOWER and found.part is not None and version >= 10:
                     leader_hint = R.LeaderIdAndEpoch(leader_id=found.leader, leader_epoch=found.part.leader_epoch)
@@ -100,7 +147,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
                         leaders.add(found.leader)
             failed = failed or code != ErrorCode.NONE
             resp = R.PartitionProduceResponse(index=p.index, error_code=code, base_offset=base,
-                                              log_append_time_ms=-1, log_start_offset=log_start,
+                                              log_append_time_ms=append_time, log_start_offset=log_start,
                                               record_errors=[], error_message=message)
             if leader_hint is not None:
                 resp.current_leader = leader_hint
