@@ -665,7 +665,7 @@ def decode_response(frame: bytes, api_key: int, version: int) -> Any:
     """Decode a response frame (header included) for a request sent at ``version``."""
     hv, cls = _response_codec(api_key, version)
     offset = 4 if hv == 0 else response_body_offset(frame, hv)
-    obj, _end = cls.decode_from(frame, offset, version)
+    obj, _end = cls.decode_from(frame, offset, version, lazy=True)
     return obj
 
 

@@ -26,6 +26,7 @@ import keyword
 import linecache
 import re
 import struct
+import threading
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -190,12 +191,19 @@ class Field:
 class VersionCodegen:
     """Generates the encode/decode functions of one message at one version."""
 
-    def __init__(self, msg: MessageSpec, top: type, version: int, trace: bool) -> None:
+    def __init__(self, msg: MessageSpec, top: type, version: int, trace: bool, lazy: int = 0) -> None:
         self.msg = msg
         self.top = top
         self.version = version
         self.flexible = version in msg.flexible
         self.trace = trace
+        #: Repeated struct arrays of at least this many elements are decoded on first access (0: never); see
+        #: ``emit_repeat_decode``.  The tracing variant decodes everything.
+        self.lazy = 0 if trace else lazy
+        #: Lines run at the start of the function being generated (the repeat trackers' initial values).
+        self.prologue: list[str] | None = None
+        self.prologue_at = 0
+        self.lazy_count = 0  # repeat sites in the struct body being generated
         self.ns: dict[str, Any] = {}
         self.src = _Src()
         self.done: set[str] = set()
@@ -272,6 +280,7 @@ class VersionCodegen:
                 "sunpack": struct.unpack_from,
                 "write_unknown": write_unknown_tags,
                 "MISSING": MISSING,
+                "lazy_set": _lazy_set,
             }
         )
         self.need(self.top)
@@ -300,9 +309,21 @@ class VersionCodegen:
         if self.trace:
             s("T = TRACE")
             self.ns.setdefault("TRACE", [])
+        self.open_prologue()
         self.emit_encoder_body(cls, "o")
+        self.close_prologue()
         s.dedent()
         s("")
+
+    def open_prologue(self) -> None:
+        self.prologue = []
+        self.prologue_at = len(self.src.lines)
+
+    def close_prologue(self) -> None:
+        assert self.prologue is not None
+        pad = "    " * self.src.ind
+        self.src.lines[self.prologue_at:self.prologue_at] = [pad + line for line in self.prologue]
+        self.prologue = None
 
     def emit_encoder_body(self, cls: type, obj: str) -> None:
         """Encode the struct in variable ``obj`` into ``out``: a function body, or on the fast path inlined
@@ -518,12 +539,28 @@ class VersionCodegen:
                 s(f"    {fn}({e}, {out})")
                 s("    T.pop()")
             elif out == "out" and self.inline_depth < 3:
+                repeat = self.inline_depth >= 1 and self.prologue is not None
+                if repeat:
+                    # Inside an array loop: a list object that is the same one as the last encoded at this place
+                    # (a response whose entries share one list, as a broker's answers for topics with the same
+                    # configs do) is copied from the bytes already written instead of encoded again.  Sound
+                    # because encoding is a function of the objects, which nothing changes during one encode.
+                    pv, ps, pe, st = s.tmp("pv"), s.tmp("ps"), s.tmp("pe"), s.tmp("st")
+                    self.prologue += [f"{pv} = MISSING", f"{ps} = {pe} = 0"]  # type: ignore[operator]
+                    s(f"if {v} is {pv}:")
+                    s(f"    out += out[{ps}:{pe}]")
+                    s("else:")
+                    s.indent()
+                    s(f"{st} = len(out)")
                 s(f"for {e} in {v}:")
                 s.indent()
                 self.inline_depth += 1
                 self.emit_encoder_body(f.struct_cls, e)  # type: ignore[arg-type]
                 self.inline_depth -= 1
                 s.dedent()
+                if repeat:
+                    s(f"{pv}, {ps}, {pe} = {v}, {st}, len(out)")
+                    s.dedent()
             else:
                 s(f"for {e} in {v}:")
                 s(f"    {fn}({e}, {out})")
@@ -609,7 +646,9 @@ class VersionCodegen:
         s.indent()
         if self.trace:
             s("T = TRACE")
+        self.open_prologue()
         self.emit_decoder_body(cls, "o")
+        self.close_prologue()
         if not self.trace:
             s("if pos > blen:")
             s(f"    raise Truncated('{cls.__name__} runs past the end of the input')")
@@ -631,6 +670,8 @@ class VersionCodegen:
         fields: list[Field] = cls._kfields  # type: ignore[attr-defined]
         if not allocated:
             s(f"{obj} = new({self.const(cls, 'C')})")
+        saved_lazy_count = self.lazy_count
+        self.lazy_count = sum(1 for f in self.regular_fields(cls) if self.repeat_site(f))
         for f in fields:
             if not self.present(f) or self.tagged(f):
                 self.emit_set_default(f)
@@ -657,6 +698,7 @@ class VersionCodegen:
         else:
             s(f"{obj}._unknown_tags = None")
         self.obj = saved
+        self.lazy_count = saved_lazy_count
         return tail
 
     def emit_set_default(self, f: Field) -> None:
@@ -947,6 +989,9 @@ class VersionCodegen:
             self.need(f.struct_cls)  # type: ignore[arg-type]
             fn = self.fn_name(f.struct_cls, "dec")  # type: ignore[arg-type]
             e = s.tmp("e")
+            if target == f"{self.obj}.{f.attr}" and self.repeat_site(f):
+                self.emit_repeat_decode(f, n, fn)
+                return
             if not self.trace and self.inline_depth < 3:
                 # The elements are allocated in one C-level pass (``map`` over ``object.__new__``) and
                 # then filled in place: that saves a Python-level call and a list append per element.
@@ -1016,6 +1061,55 @@ class VersionCodegen:
             s("T.pop()")
         s.dedent()
         s(f"{target} = {lst}")
+
+    def repeat_site(self, f: Field) -> bool:
+        """Whether this struct array, at this place of the generated code, is decoded lazily when its bytes
+        repeat: only in the lazy variant, inside an inlined array loop (where the same field comes again in
+        the same call), and only for elements that take at least one byte each (see ``_min_size``)."""
+        return (bool(self.lazy) and self.prologue is not None and 1 <= self.inline_depth < 3
+                and f.spec.type.is_array and f.spec.type.is_struct and self.present(f) and not self.tagged(f)
+                and _min_size(f.struct_cls, self.version, self.flexible) > 0)  # type: ignore[arg-type]
+
+    def emit_repeat_decode(self, f: Field, n: str, fn: str) -> None:
+        """A struct array whose bytes repeat those of the last one decoded at this place: decoded on first
+        access.
+
+        Large answers repeat themselves: CreateTopics v5+ and DescribeConfigs answer the same ~30 config
+        entries for every topic created with the broker's defaults.  Decoding is a function of the bytes, so
+        an array whose count and element bytes equal those of an array this same code already decoded
+        without error (one ``startswith``, a memcmp) would decode to equal objects, and cannot fail: every
+        read and every bounds check lands inside those bytes, the counts included, because each element
+        takes at least one byte.  Such an array is not built now: the struct keeps (materializer, bytes,
+        count) and ``Struct.__getattr__`` builds the list the first time the attribute is read, from the
+        shared bytes of the earlier array (not the whole frame, which is not kept alive).  Arrays shorter
+        than ``self.lazy`` elements are always decoded at once (a thunk would cost what they cost)."""
+        s = self.src
+        cls: type = f.struct_cls  # type: ignore[assignment]
+        pn, pr, st = s.tmp("pn"), s.tmp("pr"), s.tmp("st")
+        self.prologue += [f"{pn} = -1", f"{pr} = b''"]  # type: ignore[operator]
+        mat = self.const(_materializer(self.ns, fn), "LZ")
+        obj = self.obj
+        s(f"if {n} == {pn} and buf.startswith({pr}, pos):")
+        if self.lazy_count == 1:
+            s(f"    {obj}._lazy = {{{f.attr!r}: ({mat}, {pr}, {n})}}")
+        else:
+            s(f"    lazy_set({obj}, {f.attr!r}, ({mat}, {pr}, {n}))")
+        s(f"    pos += len({pr})")
+        s("else:")
+        s.indent()
+        s(f"{st} = pos")
+        lst, e = s.tmp("lst"), s.tmp("e")
+        s(f"{obj}.{f.attr} = {lst} = list(map(new, repeat({self.const(cls, 'C')}, {n})))")
+        s(f"for {e} in {lst}:")
+        self.inline_depth += 1
+        s.indent()
+        self.emit_decoder_body(cls, e, allocated=True)
+        s.dedent()
+        self.inline_depth -= 1
+        self.obj = obj
+        s(f"if {n} >= {self.lazy}:")
+        s(f"    {pn}, {pr} = {n}, buf[{st}:pos]")
+        s.dedent()
 
     def emit_short_array_decode(self, f: Field, target: str, compact: bool, nullable: bool,
                                 peeked: str | None) -> None:
@@ -1133,6 +1227,58 @@ class VersionCodegen:
 
 
 _ARRAY_UNPACKERS = 64
+#: The lazy decoder (``Message.decode(..., lazy=True)``, what the client uses) leaves repeated struct arrays of
+#: at least this many elements undecoded until first read.
+LAZY_MIN = 4
+#: Guards the moment a lazily decoded array becomes the attribute's value (two threads reading it at once
+#: must get the same list).
+LAZY_LOCK = threading.Lock()
+
+
+def _min_size(cls: type, version: int, flexible: bool, seen: frozenset[str] = frozenset()) -> int:
+    """The fewest bytes a struct can take at this version (0 only for a non-flexible struct with no fields
+    present, or one made only of such structs)."""
+    if cls.__name__ in seen:
+        return 1  # recursive structs do not occur in Kafka's schemas; treat as non-empty
+    size = 1 if flexible else 0
+    for f in cls._kfields:  # type: ignore[attr-defined]
+        if version not in f.spec.versions or (flexible and version in f.spec.tagged):
+            continue
+        t = f.spec.type
+        if t.is_array or t.name in ("string", "bytes", "records"):
+            size += 1
+        elif t.is_struct:
+            size += _min_size(f.struct_cls, version, flexible, seen | {cls.__name__})
+        else:
+            size += FIXED_WIDTH[t.name]
+    return size
+
+
+def _materializer(ns: dict[str, Any], dec_name: str) -> Callable[[bytes, int], list[Any]]:
+    """Builds a lazily decoded array from its element bytes (see ``VersionCodegen.emit_repeat_decode``)."""
+
+    def materialize(raw: bytes, n: int) -> list[Any]:
+        dec = ns[dec_name]
+        sraw = str(raw, "latin-1")
+        blen = len(raw)
+        pos = 0
+        out = []
+        for _ in range(n):
+            e, pos = dec(raw, sraw, pos, blen)
+            out.append(e)
+        return out
+
+    return materialize
+
+
+def _lazy_set(o: Any, attr: str, thunk: tuple[Any, ...]) -> None:
+    """Record a lazily decoded attribute on a struct with more than one such array."""
+    try:
+        pending = o._lazy
+    except AttributeError:
+        o._lazy = {attr: thunk}
+        return
+    pending[attr] = thunk
 _unpackers_cache: dict[str, tuple[Callable[..., Any], ...]] = {}
 
 

@@ -18,6 +18,8 @@ from typing import Any, ClassVar, cast
 from kadmin.errors import ProtocolError, SchemaError, UnsupportedVersionError
 from kadmin.protocol import primitives as P
 from kadmin.protocol.compiler import (
+    LAZY_LOCK,
+    LAZY_MIN,
     MISSING,
     BadData,
     Field,
@@ -48,14 +50,47 @@ def _float_key(v: Any) -> Any:
 class Struct:
     """Base of every generated struct class (and of messages)."""
 
-    __slots__ = ("_unknown_tags",)
+    __slots__ = ("_unknown_tags", "_lazy")
     _unknown_tags: dict[int, bytes] | None
+    #: Arrays left undecoded by the lazy decoder: {attribute: (materializer, element bytes, count)}; the
+    #: attribute's slot stays empty until ``__getattr__`` builds it (see compiler.emit_repeat_decode).
+    _lazy: dict[str, tuple[Any, ...]]
     _kfields: ClassVar[list[Field]] = []
     _owner: ClassVar[type[Message] | None] = None
     _float_attrs: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, **kwargs: Any) -> None:  # replaced per class by a generated __init__
         raise TypeError("abstract")
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when a slot is empty: an array the lazy decoder left for its first read, or a real miss.
+        if name != "_lazy":
+            try:
+                pending = object.__getattribute__(self, "_lazy")
+            except AttributeError:
+                pass
+            else:
+                thunk = pending.get(name)
+                if thunk is not None:
+                    value = thunk[0](thunk[1], thunk[2])
+                    with LAZY_LOCK:  # a thread that built it first wins: everyone sees one list
+                        if name in pending:
+                            object.__setattr__(self, name, value)
+                            del pending[name]
+                            if not pending:
+                                object.__delattr__(self, "_lazy")
+                        else:
+                            value = object.__getattribute__(self, name)
+                    return value
+        raise AttributeError(f"{type(self).__qualname__!r} object has no attribute {name!r}")
+
+    def __getstate__(self) -> tuple[None, dict[str, Any]]:
+        """Copies and pickles hold every field decoded (never the lazy decoder's thunks)."""
+        state = {}
+        for f in self._kfields:
+            state[f.attr] = getattr(self, f.attr)
+        state["_unknown_tags"] = self._unknown_tags
+        return None, state
 
     @property
     def unknown_tagged_fields(self) -> dict[int, bytes]:
@@ -114,7 +149,7 @@ class Message(Struct):
     KIND: ClassVar[str]
     MIN_VERSION: ClassVar[int]
     MAX_VERSION: ClassVar[int]
-    _codecs: ClassVar[dict[tuple[int, bool], tuple[Callable[..., Any], Callable[..., Any]]]]
+    _codecs: ClassVar[dict[tuple[int, bool, int], tuple[Callable[..., Any], Callable[..., Any]]]]
     _lock: ClassVar[threading.Lock]
 
     @classmethod
@@ -128,15 +163,16 @@ class Message(Struct):
                 f"{cls.NAME} has versions {cls.MIN_VERSION}-{cls.MAX_VERSION}; version {version!r} is not one of them")
 
     @classmethod
-    def _codec(cls, version: int, trace: bool = False) -> tuple[Callable[..., Any], Callable[..., Any]]:
-        key = (version, trace)
+    def _codec(cls, version: int, trace: bool = False,
+               lazy: int = 0) -> tuple[Callable[..., Any], Callable[..., Any]]:
+        key = (version, trace, lazy)
         c = cls._codecs.get(key)
         if c is None:
             cls._check_version(version)
             with cls._lock:
                 c = cls._codecs.get(key)
                 if c is None:
-                    c = VersionCodegen(cls.SCHEMA, cls, version, trace).generate()
+                    c = VersionCodegen(cls.SCHEMA, cls, version, trace, lazy).generate()
                     cls._codecs[key] = c
         return c
 
@@ -187,9 +223,12 @@ class Message(Struct):
         return obj
 
     @classmethod
-    def decode_from(cls, buf: bytes, pos: int, version: int) -> tuple[Any, int]:
-        """Parse a message that starts at ``pos`` inside ``buf`` (e.g. after a header); returns (obj, end)."""
-        dec = cls._codec(version)[1]
+    def decode_from(cls, buf: bytes, pos: int, version: int, *, lazy: bool = False) -> tuple[Any, int]:
+        """Parse a message that starts at ``pos`` inside ``buf`` (e.g. after a header); returns (obj, end).
+
+        ``lazy``: struct arrays whose bytes repeat an earlier array of the same field are built on first read
+        (same values; see compiler.emit_repeat_decode).  The client decodes its responses so."""
+        dec = cls._codec(version, lazy=LAZY_MIN if lazy else 0)[1]
         blen = len(buf)
         try:
             got: tuple[Any, int] = dec(buf, pos, blen)
