@@ -14,11 +14,20 @@ import struct
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
 import peers
 import pytest
+from confluent_kafka import Producer
+from kafka.protocol.admin import (
+    CreateAclsRequest,
+    CreateTopicsRequest,
+    DeleteRecordsRequest,
+    DescribeConfigsRequest,
+    DescribeUserScramCredentialsRequest,
+)
 from kafka.protocol.metadata.api_versions import ApiVersionsRequest
 from peers import RunningBroker
 
@@ -151,3 +160,75 @@ def test_spark_fixture_runs_a_small_shuffle(spark: Any) -> None:
     assert spark.conf.get("spark.sql.shuffle.partitions") == "4"
     rows = spark.range(100).selectExpr("id % 3 AS k").groupBy("k").count().orderBy("k").collect()
     assert [(r["k"], r["count"]) for r in rows] == [(0, 34), (1, 33), (2, 33)]
+
+
+# --- Tansu quirks recorded in the notes (describe_configs, create_acls, scram, delete_records) -----------------
+
+
+def _raw_answer(address: tuple[str, int], request: Any, correlation_id: int) -> bytes:
+    """The answer's bytes after the correlation id: for answers no decoder reads."""
+    with socket.create_connection(address, timeout=5) as sock:
+        payload = peers.raw_exchange(sock, _framed(request, correlation_id))
+    assert payload[:4] == struct.pack(">i", correlation_id)
+    return payload[4:]
+
+
+def _create_topic(address: tuple[str, int], name: str, configs: dict[str, str]) -> None:
+    req = CreateTopicsRequest[4]
+    topic = req.CreatableTopic(name=name, num_partitions=1, replication_factor=1, assignments=[],
+                               configs=[req.CreatableTopic.CreatableTopicConfig(name=k, value=v)
+                                        for k, v in configs.items()])
+    answer = peers.exchange(address, req(topics=[topic], timeout_ms=5000, validate_only=False))
+    assert [(t.name, t.error_code) for t in answer.topics] == [(name, 0)]
+
+
+def test_tansu_topic_configs_acls_and_scram_answers_are_as_recorded(tansu: RunningBroker) -> None:
+    notes = _recorded()["notes"]["tansu"]
+    assert {"describe_configs", "create_acls", "scram", "delete_records"} <= set(notes)
+    address = tansu.addresses[0]
+    topic = f"quirks-{uuid.uuid4().hex[:8]}"
+    _create_topic(address, topic, {"retention.ms": "60000"})
+    # DescribeConfigs: only the key set, labelled DEFAULT_CONFIG (5), not DYNAMIC_TOPIC_CONFIG (1).
+    dc = DescribeConfigsRequest[2]
+    answer = peers.exchange(address, dc(resources=[dc.DescribeConfigsResource(
+        resource_type=2, resource_name=topic, configuration_keys=None)], include_synonyms=False))
+    (result,) = answer.results
+    assert result.error_code == 0
+    assert [(c.name, c.value, c.config_source) for c in result.configs] == [("retention.ms", "60000", 5)]
+
+    # CreateAcls: v1 sends ThrottleTimeMs and no Results array; v2/v3 a null compact array and no tag buffer.
+    for version, body in ((1, bytes(4)), (2, bytes(6)), (3, bytes(6))):
+        ca = CreateAclsRequest[version]
+        creation = ca.AclCreation(resource_type=2, resource_name=topic, resource_pattern_type=3,
+                                  principal="User:quirk", host="*", operation=3, permission_type=3)
+        assert _raw_answer(address, ca(creations=[creation]), 50 + version) == body, version
+
+    # DescribeUserScramCredentials: header tags, throttle, error 0, null message, null Results, no tag buffer.
+    ds = DescribeUserScramCredentialsRequest[0]
+    for users in ([ds.UserName(name="quirk")], None):
+        assert _raw_answer(address, ds(users=users), 60) == bytes(9)
+
+
+def test_tansu_delete_records_panics_and_then_ignores_sigterm(fresh_tansu: RunningBroker) -> None:
+    address = fresh_tansu.addresses[0]
+    _create_topic(address, "doomed", {})
+    producer = Producer({"bootstrap.servers": fresh_tansu.bootstrap, "log_level": 0})
+    producer.produce("doomed", b"x", partition=0)
+    assert producer.flush(10) == 0
+
+    dr = DeleteRecordsRequest[1]
+    request = dr(topics=[dr.DeleteRecordsTopic(name="doomed", partitions=[
+        dr.DeleteRecordsTopic.DeleteRecordsPartition(partition_index=0, offset=1)])], timeout_ms=1000)
+    with pytest.raises(ConnectionError):  # closed, no answer
+        _raw_answer(address, request, 70)
+    deadline = time.monotonic() + 5
+    while "not yet implemented" not in fresh_tansu.log_path.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "not yet implemented" in fresh_tansu.log_path.read_text()
+    assert peers.api_versions(address)[API_VERSIONS] == (0, 4)  # other connections are still served
+
+    peers._signal_group(fresh_tansu.pid, signal.SIGTERM)
+    assert not peers._wait_gone(fresh_tansu.pid, 1.5)  # SIGTERM no longer stops it
+    peers.stop_pid(fresh_tansu.pid, grace=0.2)  # SIGKILL does
+    assert not peers.pid_alive(fresh_tansu.pid)
+    assert not peers.port_open(*address)
