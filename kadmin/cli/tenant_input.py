@@ -2,9 +2,9 @@
 
 Why before Spark: a local Spark session costs tens of seconds (a JVM), and a misnamed file, a missing column,
 a ``password`` column or a word where a number belongs would only be refused after it.  This module finds the
-files (one per kind: ``topics``, ``topic_configs``, ``acls``, ``scram_users``, ``quotas``, each ``.csv``,
-``.jsonl``/``.json`` or ``.parquet``), reads what it can cheaply (a CSV header, the first JSON records, a Parquet
-schema) and applies the column table of :mod:`kadmin.spark.columns`; quota files get the checks of
+files (one per kind: ``topics``, ``topic_configs``, ``acls``, ``scram_users``, ``quotas``, ``groups_offsets``,
+each ``.csv``, ``.jsonl``/``.json`` or ``.parquet``), reads what it can cheaply (a CSV header, the first JSON
+records, a Parquet schema) and applies the column table of :mod:`kadmin.spark.columns`; quota files get the checks of
 ``kadmin quotas provision`` (:mod:`kadmin.cli.provision_input`).  The cells of every row are left to Spark,
 which reports bad rows one by one as ``reject`` rows.
 """
@@ -32,6 +32,8 @@ spec files (one per kind; kinds left out are not touched), CSV with a header, JS
   acls.csv           principal,host,operation,permission,resource_type,resource_name,pattern_type
   scram_users.csv    user,mechanism,iterations,password_ref         password_ref: env:VAR or file:PATH
   quotas.csv         the format of 'kadmin quotas provision' (long or wide)
+  groups_offsets.csv group,topic,partition,target                   target: earliest, latest, offset:N,
+                                                                    timestamp:MS or timestamp:ISO-8601 with zone
 Deletions happen only with --remove-unlisted and only inside --scope (topics=PREFIX, principals=PREFIX,
 kinds=KIND,...).  Full description and examples: docs/provision.md."""
 

@@ -4,7 +4,7 @@ CLI's checks made before Spark starts (:mod:`kadmin.cli.tenant_input`).  Pure: i
 from __future__ import annotations
 
 #: Entity kinds, in the order their results are listed.
-KINDS: tuple[str, ...] = ("scram_users", "topics", "topic_configs", "acls", "quotas")
+KINDS: tuple[str, ...] = ("scram_users", "topics", "topic_configs", "acls", "groups_offsets", "quotas")
 
 #: kind -> {column: required}; ``quotas`` has its own formats (:mod:`kadmin.spark.schema`).
 COLUMNS: dict[str, dict[str, bool]] = {
@@ -13,9 +13,10 @@ COLUMNS: dict[str, dict[str, bool]] = {
     "acls": {"principal": True, "host": False, "operation": True, "permission": False, "resource_type": True,
              "resource_name": True, "pattern_type": False},
     "scram_users": {"user": True, "mechanism": False, "iterations": False, "password_ref": True},
+    "groups_offsets": {"group": True, "topic": True, "partition": False, "target": True},
 }
 #: Columns holding whole numbers (as numbers or numeric text).
-INT_COLUMNS = frozenset({"partitions", "replication_factor", "iterations"})
+INT_COLUMNS = frozenset({"partitions", "replication_factor", "iterations", "partition"})
 #: Column names that would hold a secret in clear: refused, with the reason.
 SECRET_COLUMNS = frozenset({"password", "secret", "passwd", "pwd", "salted_password"})
 

@@ -18,7 +18,10 @@ Kinds and their columns (names are case-sensitive; optional columns may be left 
   ``password_ref``: the *name* of a secret, resolved on the driver by the caller's ``secrets`` function at
   apply time.  A ``password`` column is refused: a secret in a DataFrame ends up in Spark's plans, caches,
   shuffle files and event logs, and from there in results and logs;
-* ``quotas``: :mod:`kadmin.spark.schema`'s format (long or wide), as for ``provision_quotas``.
+* ``quotas``: :mod:`kadmin.spark.schema`'s format (long or wide), as for ``provision_quotas``;
+* ``groups_offsets`` (reset targets): ``group``, ``topic``, ``partition`` (int, optional: every partition),
+  ``target`` (``earliest``, ``latest``, ``offset:N``, ``timestamp:MS`` or ``timestamp:<ISO-8601 with a
+  zone>``); see :mod:`kadmin.spark.tenant_groups`.  Resets are never deletions.
 
 **Scope** (:class:`Scope`) says where deletions may happen: topic-name prefixes (topics and their configs),
 principal prefixes (ACLs by principal, SCRAM users and user quotas as ``User:<name>``), and the kinds that may
@@ -164,9 +167,13 @@ class TenantSpec:
     scram_users: DataFrame | None = None
     quotas: DataFrame | None = None
     secrets: SecretResolver | None = field(default=None, repr=False)
+    #: Reset targets of consumer groups (see :mod:`kadmin.spark.tenant_groups`); after ``secrets`` so that
+    #: positional construction keeps working.
+    groups_offsets: DataFrame | None = None
 
     def frames(self) -> dict[str, DataFrame]:
-        return {k: getattr(self, k) for k in ("topics", "topic_configs", "acls", "scram_users", "quotas")
+        return {k: getattr(self, k) for k in ("topics", "topic_configs", "acls", "scram_users", "quotas",
+                                              "groups_offsets")
                 if getattr(self, k) is not None}
 
     def kinds(self) -> tuple[str, ...]:
@@ -180,7 +187,7 @@ class TenantSpec:
         frames = list(self.frames().values())
         if not frames:
             raise SpecError("the spec holds no DataFrame: give at least one of topics, topic_configs, acls, "
-                            "scram_users, quotas")
+                            "scram_users, quotas, groups_offsets")
         return frames[0].sparkSession
 
     def check(self) -> None:

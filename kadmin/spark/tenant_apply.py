@@ -7,8 +7,9 @@ finishes before the next starts:
 2. topics created (with their configs), 3. partitions added, 4. replicas reassigned;
 5. configs of existing topics altered;
 6. ACLs granted, 7. ACLs revoked (after the grants: a binding replaced by another never leaves a gap);
-8. topics deleted, 9. SCRAM users deleted;
-10. quotas (last: a quota never applies to a half-made tenant).
+8. consumer groups' offsets reset (after the topics they name exist; :mod:`kadmin.spark.tenant_groups`);
+9. topics deleted, 10. SCRAM users deleted;
+11. quotas (last: a quota never applies to a half-made tenant).
 
 **Dependencies.**  A failure skips only what depends on it, reported ``skipped`` with the reason: an ACL naming
 ``User:x`` when x's credential failed, an ACL on a literal topic (and a config of a topic) whose creation
@@ -31,6 +32,7 @@ are built, SCRAM secrets resolved and salted, reassignments checked against the 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import itertools
 import json
 import logging
 import sys
@@ -77,6 +79,7 @@ PHASES: tuple[Phase, ...] = (
     Phase("topic_configs", ("create", "alter", "delete"), "topic configs altered"),
     Phase("acls", ("create",), "ACLs granted"),
     Phase("acls", ("delete",), "ACLs revoked"),
+    Phase("groups_offsets", ("alter",), "group offsets reset"),
     Phase("topics", ("delete",), "topics deleted"),
     Phase("scram_users", ("delete",), "SCRAM users deleted"),
     Phase("quotas", ("create", "alter", "delete"), "quotas altered"),
@@ -261,6 +264,10 @@ class _Sender:
             dres = a.delete_acls([p.to_filter() for p in payloads], batch_size=self.batch_size, max_concurrency=1)
             return {str(i.name): (r if isinstance(r, BaseException) else None)
                     for i, r in zip(items, dres.values(), strict=True)}
+        if phase.kind == "groups_offsets":
+            from kadmin.spark.tenant_groups import commit_offsets
+
+            return commit_offsets(a, payloads, v)
         if phase.kind == "quotas":
             qres = a.alter_client_quotas(payloads, validate_only=v, batch_size=self.batch_size, max_concurrency=1)
             return {i.name: qres.get(i.payload.entity) for i in items}
@@ -364,7 +371,7 @@ def _phase_sql() -> str:
 
 def _group_sql() -> str:
     """Rows sent as one item travel together: a topic's configs, a quota entity's keys."""
-    return ("CASE WHEN kind = 'topic_configs' THEN args['topic'] "
+    return ("CASE WHEN kind = 'topic_configs' THEN args['topic'] WHEN kind = 'groups_offsets' THEN args['group'] "
             "WHEN kind = 'quotas' THEN substring_index(key, '/', 1) ELSE key END")
 
 
@@ -373,14 +380,88 @@ def _group_sql() -> str:
 ONE_PARTITION_STREAM = 200_000
 
 
-def _stream(plan: DataFrame, total: int) -> Iterator[tuple[int, str, str, str, str, dict[str, str]]]:
-    changes = plan.filter(F.col("action").isin(*CHANGES)).selectExpr(
+StreamRow = tuple[int, str, str, str, str, dict[str, str]]  # phase, group, kind, key, action, args
+
+
+def _changes(plan: DataFrame, first_phase: bool | None = None) -> DataFrame:
+    """The plan's changes with their phase and group: all of them (None), only the first phase's (True) or
+    all but the first phase's (False)."""
+    p0 = PHASES[0]
+    in_first = f"coalesce(kind = {sql_string(p0.kind)} AND action IN ({', '.join(map(sql_string, p0.actions))}), false)"
+    cond = F.col("action").isin(*CHANGES)
+    if first_phase is not None:
+        cond = cond & (F.expr(in_first) if first_phase else ~F.expr(in_first))
+    return plan.filter(cond).selectExpr(
         f"{_phase_sql()} AS _phase", f"{_group_sql()} AS _group", "kind", "key", "action", "args")
+
+
+def _stream(changes: DataFrame, total: int | None) -> Iterator[StreamRow]:
+    """Rows of ``changes`` to the driver, one partition at a time: in (phase, group, key) order when
+    ``total`` is given; partition by partition, each sorted, when None (rows that are each their own group
+    need no global order)."""
     order = ("_phase", "_group", "key")
-    ordered = changes.coalesce(1).sortWithinPartitions(*order) if total <= ONE_PARTITION_STREAM \
-        else changes.orderBy(*order)
+    if total is None:
+        ordered = changes.sortWithinPartitions(*order)
+    elif total <= ONE_PARTITION_STREAM:
+        ordered = changes.coalesce(1).sortWithinPartitions(*order)
+    else:
+        ordered = changes.orderBy(*order)
     for row in ordered.toLocalIterator(prefetchPartitions=True):
         yield row[0], row[1], row[2], row[3], row[4], dict(row[5] or {})
+
+
+class _PlanStream:
+    """The plan's changes in phase order, with Spark's work done while the driver sends, not before it.
+
+    The first phase (SCRAM users: salting each password is the driver's slowest work, and both the
+    ACLs and the tenants' logins wait for it) is read straight from the plan, which computes only that
+    kind's rows (Spark drops the other kinds' branches of the union), and its rows are each their own item,
+    so they need no global sort.  As soon as its first rows are there, a background thread materializes
+    the cached plan (counting the changes: the progress total) and opens the sorted stream of the other
+    phases, so the joins, the sort and the transfer of every other kind run while the first phase is sent.
+    """
+
+    def __init__(self, plan: DataFrame, cached: DataFrame, mode: str) -> None:
+        self._plan, self._cached, self._mode = plan, cached, mode
+        self._pool = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="kadmin-plan-stream")
+        self._rest: cf.Future[tuple[int, Iterator[StreamRow]]] | None = None
+        self._open: list[Iterator[StreamRow]] = []
+
+    @property
+    def total(self) -> int | None:
+        """The number of changes (every phase), once counted; None before."""
+        f = self._rest
+        if f is None or not f.done() or f.exception() is not None:
+            return None
+        return f.result()[0]
+
+    def rows(self) -> Iterator[StreamRow]:
+        head = _stream(_changes(self._plan, first_phase=True), None)
+        self._open.append(head)
+        first = next(head, None)  # runs the first phase's jobs before the background ones queue up
+        self._rest = self._pool.submit(self._prepare_rest)
+        if first is not None:
+            yield first
+            yield from head
+        yield from self._rest.result()[1]
+
+    def _prepare_rest(self) -> tuple[int, Iterator[StreamRow]]:
+        total = self._cached.filter(F.col("action").isin(*CHANGES)).count()
+        log.info("%s: %d entities with changes", self._mode, total)
+        rest = _stream(_changes(self._cached, first_phase=False), total)
+        self._open.append(rest)
+        peeked = next(rest, None)  # the sort job runs now, while the first phase is being sent
+        return total, (rest if peeked is None else itertools.chain([peeked], rest))
+
+    def close(self) -> None:
+        """Waits for the background job (no job may run on a dropped cache) and stops the streams."""
+        if self._rest is not None:
+            cf.wait([self._rest])
+        self._pool.shutdown()
+        for it in self._open:
+            close = getattr(it, "close", None)
+            if close is not None:
+                close()
 
 
 def _items(phase: Phase, group: list[tuple[str, str, str, dict[str, str]]], sender: _Sender,
@@ -437,6 +518,16 @@ def _items(phase: Phase, group: list[tuple[str, str, str, dict[str, str]]], send
                     payload = (None, _int(a.get("replication_factor")))
                 else:
                     payload = name
+            elif kind == "groups_offsets":
+                from kadmin.spark.tenant_groups import item_payload
+
+                topic = a.get("topic", "")
+                if topic in out.failed_topics:
+                    out.done += 1
+                    out.record(_Item(one, None, key), SKIPPED,
+                               f"topic {topic} was not created: {out.failed_topics[topic]}")
+                    continue
+                payload, name = item_payload(key, a), key
             elif kind == "acls":
                 binding = _binding(a)
                 user = _user_of(a["principal"])
@@ -506,25 +597,26 @@ def apply_plan(plan: DataFrame, admin: AdminClient, *, mode: str = "apply", secr
     ok_status = VALIDATED if validate else OK
     cached = _compact(plan).persist(StorageLevel.MEMORY_AND_DISK)
     started = time.perf_counter()
+    stream = _PlanStream(plan, cached, mode)
     try:
-        total = cached.filter(F.col("action").isin(*CHANGES)).count()
         out = _Outcomes()
-        current_phase = ["planned"]
 
         def tick(title: str, finished: bool = False) -> None:
-            current_phase[0] = title
-            p = TenantProgress(title, out.done, total, out.failed, time.perf_counter() - started, finished)
-            if progress is not None:
-                progress(p)
+            # The total is counted in the background while the first phase is sent: progress starts once
+            # it is known (within the first batches), and the last report always has it.
+            total = stream.total
+            if progress is not None and total is not None:
+                progress(TenantProgress(title, out.done, total, out.failed, time.perf_counter() - started,
+                                        finished))
 
         sender = _Sender(admin, validate=validate, batch_size=batch_size, max_concurrency=max_concurrency,
                          secrets=secrets, out=out, tick=tick)
-        log.info("%s: %d entities with changes", mode, total)
         tick("starting")
         try:
-            _run_phases(_stream(cached, total), sender, out, batch_size)
+            _run_phases(stream.rows(), sender, out, batch_size)
         finally:
             sender.close()
+            stream.close()
         tick("done", finished=True)
         seconds = time.perf_counter() - started
         log.info("%s: done: %d entities, %d not ok, requests %s, %.1fs", mode, out.done, out.failed,
@@ -535,6 +627,7 @@ def apply_plan(plan: DataFrame, admin: AdminClient, *, mode: str = "apply", secr
         results.count()  # materialized before the plan it comes from is dropped
         return results
     finally:
+        stream.close()
         cached.unpersist()
 
 

@@ -42,6 +42,7 @@ from kadmin.spark.tenant_state import (
     QUOTAS_SCHEMA,
     SCRAM_SCHEMA,
     TOPICS_SCHEMA,
+    Columns,
     frame,
     read_acls,
     read_quotas,
@@ -49,6 +50,7 @@ from kadmin.spark.tenant_state import (
     read_topic_configs,
     read_topics,
 )
+from kadmin.spark.tenant_unreadable import read_kind, skip_acl_grants, unreadable
 
 if TYPE_CHECKING:
     from kadmin.client import AdminClient
@@ -474,10 +476,19 @@ def build_plan(spec: TenantSpec, admin: AdminClient, *, scope: Scope | None, rem
     kinds = spec.kinds()
     deletes = {k: remove_unlisted and scope is not None and scope.allows(k) for k in kinds}
     parts: list[DataFrame] = []
+    # A kind the cluster cannot describe fails row by row; what depends on it is skipped (tenant_unreadable).
+    failed_users: tuple[DataFrame, str] | None = None
+    failed_topics: tuple[DataFrame, str] | None = None
+    topic_plan: DataFrame | None = None
 
     if "scram_users" in kinds and spec.scram_users is not None:
-        cur = frame(spark, read_scram(admin, scope), SCRAM_SCHEMA)
-        parts.append(plan_scram(desired_scram(spec.scram_users), cur, remove_unlisted=deletes["scram_users"]))
+        scram_cols, why = read_kind("SCRAM credentials", SCRAM_SCHEMA, lambda: read_scram(admin, scope))
+        cur = frame(spark, scram_cols, SCRAM_SCHEMA)
+        part = plan_scram(desired_scram(spec.scram_users), cur, remove_unlisted=deletes["scram_users"])
+        if why is not None:
+            part = unreadable(part, why)
+            failed_users = (part.filter("status = 'failed'").selectExpr("args['user'] AS user"), why)
+        parts.append(part)
 
     topics_d = desired_topics(spec.topics) if spec.topics is not None else None
     # Topics without a configs column hold no configs: leaving them out spares the plan an explode, a window
@@ -490,30 +501,58 @@ def build_plan(spec: TenantSpec, admin: AdminClient, *, scope: Scope | None, rem
                ((spec.topics, "name"), (spec.topic_configs, "topic")) if df is not None]
         names_df = raw[0] if len(raw) == 1 else raw[0].unionByName(raw[1])
         topic_scope = scope if (deletes.get("topics") or deletes.get("topic_configs")) else None
-        topic_cols, present = read_topics(
-            admin, lambda: {r[0] for r in names_df.distinct().collect() if r[0]}, topic_scope)
+        present: list[str] = []
+
+        def read_topic_state() -> Columns:
+            cols, names = read_topics(admin, lambda: {r[0] for r in names_df.distinct().collect() if r[0]},
+                                      topic_scope)
+            present.extend(names)
+            return cols
+
+        topic_cols, topics_why = read_kind("topics", TOPICS_SCHEMA, read_topic_state)
         if not deletes.get("topics"):
             topic_cols["in_scope"] = [False] * len(topic_cols["in_scope"])
         current_topics = frame(spark, topic_cols, TOPICS_SCHEMA)
-        topic_plan = None
         if topics_d is not None:
             topic_plan = plan_topics(topics_d, configs_d, current_topics, remove_unlisted=deletes["topics"])
+            if topics_why is not None:
+                topic_plan = unreadable(topic_plan, topics_why)
+                failed_topics = (topic_plan.filter("status = 'failed'").selectExpr("key AS topic"), topics_why)
             parts.append(topic_plan)
         if "topic_configs" in kinds:
             cfg_scope = scope if deletes.get("topic_configs") else None
-            cfg_cols = read_topic_configs(admin, present, cfg_scope)
+            cfg_cols, cfg_why = read_kind("topic configs", CONFIGS_SCHEMA,
+                                          lambda: read_topic_configs(admin, present, cfg_scope))
             current_cfg = frame(spark, cfg_cols, CONFIGS_SCHEMA)
-            parts.append(plan_configs(configs_d, current_cfg, topic_plan, current_topics,
-                                      remove_unlisted=deletes["topic_configs"]))
+            cfg_part = plan_configs(configs_d, current_cfg, topic_plan, current_topics,
+                                    remove_unlisted=deletes["topic_configs"])
+            cfg_why = topics_why or cfg_why
+            parts.append(unreadable(cfg_part, cfg_why) if cfg_why is not None else cfg_part)
 
     if "acls" in kinds and spec.acls is not None:
-        cur = frame(spark, read_acls(admin, scope), ACLS_SCHEMA)
-        parts.append(plan_acls(desired_acls(spec.acls), cur, remove_unlisted=deletes["acls"]))
+        acl_cols, why = read_kind("ACLs", ACLS_SCHEMA, lambda: read_acls(admin, scope))
+        cur = frame(spark, acl_cols, ACLS_SCHEMA)
+        part = plan_acls(desired_acls(spec.acls), cur, remove_unlisted=deletes["acls"])
+        if why is not None:
+            part = unreadable(part, why)
+        elif failed_users is not None or failed_topics is not None:
+            part = skip_acl_grants(part, users=failed_users[0] if failed_users else None,
+                                   users_why=failed_users[1] if failed_users else "",
+                                   topics=failed_topics[0] if failed_topics else None,
+                                   topics_why=failed_topics[1] if failed_topics else "")
+        parts.append(part)
+
+    if "groups_offsets" in kinds and spec.groups_offsets is not None:
+        from kadmin.spark.tenant_groups import plan_groups_offsets
+
+        parts.append(plan_groups_offsets(spec.groups_offsets, admin, topic_plan))
 
     if "quotas" in kinds and spec.quotas is not None:
-        cur = frame(spark, read_quotas(admin, scope), QUOTAS_SCHEMA)
-        parts.append(plan_quotas_kind(spec.quotas, cur, remove_unlisted=deletes["quotas"],
-                                      allow_unknown_keys=allow_unknown_keys))
+        quota_cols, why = read_kind("client quotas", QUOTAS_SCHEMA, lambda: read_quotas(admin, scope))
+        cur = frame(spark, quota_cols, QUOTAS_SCHEMA)
+        part = plan_quotas_kind(spec.quotas, cur, remove_unlisted=deletes["quotas"],
+                                allow_unknown_keys=allow_unknown_keys)
+        parts.append(unreadable(part, why) if why is not None else part)
 
     plan = parts[0]
     for p in parts[1:]:
