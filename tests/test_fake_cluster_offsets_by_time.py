@@ -167,6 +167,15 @@ def test_log_append_time_topics_are_found_by_the_brokers_append_time(cluster: Fa
     finally:
         consumer.close()
     assert seen == [(TIMESTAMP_LOG_APPEND_TIME, first_append)] * 2 + [(TIMESTAMP_LOG_APPEND_TIME, second_append)]
+    # ... and so does one pinned to 0.10.1, whose Fetch v3 gets the batches converted down to magic 1 messages.
+    old = KafkaConsumer(bootstrap_servers=cluster.bootstrap, api_version=(0, 10, 1), auto_offset_reset="earliest",
+                        consumer_timeout_ms=3000)
+    try:
+        old.assign([KTP("appended", 0)])
+        got_old = [(r.offset, r.timestamp_type, r.timestamp) for r in old]
+    finally:
+        old.close()
+    assert got_old == [(0, 1, first_append), (1, 1, first_append), (2, 1, second_append)]
 
 
 def test_create_time_is_the_default_and_kept_as_sent(cluster: FakeCluster) -> None:

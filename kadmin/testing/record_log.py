@@ -38,6 +38,7 @@ _LEGACY_HEAD = struct.Struct(">qiIbb")  # offset, size, crc, magic, attributes
 _COMPRESSION_MASK = 0x07
 _GZIP = 1
 _CONTROL_FLAG = 0x20
+_LOG_APPEND_TIME = 0x08
 
 
 # --- CRC-32C (Castagnoli), which record batch v2 uses; table-driven, as no codec in the standard library has it
@@ -104,6 +105,8 @@ class SimpleRecord:
     timestamp: int
     key: bytes | None
     value: bytes | None
+    #: Stamped by the broker (message.timestamp.type=LogAppendTime): the batch's max timestamp, for every record.
+    log_append_time: bool = False
 
 
 def build_v2_batch(base_offset: int, records: list[tuple[int, bytes | None, bytes | None]],
@@ -143,8 +146,9 @@ def _decompress(codec: int, data: bytes) -> bytes:
 
 
 def _v2_records(batch: bytes) -> list[SimpleRecord]:
-    (base, _len, _epoch, _magic, _crc, attrs, _delta, base_ts, _max_ts, _pid, _pe, _seq,
+    (base, _len, _epoch, _magic, _crc, attrs, _delta, base_ts, max_ts, _pid, _pe, _seq,
      count) = _V2_HEADER.unpack_from(batch, 0)
+    appended = bool(attrs & _LOG_APPEND_TIME)
     body = batch[_V2_HEADER.size:]
     codec = attrs & _COMPRESSION_MASK
     if codec:
@@ -166,13 +170,14 @@ def _v2_records(batch: bytes) -> list[SimpleRecord]:
                 parts.append(bytes(body[pos:pos + n]))
                 pos += n
         pos = end
-        ts = base_ts + ts_delta if base_ts >= 0 else NO_TIMESTAMP
-        out.append(SimpleRecord(base + off_delta, ts, parts[0], parts[1]))
+        ts = max_ts if appended else base_ts + ts_delta if base_ts >= 0 else NO_TIMESTAMP
+        out.append(SimpleRecord(base + off_delta, ts, parts[0], parts[1], appended))
     return out
 
 
 def record_timestamps(batch: bytes) -> list[int]:
-    """The timestamp of each record of a v2 batch as the producer set it (CreateTime), in offset order.
+    """The timestamp of each record of a v2 batch, in offset order: the producer's (CreateTime), or the batch's
+    max timestamp for every record of a batch the broker stamped (LogAppendTime).
 
     Raises RecordError for a codec the fake cannot read (see _decompress)."""
     return [r.timestamp for r in _v2_records(batch)]
@@ -216,7 +221,7 @@ def legacy_message_set(records: list[SimpleRecord], magic: int) -> bytes:
     """Records as an uncompressed magic 0 or 1 message set (what Fetch v0-v1 / v2-v3 readers understand)."""
     out = bytearray()
     for r in records:
-        body = bytearray(struct.pack(">bb", magic, 0))
+        body = bytearray(struct.pack(">bb", magic, _LOG_APPEND_TIME if magic == 1 and r.log_append_time else 0))
         if magic == 1:
             body += struct.pack(">q", r.timestamp)
         for part in (r.key, r.value):

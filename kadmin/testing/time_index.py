@@ -54,7 +54,7 @@ def timestamps(batch: StoredBatch) -> tuple[int, ...]:
         count = batch.last_offset - batch.base_offset + 1
         first, top = _TIMESTAMPS.unpack_from(batch.data, 27)
         if is_log_append_time(batch.data):
-            stamps = (top,) * count
+            stamps = (top,) * count  # without decoding the records
         else:
             try:
                 stamps = tuple(record_timestamps(batch.data))
