@@ -11,6 +11,7 @@ and logs whose start was moved by DeleteRecords or whose records nobody wrote.
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -267,3 +268,19 @@ def test_list_offsets_v0_answers_the_legacy_offsets_before_list() -> None:
         finally:
             kp.close()
         assert {e.version for e in c.request_log if e.api_key == ApiKey.LIST_OFFSETS} == {0}
+
+
+def test_group_offsets_reset_to_a_time_lands_on_the_first_record_at_or_after_it(cluster: FakeCluster) -> None:
+    """kadmin's reset to a datetime (kafka-consumer-groups.sh --to-datetime) asks ListOffsets by timestamp: over
+    produced records it lands on the first one at or after the time, and on the log end past the last."""
+    cluster.add_topic("reset-ts", partitions=2)
+    produce(cluster, "reset-ts", BATCHES)
+    for p in (0, 1):
+        cluster.commit("reset-by-time", "reset-ts", p, 0)
+    when = dt.datetime.fromtimestamp((BASE + 45) / 1000, tz=dt.timezone.utc)
+    with AdminClient(cluster.bootstrap, default_timeout_s=10.0) as admin:
+        plan = admin.reset_consumer_group_offsets("reset-by-time", ["reset-ts"], when, dry_run=False)
+    assert plan.complete
+    committed = {p: cluster.groups["reset-by-time"].offsets[("reset-ts", p)].offset for p in (0, 1)}
+    # Partition 0: 10,30,20,50,40,70,70,60 -> offset 3 (50); partition 1: 5,100,1,100,3 -> offset 1 (100).
+    assert committed == {p: first_at_or_after(model(BATCHES[p]), BASE + 45)[0] for p in (0, 1)} == {0: 3, 1: 1}
