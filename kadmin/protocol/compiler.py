@@ -203,6 +203,7 @@ class VersionCodegen:
         #: Lines run at the start of the function being generated (the repeat trackers' initial values).
         self.prologue: list[str] | None = None
         self.prologue_at = 0
+        self.pending_lazy: list[tuple[str, type]] = []  # (function name, element struct) of lazy arrays
         self.lazy_count = 0  # repeat sites in the struct body being generated
         self.ns: dict[str, Any] = {}
         self.src = _Src()
@@ -284,13 +285,15 @@ class VersionCodegen:
             }
         )
         self.need(self.top)
-        while self.pending or self.pending_tags:
+        while self.pending or self.pending_tags or self.pending_lazy:
             while self.pending:
                 cls = self.pending.pop()
                 self.gen_encoder(cls)
                 self.gen_decoder(cls)
             while self.pending_tags:
                 self.gen_tags_decoder(self.pending_tags.pop())
+            while self.pending_lazy:
+                self.gen_lazy_array(*self.pending_lazy.pop())
         top_dec = self.fn_name(self.top, "dec")
         self.src("def decode_entry(buf, pos, blen):")
         self.src(f"    return {top_dec}(buf, str(buf, 'latin-1'), pos, blen)")
@@ -1087,7 +1090,8 @@ class VersionCodegen:
         cls: type = f.struct_cls  # type: ignore[assignment]
         pn, pr, st = s.tmp("pn"), s.tmp("pr"), s.tmp("st")
         self.prologue += [f"{pn} = -1", f"{pr} = b''"]  # type: ignore[operator]
-        mat = self.const(_materializer(self.ns, fn), "LZ")
+        mat = s.tmp("lazy_array")
+        self.pending_lazy.append((mat, cls))
         obj = self.obj
         s(f"if {n} == {pn} and buf.startswith({pr}, pos):")
         if self.lazy_count == 1:
@@ -1110,6 +1114,33 @@ class VersionCodegen:
         s(f"if {n} >= {self.lazy}:")
         s(f"    {pn}, {pr} = {n}, buf[{st}:pos]")
         s.dedent()
+
+    def gen_lazy_array(self, name: str, cls: type) -> None:
+        """``name(raw, n)``: the n elements in ``raw`` (bytes an earlier array decoded from without error), with
+        the same inlined loop as the eager path (a call per element would make a later read of every lazy array
+        cost more than decoding them at once)."""
+        s = self.src
+        saved_obj, saved_depth = self.obj, self.inline_depth
+        s(f"def {name}(buf, n):")
+        s.indent()
+        s("sbuf = str(buf, 'latin-1')")
+        s("blen = len(buf)")
+        s("pos = 0")
+        self.open_prologue()
+        lst, e = s.tmp("lst"), s.tmp("e")
+        s(f"{lst} = list(map(new, repeat({self.const(cls, 'C')}, n)))")
+        s(f"for {e} in {lst}:")
+        self.inline_depth = 1
+        s.indent()
+        self.emit_decoder_body(cls, e, allocated=True)
+        s.dedent()
+        self.close_prologue()
+        s("if pos != blen:")
+        s(f"    raise BadData('lazy array of {cls.__name__} did not decode as before')")
+        s(f"return {lst}")
+        s.dedent()
+        s("")
+        self.obj, self.inline_depth = saved_obj, saved_depth
 
     def emit_short_array_decode(self, f: Field, target: str, compact: bool, nullable: bool,
                                 peeked: str | None) -> None:
@@ -1252,23 +1283,6 @@ def _min_size(cls: type, version: int, flexible: bool, seen: frozenset[str] = fr
         else:
             size += FIXED_WIDTH[t.name]
     return size
-
-
-def _materializer(ns: dict[str, Any], dec_name: str) -> Callable[[bytes, int], list[Any]]:
-    """Builds a lazily decoded array from its element bytes (see ``VersionCodegen.emit_repeat_decode``)."""
-
-    def materialize(raw: bytes, n: int) -> list[Any]:
-        dec = ns[dec_name]
-        sraw = str(raw, "latin-1")
-        blen = len(raw)
-        pos = 0
-        out = []
-        for _ in range(n):
-            e, pos = dec(raw, sraw, pos, blen)
-            out.append(e)
-        return out
-
-    return materialize
 
 
 def _lazy_set(o: Any, attr: str, thunk: tuple[Any, ...]) -> None:
