@@ -28,6 +28,7 @@ from kafka.protocol.admin import (
     DescribeConfigsRequest,
     DescribeUserScramCredentialsRequest,
 )
+from kafka.protocol.consumer import ListOffsetsRequest
 from kafka.protocol.metadata.api_versions import ApiVersionsRequest
 from peers import RunningBroker
 
@@ -232,3 +233,56 @@ def test_tansu_delete_records_panics_and_then_ignores_sigterm(fresh_tansu: Runni
     peers.stop_pid(fresh_tansu.pid, grace=0.2)  # SIGKILL does
     assert not peers.pid_alive(fresh_tansu.pid)
     assert not peers.port_open(*address)
+
+
+def _list_offsets(address: tuple[str, int], version: int, topic: str, timestamp: int) -> tuple[int, int, int]:
+    """(error code, timestamp, offset) of partition 0, asked with kafka-python's ListOffsets classes."""
+    req = ListOffsetsRequest[version]
+    part: dict[str, int] = {"partition_index": 0, "timestamp": timestamp}
+    if version >= 4:
+        part["current_leader_epoch"] = -1
+    fields: dict[str, Any] = {"replica_id": -1, "topics": [req.ListOffsetsTopic(
+        name=topic, partitions=[req.ListOffsetsTopic.ListOffsetsPartition(**part)])]}
+    if version >= 2:
+        fields["isolation_level"] = 0
+    answer = peers.exchange(address, req(**fields)).topics[0].partitions[0]
+    return answer.error_code, answer.timestamp, answer.offset
+
+
+def test_tansu_list_offsets_answers_are_as_recorded(tansu: RunningBroker) -> None:
+    assert "list_offsets" in _recorded()["notes"]["tansu"]
+    address = tansu.addresses[0]
+    topic = f"offsets-{uuid.uuid4().hex[:8]}"
+    _create_topic(address, topic, {})
+    # v0: the partition's entry ends after its error code; OldStyleOffsets is missing.
+    name = topic.encode()
+    v0 = ListOffsetsRequest[0]
+    request = v0(replica_id=-1, topics=[v0.ListOffsetsTopic(name=topic, partitions=[
+        v0.ListOffsetsTopic.ListOffsetsPartition(partition_index=0, timestamp=-1, max_num_offsets=5)])])
+    assert _raw_answer(address, request, 80) == (struct.pack(">ih", 1, len(name)) + name
+                                                  + struct.pack(">iih", 1, 0, 0))
+
+    # One batch of five records, with timestamps of the producer's choosing.
+    base = 1_700_000_000_000
+    delivered: list[int] = []
+    producer = Producer({"bootstrap.servers": tansu.bootstrap, "linger.ms": 500, "log_level": 0})
+    for ts in (10, 30, 20, 40, 45):
+        producer.produce(topic, b"x", partition=0, timestamp=base + ts,
+                         on_delivery=lambda err, msg: delivered.append(-1 if err else msg.offset()))
+    assert producer.flush(15) == 0
+    assert delivered == [0, 1, 2, 3, 4]
+    for version in (1, 5, 7, 9):
+        # The batch moved "latest" by one, not five; both answers carry the broker's clock, not -1.
+        (code, stamp, latest), (_c, _s, earliest) = (_list_offsets(address, version, topic, -1),
+                                                    _list_offsets(address, version, topic, -2))
+        assert (code, latest, earliest) == (0, 1, 0), version
+        assert stamp > base, version
+    # Any time finds offset 0 (Kafka: 0 for T<=10, 3 for T=35); past the last record offset 0 with timestamp -1
+    # (Kafka: offset -1).
+    assert _list_offsets(address, 7, topic, base)[2] == 0
+    assert _list_offsets(address, 7, topic, base + 35)[2] == 0
+    assert _list_offsets(address, 7, topic, base * 2)[1:] == (-1, 0)
+    # MAX_TIMESTAMP, EARLIEST_LOCAL and LATEST_TIERED, though v9 is advertised: the connection is closed.
+    for special in (-3, -4, -5):
+        with pytest.raises(ConnectionError):
+            _list_offsets(address, 9, topic, special)
