@@ -9,9 +9,11 @@ tests/test_spark_tenants.py runs provisioning on kadmin's fake cluster and reads
   which plans only a topic's dynamic values, plans them as "create" on every run: a re-run of topic configs
   on Tansu is therefore not asserted to be write-free here.  Tansu advertises
   CreateAcls and the SCRAM APIs but stores neither (it answers with a null results array, which does not
-  decode) and has no quota APIs: those kinds must never come back ``ok``.
-* librdkafka's mock: no CreateTopics, no ACL, SCRAM or quota API at all.  Every entity gets an error (or the
-  run stops before anything is sent, naming the API), nothing is ``ok``, and nothing waits for a deadline.
+  decode) and has no quota APIs: those kinds must never come back ``ok``; a kind it cannot describe fails row
+  by row (naming the API) and the ACL grants to a SCRAM user that could not be planned are skipped.
+* librdkafka's mock: no CreateTopics, no ACL, SCRAM or quota API at all.  One spec of every kind: each entity
+  gets an error naming the API it needed (or is skipped behind its topic), nothing is ``ok``, the run does not
+  stop, and nothing waits for a deadline.
 * kadmin's FakeCluster with SASL/SCRAM and an authorizer: a small tenant bundle is provisioned, its ACLs,
   topics and configs are read back by kafka-python, and each provisioned SCRAM user logs in with
   confluent-kafka (librdkafka's own SCRAM client), while a wrong password or mechanism is refused.
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -46,7 +48,6 @@ from kafka.admin import (
 from peers import RunningBroker
 
 from kadmin import AdminClient
-from kadmin.errors import KafkaError
 from kadmin.protocol.apis import ApiKey
 from kadmin.testing import FakeCluster
 
@@ -100,19 +101,14 @@ def acl_rows(tenants: list[str]) -> list[tuple[Any, ...]]:
             + [(f"User:{t}", None, "read", None, "group", f"{t}-", "prefixed") for t in tenants])
 
 
-def never_ok(run: Callable[[], Any], api: str) -> str:
-    """Run a provision call for kinds the broker cannot serve: it must either stop before sending anything with a
-    kadmin error naming the API it lacks, or give every entity a not-ok status with its reason.  Which one
-    happened is returned, for the caller's further checks."""
-    try:
-        rows = run().collect()
-    except KafkaError as exc:
-        assert api in str(exc), exc
-        return "raised"
-    assert rows, "no result rows"
-    for r in rows:
-        assert r["status"] in NOT_OK and r["error"], r.asDict()
-    return "rows"
+def undescribable(rows: dict[tuple[str, str], dict[str, Any]], kind: str, api: str) -> None:
+    """Every row of a kind the broker cannot describe: not planned (``reject``), ``failed``, and its error says
+    which API the cluster could not answer."""
+    mine = [r for (k, _), r in rows.items() if k == kind]
+    assert mine, f"no {kind} rows"
+    for r in mine:
+        assert (r["action"], r["status"]) == ("reject", "failed"), r
+        assert api in r["error"] and "could not be read" in r["error"], r
 
 
 # ------------------------------------------------------------------------------------------------- Tansu
@@ -196,15 +192,21 @@ def test_tansu_kinds_it_does_not_store_never_come_back_ok(spark: Any, tansu: Run
         assert (err.errno, list(found)) == (0, [])
     finally:
         kp.close()
-    # SCRAM users (DescribeUserScramCredentials does not decode either) and quotas (no API at all).
-    users = spec_of(spark, scram_users=[(t, None, None, f"vault:{t}")])
-    never_ok(lambda: provision(users, admin, "apply"), "DescribeUserScramCredentials")
+    # SCRAM users (DescribeUserScramCredentials does not decode either) and quotas (no API at all), with the
+    # tenant's ACLs in the same spec: the user's rows fail, its grants are skipped, one run, no exception.
     proxy.clear()
-    quotas = spec_of(spark, quotas=[(t, None, None, "producer_byte_rate", 1024.0)])
-    never_ok(lambda: provision(quotas, admin, "apply"), "DescribeClientQuotas")
-    assert proxy.count(ApiKey.ALTER_CLIENT_QUOTAS) == 0  # not advertised: never sent
+    mixed = spec_of(spark, scram_users=[(t, None, None, f"vault:{t}")], acls=acl_rows([t]),
+                    quotas=[(t, None, None, "producer_byte_rate", 1024.0)])
+    res2 = rows_by_key(provision(mixed, admin, "apply"))
+    undescribable(res2, "scram_users", "DescribeUserScramCredentials")
+    undescribable(res2, "quotas", "DescribeClientQuotas")
+    grants = [r for (k, _), r in res2.items() if k == "acls"]
+    assert len(grants) == 3
+    for r in grants:
+        assert r["status"] == "skipped" and r["error"].startswith(f"SCRAM user {t} could not be provisioned"), r
+    assert writes_seen(proxy) == []  # nothing of a kind that could not be planned is sent, nor its dependents
     # No secret ends up in an error text.
-    assert all(SECRET not in (r["error"] or "") for r in res.values())
+    assert all(SECRET not in (r["error"] or "") for r in [*res.values(), *res2.values()])
 
 
 # ------------------------------------------------------------------------------------------------- mock
@@ -216,26 +218,28 @@ def test_rdkafka_mock_gives_every_entity_an_error_at_once(spark: Any, rdkafka_mo
     p = unique("tm")
     a, b = f"{p}-a-events", f"{p}-b-events"
     spec = spec_of(spark, topics=[(a, 2, None, '{"retention.ms": "3600000"}'), (b, 1, None, None)],
-                   topic_configs=[(a, "cleanup.policy", "compact")])
+                   topic_configs=[(a, "cleanup.policy", "compact")], acls=acl_rows([p]),
+                   scram_users=[(p, None, None, f"vault:{p}")],
+                   quotas=[(p, None, None, "producer_byte_rate", 1024.0)])
     # A long deadline: nothing here may wait for it (the mock lacks these APIs, it does not time out).
     with AdminClient(rdkafka_mock.bootstrap, default_timeout_s=30.0) as admin:
         t0 = time.monotonic()
         res = rows_by_key(provision(spec, admin, "apply"))
         elapsed = time.monotonic() - t0
         assert elapsed < 25, f"waited {elapsed:.1f}s: for the deadline instead of failing at once"
-        assert set(res) == {("topics", a), ("topics", b), ("topic_configs", f"{a}:retention.ms"),
-                                    ("topic_configs", f"{a}:cleanup.policy")}
+        assert {k for k in res if k[0] in ("topics", "topic_configs")} == {
+            ("topics", a), ("topics", b), ("topic_configs", f"{a}:retention.ms"),
+            ("topic_configs", f"{a}:cleanup.policy")}
+        assert len([k for k in res if k[0] == "acls"]) == 3 and len(res) == 9
         for (kind, _key), r in res.items():
             if kind == "topics":
                 assert r["status"] == "failed" and "CreateTopics" in r["error"], r
-            else:
+            elif kind == "topic_configs":
                 assert r["status"] == "skipped" and f"topic {a} was not created" in r["error"], r
-        # The kinds with no API on the mock at all.
-        for kinds, api in (({"acls": acl_rows([p])}, "DescribeAcls"),
-                           ({"scram_users": [(p, None, None, f"vault:{p}")]}, "DescribeUserScramCredentials"),
-                           ({"quotas": [(p, None, None, "producer_byte_rate", 1024.0)]}, "DescribeClientQuotas")):
-            s = spec_of(spark, **kinds)
-            never_ok(lambda s=s: provision(s, admin, "apply"), api)  # type: ignore[misc]
+        # The kinds with no API on the mock at all: each row failed, naming the API; the run went on.
+        undescribable(res, "acls", "DescribeAcls")
+        undescribable(res, "scram_users", "DescribeUserScramCredentials")
+        undescribable(res, "quotas", "DescribeClientQuotas")
     md = CkAdminClient({"bootstrap.servers": rdkafka_mock.bootstrap, "log_level": 0}).list_topics(timeout=10)
     assert not {a, b} & set(md.topics)
 
