@@ -217,3 +217,24 @@ def test_cli_provision_reads_a_groups_offsets_file(spark: Any, kafka: tuple[Fake
     assert committed(cluster, "g") == {("o", 0): 2, ("o", 1): 2}
     [bad] = [r for r in doc["rows"] if r["status"] == "rejected"]
     assert bad["key"] == "g/o:9" and "partition 9 of topic o does not exist" in bad["error"]
+
+
+def test_groups_the_cluster_cannot_describe_fail_per_row(spark: Any) -> None:
+    """A broker without DescribeGroups (nor ConsumerGroupDescribe): the reset rows fail with the API named,
+    nothing is committed, and the topics of the same spec are created."""
+    from kadmin.spark import TenantSpec, provision
+    from kadmin.versions import release_table
+
+    table = release_table("3.9")
+    for key in (ApiKey.DESCRIBE_GROUPS, ApiKey.CONSUMER_GROUP_DESCRIBE):
+        table.pop(key, None)
+    with FakeCluster(brokers=1, versions=table) as cluster, AdminClient(cluster.bootstrap) as admin:
+        cluster.add_topic("o", partitions=1, offsets=3)
+        res = by_key(provision(TenantSpec(
+            topics=spark.createDataFrame([("t-new", 1, None, None)], TOPICS),
+            groups_offsets=spark.createDataFrame([("g", "o", 0, "earliest"), ("g", "o", None, "soon")], GROUPS)),
+            admin, "apply"))
+        row = next(r for (k, _), r in res.items() if k == "groups_offsets" and r["status"] != "rejected")
+        assert (row["action"], row["status"]) == ("reject", "failed") and "DescribeGroups" in row["error"], row
+        assert res[("topics", "t-new")]["status"] == "ok"
+        assert cluster.count(ApiKey.OFFSET_COMMIT) == 0 and "g" not in cluster.groups

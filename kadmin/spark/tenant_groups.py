@@ -110,6 +110,8 @@ def desired_groups_offsets(df: DataFrame) -> DataFrame:
     rules = [
         _when("grp IS NULL OR trim(grp) = ''", "'group is empty'"),
         _when("topic IS NULL OR trim(topic) = ''", "'topic is empty'"),
+        _when("topic IN ('.', '..') OR length(topic) > 249 OR NOT topic RLIKE '^[a-zA-Z0-9._-]*$'",
+              f"concat('topic name ', {q}, topic, {q}, ' is not a legal Kafka topic name')"),
         _when("_p_bad IS NOT NULL", f"concat('partition ', {q}, _p_bad, {q}, ' is not a whole number')"),
         _when(f"partition < 0 OR partition > {_MAX_INT32}",
               f"concat('partition must be between 0 and {_MAX_INT32}, not ', CAST(partition AS STRING))"),
@@ -238,8 +240,22 @@ def plan_groups_offsets(df: DataFrame, admin: AdminClient, topic_plan: DataFrame
     d = desired_groups_offsets(df)
     wanted = d.filter("reason IS NULL").selectExpr(
         "grp", "topic", "CASE WHEN t_kind = 'timestamp' THEN t_value END AS ts").distinct().collect()
-    state = read_state(admin, {r[0] for r in wanted}, {r[1] for r in wanted},
-                       {(r[1], int(r[2])) for r in wanted if r[2] is not None})
+    from kadmin.errors import KafkaError
+
+    try:
+        state = read_state(admin, {r[0] for r in wanted}, {r[1] for r in wanted},
+                           {(r[1], int(r[2])) for r in wanted if r[2] is not None})
+    except KafkaError as exc:
+        # The kind could not be planned at all (no coordinator, no ListOffsets...): every row fails with it,
+        # the other kinds go on (as tenant_unreadable does for the rest).
+        why = f"the cluster's groups and offsets could not be read: {_error_text(exc)}"
+        log.warning("%s", why)
+        return d.selectExpr(
+            f"{sql_string(KIND)} AS kind",
+            "concat(coalesce(grp, ''), '/', coalesce(topic, ''), ':', coalesce(CAST(partition AS STRING), '*')) AS key",
+            "'reject' AS action", "CAST(NULL AS STRING) AS old_value", "target AS new_value",
+            "CASE WHEN reason IS NOT NULL THEN 'rejected' ELSE 'failed' END AS status",
+            f"coalesce(reason, {sql_string(why)}) AS error", "CAST(NULL AS map<string,string>) AS args")
     groups = frame(spark, state["groups"], GROUPS_SCHEMA)
     topics = frame(spark, state["topics"], TOPICS_SCHEMA)
     bounds = frame(spark, state["bounds"], BOUNDS_SCHEMA)
@@ -290,7 +306,7 @@ def plan_groups_offsets(df: DataFrame, admin: AdminClient, topic_plan: DataFrame
               f"WHEN NOT {fresh} AND _target IS NULL THEN 'the log offsets of the partition were not read' END")
     e = e.selectExpr("*", f"{rejected} AS _rejected").selectExpr(
         "*", f"CASE WHEN _rejected IS NULL THEN {failed} END AS _failed")
-    key = "concat(grp, '/', topic, ':', coalesce(CAST(p AS STRING), '*'))"
+    key = "concat(coalesce(grp, ''), '/', coalesce(topic, ''), ':', coalesce(CAST(p AS STRING), '*'))"
     clamp = (f"CASE WHEN {fresh} THEN ', the topic is new' WHEN _req < b_start THEN ', clamped to the log start' "
              "WHEN _req > b_end THEN ', clamped to the log end' ELSE '' END")
     action = ("CASE WHEN _rejected IS NOT NULL OR _failed IS NOT NULL THEN 'reject' "
