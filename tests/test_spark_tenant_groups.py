@@ -8,6 +8,9 @@ row while the other kinds are provisioned.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,6 +34,25 @@ WRITES = {ApiKey.CREATE_TOPICS, ApiKey.DELETE_TOPICS, ApiKey.CREATE_PARTITIONS, 
           ApiKey.OFFSET_DELETE}
 
 pytestmark = pytest.mark.spark
+#: Set by test_groups_offsets_on_spark_connect for its child run: the same test on a Spark Connect session.
+CONNECT = os.environ.get("KADMIN_TEST_SPARK_CONNECT") == "1"
+
+
+@pytest.fixture(scope="module")
+def connect_session() -> Iterator[Any]:
+    from pyspark.sql import SparkSession
+
+    session = SparkSession.builder.remote("local[2]").config("spark.sql.shuffle.partitions", "4").getOrCreate()
+    try:
+        yield session
+    finally:
+        session.stop()
+
+
+@pytest.fixture
+def tspark(request: pytest.FixtureRequest) -> Any:
+    """The session's classic local[2] Spark, or (in the Connect child run) a Spark Connect session."""
+    return request.getfixturevalue("connect_session" if CONNECT else "spark")
 
 
 @pytest.fixture
@@ -57,9 +79,10 @@ def committed(cluster: FakeCluster, group: str) -> dict[tuple[str, int], int]:
     return {} if g is None else {tp: o.offset for tp, o in g.offsets.items()}
 
 
-def test_groups_offsets_plan_apply_rerun_and_drift(spark: Any, kafka: tuple[FakeCluster, AdminClient]) -> None:
+def test_groups_offsets_plan_apply_rerun_and_drift(tspark: Any, kafka: tuple[FakeCluster, AdminClient]) -> None:
     from kadmin.spark import TenantSpec, drift, provision
 
+    spark = tspark
     cluster, admin = kafka
     cluster.add_topic("o", partitions=2, offsets={0: (2, 10), 1: (0, 5)})
     cluster.commit("g-idle", "o", 0, 8)
@@ -104,6 +127,11 @@ def test_groups_offsets_plan_apply_rerun_and_drift(spark: Any, kafka: tuple[Fake
     assert "unknown target 'somewhere'" in errors["g-x/o:1"]
     assert "with a zone" in errors["g-x/o:*"]
     assert "group is empty" in errors["/o:0"] and "offset:N" in errors["/o:0"]
+
+    # Validate: OffsetCommit has no validate_only, so nothing is sent for the kind; the rows were checked.
+    validated = by_key(provision(spec, admin, "validate"))
+    assert {r["status"] for (kind, _), r in validated.items() if kind == "groups_offsets"} == {"validated", "rejected"}
+    assert cluster.count(ApiKey.OFFSET_COMMIT) == 0 and "g-new" not in cluster.groups
 
     cluster.clear_log()
     res = by_key(provision(spec, admin, "apply"))
@@ -238,3 +266,17 @@ def test_groups_the_cluster_cannot_describe_fail_per_row(spark: Any) -> None:
         assert (row["action"], row["status"]) == ("reject", "failed") and "DescribeGroups" in row["error"], row
         assert res[("topics", "t-new")]["status"] == "ok"
         assert cluster.count(ApiKey.OFFSET_COMMIT) == 0 and "g" not in cluster.groups
+
+
+@pytest.mark.skipif(CONNECT, reason="this is the launcher of the Connect run")
+def test_groups_offsets_on_spark_connect(tmp_path: Path) -> None:
+    """The plan/validate/apply/re-run/drift test of the kind again, in a child process whose session is
+    ``SparkSession.builder.remote("local[2]")`` (a local Connect server on an ephemeral port: SPARK_TESTING)."""
+    env = {**os.environ, "KADMIN_TEST_SPARK_CONNECT": "1", "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_TESTING": "1"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k",
+         "groups_offsets_plan_apply_rerun_and_drift"],
+        env=env, cwd=str(Path(__file__).resolve().parent.parent), capture_output=True, text=True, timeout=900)
+    tail = proc.stdout[-3000:]
+    assert proc.returncode == 0, tail
+    assert "1 passed" in tail, tail
