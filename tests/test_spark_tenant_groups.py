@@ -164,10 +164,10 @@ def test_groups_offsets_conflicts_and_a_failed_topic_skips_its_resets(spark: Any
     cluster, admin = kafka
     cluster.add_topic("o", partitions=1, offsets=4)
     spec = TenantSpec(
-        topics=spark.createDataFrame([("t-new", 1, None, None)], TOPICS),
+        topics=spark.createDataFrame([("t-new", 1, None, None), ("t-dflt", None, None, None)], TOPICS),
         groups_offsets=spark.createDataFrame([
             ("g", "t-new", 0, "earliest"), ("g", "o", 0, "earliest"), ("g", "o", None, "latest"),
-            ("h", "o", 0, "offset:1")], GROUPS))
+            ("h", "o", 0, "offset:1"), ("h", "t-dflt", None, "earliest")], GROUPS))
     cluster.inject(None, ApiKey.CREATE_TOPICS, ErrorCode.POLICY_VIOLATION)
     rows = provision(spec, admin, "apply").collect()
     conflict = [r for r in rows if r["key"] == "g/o:0"]
@@ -176,6 +176,8 @@ def test_groups_offsets_conflicts_and_a_failed_topic_skips_its_resets(spark: Any
     new = next(r for r in rows if r["key"] == "g/t-new:0")
     assert new["status"] == "skipped" and "topic t-new was not created" in new["error"]
     assert next(r for r in rows if r["key"] == "h/o:0")["status"] == "ok"
+    dflt = next(r for r in rows if r["key"] == "h/t-dflt:*")
+    assert dflt["status"] == "rejected" and "default partition count" in dflt["error"]
     assert committed(cluster, "h") == {("o", 0): 1} and "g" not in cluster.groups
 
 

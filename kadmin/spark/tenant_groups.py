@@ -297,6 +297,8 @@ def plan_groups_offsets(df: DataFrame, admin: AdminClient, topic_plan: DataFrame
               "offsets written from outside an active group (stop its consumers first)')")
     rejected = (f"CASE WHEN reason IS NOT NULL THEN reason "
                 f"WHEN t_topic IS NULL AND p_action IS NULL THEN {missing} "
+                "WHEN p IS NULL THEN concat('topic ', topic, ' is created by this spec with the default partition "
+                "count of the broker, unknown here: give its partitions in topics, or name the partition') "
                 f"WHEN n IS NOT NULL AND p >= n THEN {no_part} "
                 f"WHEN g_error IS NULL AND g_state IS NOT NULL AND NOT g_state IN ({', '.join(map(sql_string, INACTIVE))}) "
                 f"THEN {active} END")
