@@ -24,8 +24,8 @@ NOT_OK = ("failed", "rejected", "skipped", "possibly-applied")
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("provision", parents=[common], help="make tenants (topics, configs, ACLs, users, quotas) "
-                                                          "match spec files (through Spark)",
+    p = sub.add_parser("provision", parents=[common], help="make tenants (topics, configs, ACLs, users, quotas, "
+                                                          "group offsets) match spec files (through Spark)",
                        formatter_class=argparse.RawDescriptionHelpFormatter,
                        description="Plan, validate or apply a tenant spec: a directory with one file per kind "
                                    "(or one such file).  Needs kadmin's [spark] extra and Java 17+.  Files are "
