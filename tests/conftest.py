@@ -102,6 +102,20 @@ def rdkafka_mock(peer_log_dir: Path) -> Iterator[RunningBroker]:
 
 
 @pytest.fixture(scope="session")
+def connect_session() -> Iterator[Any]:
+    """A Spark Connect session (``remote("local[2]")``: PySpark starts a local Connect server), for the child
+    runs that repeat the provisioning tests on Spark Connect (KADMIN_TEST_SPARK_CONNECT=1, see
+    tests/test_spark_tenants.py).  One per run: the server's JVM costs about a minute to start."""
+    from pyspark.sql import SparkSession
+
+    session = SparkSession.builder.remote("local[2]").config("spark.sql.shuffle.partitions", "4").getOrCreate()
+    try:
+        yield session
+    finally:
+        session.stop()
+
+
+@pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """One local SparkSession for the whole run, built only if a test asks.
 

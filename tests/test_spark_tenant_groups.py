@@ -9,8 +9,6 @@ row while the other kinds are provisioned.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -36,17 +34,6 @@ WRITES = {ApiKey.CREATE_TOPICS, ApiKey.DELETE_TOPICS, ApiKey.CREATE_PARTITIONS, 
 pytestmark = pytest.mark.spark
 #: Set by test_groups_offsets_on_spark_connect for its child run: the same test on a Spark Connect session.
 CONNECT = os.environ.get("KADMIN_TEST_SPARK_CONNECT") == "1"
-
-
-@pytest.fixture(scope="module")
-def connect_session() -> Iterator[Any]:
-    from pyspark.sql import SparkSession
-
-    session = SparkSession.builder.remote("local[2]").config("spark.sql.shuffle.partitions", "4").getOrCreate()
-    try:
-        yield session
-    finally:
-        session.stop()
 
 
 @pytest.fixture
@@ -268,17 +255,3 @@ def test_groups_the_cluster_cannot_describe_fail_per_row(spark: Any) -> None:
         assert (row["action"], row["status"]) == ("reject", "failed") and "DescribeGroups" in row["error"], row
         assert res[("topics", "t-new")]["status"] == "ok"
         assert cluster.count(ApiKey.OFFSET_COMMIT) == 0 and "g" not in cluster.groups
-
-
-@pytest.mark.skipif(CONNECT, reason="this is the launcher of the Connect run")
-def test_groups_offsets_on_spark_connect(tmp_path: Path) -> None:
-    """The plan/validate/apply/re-run/drift test of the kind again, in a child process whose session is
-    ``SparkSession.builder.remote("local[2]")`` (a local Connect server on an ephemeral port: SPARK_TESTING)."""
-    env = {**os.environ, "KADMIN_TEST_SPARK_CONNECT": "1", "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_TESTING": "1"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k",
-         "groups_offsets_plan_apply_rerun_and_drift"],
-        env=env, cwd=str(Path(__file__).resolve().parent.parent), capture_output=True, text=True, timeout=900)
-    tail = proc.stdout[-3000:]
-    assert proc.returncode == 0, tail
-    assert "1 passed" in tail, tail

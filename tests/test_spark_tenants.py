@@ -41,17 +41,6 @@ pytestmark = pytest.mark.spark
 CONNECT = os.environ.get("KADMIN_TEST_SPARK_CONNECT") == "1"
 
 
-@pytest.fixture(scope="module")
-def connect_session() -> Iterator[Any]:
-    from pyspark.sql import SparkSession
-
-    session = SparkSession.builder.remote("local[2]").config("spark.sql.shuffle.partitions", "4").getOrCreate()
-    try:
-        yield session
-    finally:
-        session.stop()
-
-
 @pytest.fixture
 def tspark(request: pytest.FixtureRequest) -> Any:
     """The session's classic local[2] Spark, or (in the Connect child run) a Spark Connect session."""
@@ -301,12 +290,15 @@ def test_secrets_never_in_plan_results_or_logs(tspark: Any, kafka: tuple[FakeClu
 def test_provisioning_on_spark_connect(tmp_path: Path) -> None:
     """The docs promise that kadmin.spark runs on Spark Connect too: the plan/validate/apply/re-run/drift test
     and the secrets test again, in a child process whose session is ``SparkSession.builder.remote("local[2]")``
-    (PySpark starts a local Connect server; the pyspark[connect] extra, in the test extra)."""
-    env = {**os.environ, "KADMIN_TEST_SPARK_CONNECT": "1", "SPARK_LOCAL_IP": "127.0.0.1"}
+    (PySpark starts a local Connect server; the pyspark[connect] extra, in the test extra), and the
+    groups_offsets kind's plan/validate/apply/re-run/drift test (tests/test_spark_tenant_groups.py): one child
+    run, so one Connect server start (about a minute), on an ephemeral port (SPARK_TESTING)."""
+    env = {**os.environ, "KADMIN_TEST_SPARK_CONNECT": "1", "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_TESTING": "1"}
+    groups = Path(__file__).with_name("test_spark_tenant_groups.py")
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k",
-         "plan_validate_apply_rerun_and_drift or secrets_never"],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, str(groups), "-k",
+         "plan_validate_apply_rerun_and_drift or secrets_never or groups_offsets_plan_apply_rerun_and_drift"],
         env=env, cwd=str(Path(__file__).resolve().parent.parent), capture_output=True, text=True, timeout=900)
     tail = proc.stdout[-3000:]
     assert proc.returncode == 0, tail
-    assert "2 passed" in tail, tail
+    assert "3 passed" in tail, tail
