@@ -1,7 +1,8 @@
 """Applying a tenant plan from the driver: phases in a safe order, batches per API, per-entity results.
 
-**Order.**  The plan's changes are streamed from Spark sorted by phase (one sort, one stream), and each phase
-finishes before the next starts:
+**Order.**  The plan's changes are streamed from Spark in phase order, and each phase finishes before the next
+starts (the first phase is read straight from the plan while Spark computes and sorts the rest in the
+background: :class:`_PlanStream`):
 
 1. SCRAM users created/altered (a tenant can log in before anything grants it access);
 2. topics created (with their configs), 3. partitions added, 4. replicas reassigned;
@@ -436,7 +437,8 @@ class _PlanStream:
         return f.result()[0]
 
     def rows(self) -> Iterator[StreamRow]:
-        head = _stream(_changes(self._plan, first_phase=True), None)
+        # SCRAM upserts are one row per item (no global order needed); any other first phase is sorted whole.
+        head = _stream(_changes(self._plan, first_phase=True), None if PHASES[0].kind == "scram_users" else 0)
         self._open.append(head)
         first = next(head, None)  # runs the first phase's jobs before the background ones queue up
         self._rest = self._pool.submit(self._prepare_rest)
