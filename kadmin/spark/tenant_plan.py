@@ -20,8 +20,10 @@ What is decided where: the rules that make a row invalid are SQL expressions eva
 row never stops the valid ones, and every row says all that is wrong with it); the cluster's state comes from
 :mod:`kadmin.spark.tenant_state`; the join is a plain left join, and deletions (only with
 ``remove_unlisted`` and only of entities the :class:`~kadmin.spark.spec.Scope` covers) are the in-scope
-current entities *anti-joined* against every desired key, rejected rows included, so a typo never becomes a
-deletion.
+current entities *anti-joined* against every desired key, rejected rows included; and since a typo in a key
+field (a mechanism, an operation) makes a key that names nothing, no entity of an owner (a SCRAM user, an ACL
+principal, a topic's configs, a quota entity) with a rejected row is deleted: those deletions are ``skipped``
+with the reason (:func:`_hold_deletions`), so a typo never becomes a deletion.
 """
 
 from __future__ import annotations
@@ -127,6 +129,25 @@ def _deletions(current: DataFrame, desired_keys: DataFrame, old_value: str, args
     gone = current.filter("in_scope").join(desired_keys, on="key", how="left_anti")
     return gone.selectExpr("key", "'delete' AS action", f"{old_value} AS old_value",
                            "CAST(NULL AS STRING) AS new_value", "CAST(NULL AS STRING) AS error", f"{args} AS args")
+
+
+def _hold_deletions(gone: DataFrame, rejected: DataFrame, on: str, what: str) -> DataFrame:
+    """Deletion rows (the plan's columns) of an owner (``on``: SQL over the row, e.g. ``args['user']``) that
+    has a rejected row in the spec (``rejected``: one column ``_held``), as ``skipped`` with the reason.
+
+    Why: a rejected row's key is built from what it says, so a typo in a key field (``SCRAM-SHA-265``, an
+    operation ``READD``) names nothing on the cluster, and the entity it meant would look unlisted: with
+    ``remove_unlisted`` the typo would delete the tenant's credential or grant and lock it out.  Nothing of
+    an owner the spec got wrong is deleted until its rows are fixed."""
+    held = rejected.filter("_held IS NOT NULL").distinct()
+    j = gone.selectExpr("*", f"{on} AS _on").join(held, F.col("_on") == F.col("_held"), "left")
+    hit = "(_held IS NOT NULL AND action = 'delete')"
+    why = (f"concat('not deleted: the spec has a rejected row for {what} ', _held, "
+           "' (fix it first: a typo never becomes a deletion)')")
+    return j.selectExpr(
+        "kind", "key", f"CASE WHEN {hit} THEN 'reject' ELSE action END AS action", "old_value", "new_value",
+        f"CASE WHEN {hit} THEN 'skipped' ELSE status END AS status", f"CASE WHEN {hit} THEN {why} ELSE error END "
+        "AS error", "args")
 
 
 def _topic_name_rules(col: str, what: str) -> list[str]:
@@ -289,8 +310,12 @@ def plan_configs(desired: DataFrame | None, current: DataFrame, topic_plan: Data
         if t is not None:  # a topic the plan deletes takes its configs with it: no row of their own
             cur = cur.join(t.filter("t_action = 'delete'"), cur["topic"] == t["t_topic"], "left_anti")
         keys = desired_keys if desired_keys is not None else cur.limit(0).select("key")
-        gone = _deletions(cur, keys, "coalesce(value, '')", "map('topic', topic, 'config', config)")
-        pieces.append(_finish(gone, "topic_configs"))
+        gone = _finish(_deletions(cur, keys, "coalesce(value, '')", "map('topic', topic, 'config', config)"),
+                       "topic_configs")
+        if desired is not None:
+            gone = _hold_deletions(gone, desired.filter("reason IS NOT NULL").selectExpr("topic AS _held"),
+                                   "args['topic']", "topic")
+        pieces.append(gone)
     out = pieces[0]
     for p in pieces[1:]:
         out = out.unionByName(p)
@@ -365,7 +390,9 @@ def plan_acls(desired: DataFrame, current: DataFrame, *, remove_unlisted: bool) 
                         "reason AS error", f"{args} AS args")
     out = _finish(rows, "acls")
     if remove_unlisted:
-        out = out.unionByName(_finish(_deletions(cur, desired.select("key"), "'present'", args), "acls"))
+        gone = _finish(_deletions(cur, desired.select("key"), "'present'", args), "acls")
+        out = out.unionByName(_hold_deletions(gone, desired.filter("reason IS NOT NULL").selectExpr(
+            "principal AS _held"), "args['principal']", "principal"))
     return out
 
 
@@ -417,7 +444,9 @@ def plan_scram(desired: DataFrame, current: DataFrame, *, remove_unlisted: bool)
     if remove_unlisted:
         gone = _deletions(cur, desired.select("key"), "concat('iterations=', CAST(iterations AS STRING))",
                           "map('user', user, 'mechanism', mechanism)")
-        out = out.unionByName(_finish(gone, "scram_users"))
+        out = out.unionByName(_hold_deletions(_finish(gone, "scram_users"),
+                                              desired.filter("reason IS NOT NULL").selectExpr("user AS _held"),
+                                              "args['user']", "user"))
     return out
 
 
@@ -456,7 +485,8 @@ def plan_quotas_kind(desired: DataFrame, current: DataFrame, *, remove_unlisted:
     if remove_unlisted:
         gone = _deletions(cur, d.select("key"), "CAST(value AS STRING)",
                           args.replace("'value', CAST(value AS STRING)", "'value', CAST(NULL AS STRING)"))
-        out = out.unionByName(_finish(gone, "quotas"))
+        out = out.unionByName(_hold_deletions(_finish(gone, "quotas"), d.filter("reason IS NOT NULL").selectExpr(
+            "substring_index(key, '/', 1) AS _held"), "substring_index(key, '/', 1)", "quota entity"))
     return out
 
 
