@@ -205,6 +205,7 @@ class VersionCodegen:
         self.prologue_at = 0
         self.pending_lazy: list[tuple[str, type]] = []  # (function name, element struct) of lazy arrays
         self.lazy_count = 0  # repeat sites in the struct body being generated
+        self.cur_cls: type = top  # the struct whose body is being generated
         self.ns: dict[str, Any] = {}
         self.src = _Src()
         self.done: set[str] = set()
@@ -673,7 +674,8 @@ class VersionCodegen:
         fields: list[Field] = cls._kfields  # type: ignore[attr-defined]
         if not allocated:
             s(f"{obj} = new({self.const(cls, 'C')})")
-        saved_lazy_count = self.lazy_count
+        saved_lazy_count, saved_cls = self.lazy_count, self.cur_cls
+        self.cur_cls = cls
         self.lazy_count = sum(1 for f in self.regular_fields(cls) if self.repeat_site(f))
         for f in fields:
             if not self.present(f) or self.tagged(f):
@@ -701,7 +703,7 @@ class VersionCodegen:
         else:
             s(f"{obj}._unknown_tags = None")
         self.obj = saved
-        self.lazy_count = saved_lazy_count
+        self.lazy_count, self.cur_cls = saved_lazy_count, saved_cls
         return tail
 
     def emit_set_default(self, f: Field) -> None:
@@ -1092,7 +1094,7 @@ class VersionCodegen:
         without error (one ``startswith``, a memcmp) would decode to equal objects, and cannot fail: every
         read and every bounds check lands inside those bytes, the counts included, because each element
         takes at least one byte.  Such an array is not built now: the struct keeps (materializer, bytes,
-        count) and ``Struct.__getattr__`` builds the list the first time the attribute is read, from the
+        count) and ``LazyField`` builds the list the first time the attribute is read, from the
         shared bytes of the earlier array (not the whole frame, which is not kept alive).  Arrays shorter
         than ``self.lazy`` elements are always decoded at once (a thunk would cost what they cost)."""
         s = self.src
@@ -1101,6 +1103,7 @@ class VersionCodegen:
         self.prologue += [f"{pn} = -1", f"{pr} = b''"]  # type: ignore[operator]
         mat = s.tmp("lazy_array")
         self.pending_lazy.append((mat, cls))
+        LazyField.install(self.cur_cls, f.attr)
         obj = self.obj
         s(f"if {n} == {pn} and buf.startswith({pr}, pos):")
         if self.lazy_count == 1:
@@ -1292,6 +1295,55 @@ def _min_size(cls: type, version: int, flexible: bool, seen: frozenset[str] = fr
         else:
             size += FIXED_WIDTH[t.name]
     return size
+
+
+class LazyField:
+    """The attribute of a struct field that the lazy decoder may leave undecoded: the field's slot, plus
+    building the array on the first read of an empty slot that has a thunk in ``_lazy``.
+
+    Why a descriptor on the few fields that need it rather than ``__getattr__`` on every struct: a class with a
+    ``__getattr__`` loses CPython's fast attribute access for every attribute (encoding got ~30% slower); this
+    costs one Python call per access of these fields only.  Installed on a struct class the first time a lazy
+    decoder with a repeat site for the field is generated; reads, writes and deletes of a decoded value go to
+    the slot as before."""
+
+    __slots__ = ("slot", "name")
+
+    def __init__(self, slot: Any, name: str) -> None:
+        self.slot = slot
+        self.name = name
+
+    @classmethod
+    def install(cls, owner: type, name: str) -> None:
+        current = owner.__dict__.get(name)
+        if current is not None and not isinstance(current, LazyField):
+            setattr(owner, name, cls(current, name))
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        try:
+            return self.slot.__get__(obj, owner)
+        except AttributeError:
+            pending: dict[str, Any] = getattr(obj, "_lazy", None) or {}
+            thunk = pending.get(self.name)
+            if thunk is None:
+                raise
+        value = thunk[0](thunk[1], thunk[2])
+        with LAZY_LOCK:  # a thread that built it first wins: everyone sees one list
+            if self.name in pending:
+                self.slot.__set__(obj, value)
+                del pending[self.name]
+                if not pending:
+                    del obj._lazy
+                return value
+        return self.slot.__get__(obj, owner)
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        self.slot.__set__(obj, value)
+
+    def __delete__(self, obj: Any) -> None:
+        self.slot.__delete__(obj)
 
 
 _new = object.__new__

@@ -18,7 +18,6 @@ from typing import Any, ClassVar, cast
 from kadmin.errors import ProtocolError, SchemaError, UnsupportedVersionError
 from kadmin.protocol import primitives as P
 from kadmin.protocol.compiler import (
-    LAZY_LOCK,
     LAZY_MIN,
     MISSING,
     BadData,
@@ -53,7 +52,7 @@ class Struct:
     __slots__ = ("_unknown_tags", "_lazy")
     _unknown_tags: dict[int, bytes] | None
     #: Arrays left undecoded by the lazy decoder: {attribute: (materializer, element bytes, count)}; the
-    #: attribute's slot stays empty until ``__getattr__`` builds it (see compiler.emit_repeat_decode).
+    #: attribute's slot stays empty until its first read builds it (see compiler.LazyField).
     _lazy: dict[str, tuple[Any, ...]]
     _kfields: ClassVar[list[Field]] = []
     _owner: ClassVar[type[Message] | None] = None
@@ -61,28 +60,6 @@ class Struct:
 
     def __init__(self, **kwargs: Any) -> None:  # replaced per class by a generated __init__
         raise TypeError("abstract")
-
-    def __getattr__(self, name: str) -> Any:
-        # Only reached when a slot is empty: an array the lazy decoder left for its first read, or a real miss.
-        if name != "_lazy":
-            try:
-                pending = object.__getattribute__(self, "_lazy")
-            except AttributeError:
-                pass
-            else:
-                thunk = pending.get(name)
-                if thunk is not None:
-                    value = thunk[0](thunk[1], thunk[2])
-                    with LAZY_LOCK:  # a thread that built it first wins: everyone sees one list
-                        if name in pending:
-                            object.__setattr__(self, name, value)
-                            del pending[name]
-                            if not pending:
-                                object.__delattr__(self, "_lazy")
-                        else:
-                            value = object.__getattribute__(self, name)
-                    return value
-        raise AttributeError(f"{type(self).__qualname__!r} object has no attribute {name!r}")
 
     def __getstate__(self) -> tuple[None, dict[str, Any]]:
         """Copies and pickles hold every field decoded (never the lazy decoder's thunks)."""
