@@ -90,7 +90,8 @@ def run(ctx: Context) -> int:
             plan.write.mode("errorifexists").parquet(args.save_plan)
             p.note(f"kadmin: plan written to {args.save_plan}")
             if mode != "plan":
-                results = provision(plan, admin, mode, progress=StderrProgress(p.err),
+                # A plan DataFrame does not carry the spec's resolver: the SCRAM users need it again.
+                results = provision(plan, admin, mode, progress=StderrProgress(p.err), secrets=env_or_file_secrets,
                                     **{k: v for k, v in options.items() if k == "batch_size"})
             else:
                 results = plan

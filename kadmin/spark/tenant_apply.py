@@ -49,7 +49,15 @@ from pyspark.sql import functions as F
 
 from kadmin.errors import KafkaError
 from kadmin.spark.schema import sql_string
-from kadmin.spark.spec import KINDS, ScopeLike, SecretResolver, SpecError, TenantSpec, parse_scope
+from kadmin.spark.spec import (
+    KINDS,
+    ScopeLike,
+    SecretResolver,
+    SpecError,
+    TenantSpec,
+    env_or_file_secrets,
+    parse_scope,
+)
 from kadmin.spark.tenant_plan import CHANGES, PLAN_COLUMNS, PLANNED, build_plan
 
 if TYPE_CHECKING:
@@ -154,6 +162,12 @@ class _Outcomes:
     rows: list[tuple[str, str, str, str]] = field(default_factory=list)  # kind, key, status, error
     failed_users: dict[str, str] = field(default_factory=dict)  # user -> why
     failed_topics: dict[str, str] = field(default_factory=dict)  # topic -> why
+    #: topic -> error: a creation whose answer was lost (its configs travelled with it: the same status)
+    unsure_topics: dict[str, str] = field(default_factory=dict)
+    #: user / literal topic -> why: an ACL revocation naming it did not succeed; deleting the user or the
+    #: topic now would leave a grant behind that a re-created user or topic would inherit
+    held_users: dict[str, str] = field(default_factory=dict)
+    held_topics: dict[str, str] = field(default_factory=dict)
     done: int = 0
     failed: int = 0
 
@@ -184,7 +198,10 @@ def _scram_upsert(args: dict[str, str], secrets: SecretResolver | None) -> Any:
     try:
         password = secrets(ref)
     except LookupError as exc:
-        raise SpecError(f"the secret {ref!r} could not be resolved: {exc.args[0] if exc.args else exc}") from None
+        if secrets is env_or_file_secrets and exc.args:  # kadmin's own text: a variable's or a file's name
+            raise SpecError(f"the secret {ref!r} could not be resolved: {exc.args[0]}") from None
+        # A user function's KeyError may quote a token or the value: the reference and the type only.
+        raise SpecError(f"the secret {ref!r} could not be resolved ({type(exc).__name__})") from None
     except Exception as exc:  # noqa: BLE001 - a user function: its text might hold the secret, so only the type
         raise SpecError(f"the secret {ref!r} could not be resolved ({type(exc).__name__})") from None
     if not isinstance(password, str) or not password:
@@ -213,8 +230,10 @@ class _Sender:
     """Sends one phase's items in batches, at most ``max_concurrency`` calls in flight, and folds answers."""
 
     def __init__(self, admin: AdminClient, *, validate: bool, batch_size: int, max_concurrency: int,
-                 secrets: SecretResolver | None, out: _Outcomes, tick: Callable[[str], None]) -> None:
+                 secrets: SecretResolver | None, out: _Outcomes, tick: Callable[[str], None],
+                 allow_unknown_keys: bool = False) -> None:
         self.admin = admin
+        self.allow_unknown_keys = allow_unknown_keys  # quota keys the plan was made to accept
         self.validate = validate
         self.batch_size = batch_size
         self.max_concurrency = max_concurrency
@@ -270,7 +289,8 @@ class _Sender:
 
             return commit_offsets(a, payloads, v)
         if phase.kind == "quotas":
-            qres = a.alter_client_quotas(payloads, validate_only=v, batch_size=self.batch_size, max_concurrency=1)
+            qres = a.alter_client_quotas(payloads, validate_only=v, allow_unknown_keys=self.allow_unknown_keys,
+                                         batch_size=self.batch_size, max_concurrency=1)
             return {i.name: qres.get(i.payload.entity) for i in items}
         raise AssertionError(f"no sender for {phase}")  # pragma: no cover - PHASES is fixed
 
@@ -359,6 +379,16 @@ class _Sender:
                 self.out.failed_users.setdefault(item.name, error)
             if phase.kind == "topics" and phase.actions == ("create",):
                 self.out.failed_topics.setdefault(item.name, error)
+        if status == POSSIBLY_APPLIED and phase.kind == "topics" and phase.actions == ("create",):
+            self.out.unsure_topics.setdefault(item.name, error)
+        if phase.kind == "acls" and phase.actions == ("delete",) and item.payload is not None:
+            b = item.payload  # an AclBinding whose revocation failed or may not have happened
+            why = f"revoking {b} did not succeed ({status}: {error})"
+            user = _user_of(b.entry.principal)
+            if user is not None:
+                self.out.held_users.setdefault(user, why)
+            if b.pattern.resource_type.name == "TOPIC" and b.pattern.pattern_type.name == "LITERAL":
+                self.out.held_topics.setdefault(b.pattern.name, why)
 
 
 # --- streaming and phases -------------------------------------------------------------------------------
@@ -486,7 +516,11 @@ def _items(phase: Phase, group: list[tuple[str, str, str, dict[str, str]]], send
             out.record(item, SKIPPED, f"topic {topic} was not created: {out.failed_topics[topic]}")
             return []
         carried = [(k, a) for k, _, _, a in group if a.get("via") == "topic"]
-        if carried:  # created with their topic, which succeeded: nothing more to send
+        if carried and topic in out.unsure_topics:  # created with their topic, if it was: the same status
+            out.done += len(carried)
+            out.record(_Item([(kind, k) for k, _ in carried], None, topic), POSSIBLY_APPLIED,
+                       f"sent with topic {topic}, whose creation's answer was lost: {out.unsure_topics[topic]}")
+        elif carried:  # created with their topic, which succeeded: nothing more to send
             out.done += len(carried)
         rest = [(k, act, a) for k, act, _, a in group if a.get("via") != "topic"]
         if not rest:
@@ -495,14 +529,27 @@ def _items(phase: Phase, group: list[tuple[str, str, str, dict[str, str]]], send
                for _, act, a in rest]
         return [_Item([(kind, k) for k, _, _ in rest], ops, topic)]
     if kind == "quotas":
-        qops = [Remove(a["quota_key"]) if a.get("value") is None else Set(a["quota_key"], float(a["value"]))
-                for _, _, _, a in group]
-        alteration = ClientQuotaAlteration(_entity(first), qops)
-        return [_Item(keys, alteration, group[0][0].split("/", 1)[0])]
+        entity_name = group[0][0].split("/", 1)[0]
+        try:
+            qops = [Remove(a["quota_key"]) if a.get("value") is None else Set(a["quota_key"], float(a["value"]))
+                    for _, _, _, a in group]
+            alteration = ClientQuotaAlteration(_entity(first), qops)
+        except (TypeError, ValueError, KeyError) as exc:
+            # A hand-edited or corrupt plan row ("abc", "-5"): this entity fails, the run goes on.
+            out.done += len(keys)
+            sender.fail(phase, _Item(keys, None, entity_name), FAILED, _error_text(exc))
+            return []
+        return [_Item(keys, alteration, entity_name)]
     items: list[_Item] = []
     for key, action, _, a in group:
         one = [(kind, key)]
         try:
+            held = (out.held_users.get(a.get("user", "")) if kind == "scram_users"
+                    else out.held_topics.get(a.get("name", "")) if kind == "topics" else None)
+            if action == "delete" and held is not None:  # a grant naming it is still there (or may be)
+                out.done += 1
+                out.record(_Item(one, None, key), SKIPPED, f"not deleted: {held}")
+                continue
             if kind == "scram_users":
                 payload: Any = (ScramDeletion(a["user"], a["mechanism"]) if action == "delete"
                                 else _scram_upsert(a, sender.secrets))
@@ -580,7 +627,8 @@ class ApplyReport:
 
 def apply_plan(plan: DataFrame, admin: AdminClient, *, mode: str = "apply", secrets: SecretResolver | None = None,
                batch_size: int = DEFAULT_BATCH_SIZE, max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
-               progress: TenantProgressCallback | None = None, report: list[ApplyReport] | None = None) -> DataFrame:
+               progress: TenantProgressCallback | None = None, report: list[ApplyReport] | None = None,
+               allow_unknown_keys: bool = False) -> DataFrame:
     """Apply (or validate) a plan from :func:`provision` (mode ``plan``), possibly saved and read back.
 
     Returns the results: one row per plan row (``TENANT_RESULT_COLUMNS``), status ``ok`` / ``validated`` for changes
@@ -612,7 +660,7 @@ def apply_plan(plan: DataFrame, admin: AdminClient, *, mode: str = "apply", secr
                                         finished))
 
         sender = _Sender(admin, validate=validate, batch_size=batch_size, max_concurrency=max_concurrency,
-                         secrets=secrets, out=out, tick=tick)
+                         secrets=secrets, out=out, tick=tick, allow_unknown_keys=allow_unknown_keys)
         tick("starting")
         try:
             _run_phases(stream.rows(), sender, out, batch_size)
@@ -709,6 +757,7 @@ def provision(spec: TenantSpec | DataFrame, admin: AdminClient, mode: str = "pla
     for name, b in (("remove_unlisted", remove_unlisted), ("allow_unknown_keys", allow_unknown_keys)):
         if not isinstance(b, bool):
             raise TypeError(f"{name} must be a bool, not {b!r}")
+    _check_sizes(batch_size, max_concurrency)  # before the cluster is read, not after
     from kadmin.spark.plan import check_admin
 
     check_admin(admin)
@@ -716,17 +765,35 @@ def provision(spec: TenantSpec | DataFrame, admin: AdminClient, mode: str = "pla
         plan = build_plan(spec, admin, scope=parse_scope(scope), remove_unlisted=remove_unlisted,
                           allow_unknown_keys=allow_unknown_keys)
         resolver = secrets if secrets is not None else spec.secrets
+        needs_resolver = spec.scram_users is not None
     elif hasattr(spec, "columns") and hasattr(spec, "filter"):
         if scope is not None or remove_unlisted:
             raise SpecError("a saved plan already says what it deletes; scope and remove_unlisted apply when "
                             "planning")
-        plan, resolver = spec, secrets
+        plan, resolver, needs_resolver = spec, secrets, True
     else:
         raise TypeError(f"spec must be a TenantSpec or a plan DataFrame, not {type(spec).__name__}")
     if mode == "plan":
         return plan
+    if resolver is None and needs_resolver and _upserts_users(plan):
+        # Found before anything is sent: otherwise every user would fail, one by one, and its grants be skipped.
+        raise SpecError("the plan creates or alters SCRAM users, whose password_ref needs a secrets function: "
+                        "pass secrets=... (a saved plan does not keep the spec's)")
     return apply_plan(plan, admin, mode=mode, secrets=resolver, batch_size=batch_size,
-                      max_concurrency=max_concurrency, progress=progress, report=report)
+                      max_concurrency=max_concurrency, progress=progress, report=report,
+                      allow_unknown_keys=allow_unknown_keys)
+
+
+def _check_sizes(batch_size: object, max_concurrency: object) -> None:
+    for name, v in (("batch_size", batch_size), ("max_concurrency", max_concurrency)):
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise ValueError(f"{name} must be a positive int, not {v!r}")
+
+
+def _upserts_users(plan: DataFrame) -> bool:
+    """Whether the plan has a SCRAM user to create or alter (one small Spark job)."""
+    rows = plan.filter("kind = 'scram_users' AND action IN ('create', 'alter')").select("key").limit(1).collect()
+    return bool(rows)
 
 
 def drift(plan: DataFrame) -> DataFrame:
