@@ -83,17 +83,42 @@ def _counts(cluster: Any) -> dict[str, int]:
     return {n: cluster.count(k) for n, k in names.items() if cluster.count(k)}
 
 
-def _jvm_peak_rss_mb(spark: Any) -> float | None:
-    """The Spark JVM's peak resident set (VmHWM), from /proc; None where there is no /proc."""
+def _jvm_pid(spark: Any) -> int | None:
     try:
-        pid = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()
+        return int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
+    except (AttributeError, ValueError):
+        return None
+
+
+def _rss_mb(pid: int | None, field: str = "VmHWM") -> float | None:
+    """A process's resident set from /proc (``VmHWM``: its peak, ``VmRSS``: now); None without /proc."""
+    if pid is None:
+        return None
+    try:
         with open(f"/proc/{pid}/status", encoding="ascii") as f:
             for line in f:
-                if line.startswith("VmHWM:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1]) / 1024
-    except (OSError, AttributeError, ValueError):
+    except (OSError, ValueError):
         return None
     return None
+
+
+def _reset_peak(pid: int | None) -> bool:
+    """Linux: writing 5 to clear_refs resets the process's peak RSS to its current RSS."""
+    if pid is None:
+        return False
+    try:
+        with open(f"/proc/{pid}/clear_refs", "w", encoding="ascii") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _jvm_peak_rss_mb(spark: Any) -> float | None:
+    """The Spark JVM's peak resident set over its life (VmHWM)."""
+    return _rss_mb(_jvm_pid(spark))
 
 
 def run_spark(spark: Any, rows: dict[str, list[tuple[Any, ...]]]) -> dict[str, Any]:
@@ -115,9 +140,14 @@ def run_spark(spark: Any, rows: dict[str, list[tuple[Any, ...]]]) -> dict[str, A
         report: list[ApplyReport] = []
         tracker = spark.sparkContext.statusTracker()
         jobs_before = set(tracker.getJobIdsForGroup(None))
+        # Memory of plan+apply alone: peaks reset after the bench has built its inputs.
+        me, jvm = os.getpid(), _jvm_pid(spark)
+        reset = _reset_peak(me) and _reset_peak(jvm)
+        rss_before = (_rss_mb(me, "VmRSS"), _rss_mb(jvm, "VmRSS"))
         t0 = time.perf_counter()
         results = provision(spec, admin, "apply", batch_size=BATCH, report=report)
         apply_s = time.perf_counter() - t0
+        rss_peak = (_rss_mb(me), _rss_mb(jvm)) if reset else (None, None)
         # Spark jobs the plan+apply ran (each costs scheduling and, under AQE, one per shuffle stage).
         spark_jobs = len(set(tracker.getJobIdsForGroup(None)) - jobs_before)
         statuses = {r["status"]: r["count"] for r in results.groupBy("status").count().collect()}
@@ -130,6 +160,8 @@ def run_spark(spark: Any, rows: dict[str, list[tuple[Any, ...]]]) -> dict[str, A
         rerun_statuses = {r["status"]: r["count"] for r in again.groupBy("status").count().collect()}
         rerun_writes = sum(_counts(cluster).values())
         return {"apply_s": apply_s, "rerun_s": rerun_s, "spark_jobs": spark_jobs, "requests": counts,
+                "rss_mb": {"python_before": rss_before[0], "python_peak": rss_peak[0],
+                           "jvm_before": rss_before[1], "jvm_peak": rss_peak[1]},
                 "statuses": statuses,
                 "rerun_statuses": rerun_statuses, "rerun_writes": rerun_writes,
                 "phase_requests": report[0].requests if report else {}}
@@ -188,6 +220,13 @@ def run_loop(rows: dict[str, list[tuple[Any, ...]]]) -> dict[str, Any]:
         return {"apply_s": time.perf_counter() - t0, "requests": _counts(cluster)}
 
 
+def _mem_text(m: dict[str, float | None]) -> str:
+    if m["python_peak"] is None or m["jvm_peak"] is None:
+        return "n/a (needs Linux /proc)"
+    return (f"Python {m['python_before']:.0f} -> peak {m['python_peak']:.0f} MB, "
+            f"JVM {m['jvm_before']:.0f} -> peak {m['jvm_peak']:.0f} MB")
+
+
 def entities(rows: dict[str, list[tuple[Any, ...]]]) -> int:
     return len(rows["topics"]) + len(rows["acls"]) + len(rows["users"]) + 2 * len(rows["quotas"])
 
@@ -228,7 +267,7 @@ def run(quick: bool = False, tenants: int | None = None, loop_tenants: int | Non
         "comparable figure.",
         f"Peak driver RSS {peak_mb:.0f} MB (Python process, the bench's input lists included); Spark JVM peak "
         f"RSS {'n/a' if jvm_peak_mb is None else f'{jvm_peak_mb:.0f} MB'} (local mode: driver and executors, "
-        "2g heap).",
+        f"2g heap).  During plan+apply alone: {_mem_text(spark_res['rss_mb'])}.",
         f"The ratio at this size is {ratio:.2f}x.  The Spark path pays jobs the direct path does not: the plan "
         "(joins, one per kind), the sort of the changes and the results; the plan and the sort of every phase "
         "after the first run while the driver salts the SCRAM users' passwords (the first phase), so what stays "
