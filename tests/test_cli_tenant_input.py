@@ -85,4 +85,29 @@ def test_scope_parsing() -> None:
         with pytest.raises(SpecError):
             parse_scope(bad)
     assert column_problem("scram_users", ["user", "password_ref"]) is None
-    assert json.dumps(column_problem("topics", []))  # a message, not None
+    problem = column_problem("topics", [])
+    assert problem is not None and problem.startswith("missing column(s) name")
+
+
+def test_every_json_record_is_checked_not_a_sample(tmp_path: Path) -> None:
+    # A valid JSON array larger than 1 MiB passes (it was refused as "Unterminated string" at its first MiB).
+    big = tmp_path / "topics.json"
+    rows = [{"name": f"t{i:05d}-" + "x" * 100, "partitions": 3, "configs": {"retention.ms": "1000"}}
+            for i in range(12_000)]
+    big.write_text(json.dumps(rows, indent=1))
+    assert big.stat().st_size > 1 << 20
+    check_file(find_files(str(big))[0])
+    # A secret column on record 1,002 and a word for a number on the last record are found, by record.
+    lines = [json.dumps({"user": f"u{i}", "password_ref": f"env:P{i}"}) for i in range(1, 1_501)]
+    lines[1001] = json.dumps({"user": "u1002", "password": "hunter2"})
+    users = tmp_path / "scram_users.jsonl"
+    users.write_text("\n".join(lines) + "\n")
+    with pytest.raises(UsageError, match="record 1002: column 'password' would hold a secret"):
+        check_file(find_files(str(users))[0])
+    tail = [json.dumps({"name": f"t{i}", "partitions": i}) for i in range(30_000)]
+    tail.append(json.dumps({"name": "last", "partitions": "many"}))
+    topics = tmp_path / "topics.jsonl"
+    topics.write_text("\n".join(tail))
+    assert topics.stat().st_size > 1 << 20
+    with pytest.raises(UsageError, match="record 30001: column 'partitions' must hold a whole number"):
+        check_file(find_files(str(topics))[0])

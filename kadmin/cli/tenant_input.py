@@ -3,8 +3,8 @@
 Why before Spark: a local Spark session costs tens of seconds (a JVM), and a misnamed file, a missing column,
 a ``password`` column or a word where a number belongs would only be refused after it.  This module finds the
 files (one per kind: ``topics``, ``topic_configs``, ``acls``, ``scram_users``, ``quotas``, ``groups_offsets``,
-each ``.csv``, ``.jsonl``/``.json`` or ``.parquet``), reads what it can cheaply (a CSV header, the first JSON
-records, a Parquet schema) and applies the column table of :mod:`kadmin.spark.columns`; quota files get the checks of
+each ``.csv``, ``.jsonl``/``.json`` or ``.parquet``), reads what it can cheaply (a CSV header, every JSON
+record, streamed, a Parquet schema) and applies the column table of :mod:`kadmin.spark.columns`; quota files get the checks of
 ``kadmin quotas provision`` (:mod:`kadmin.cli.provision_input`).  The cells of every row are left to Spark,
 which reports bad rows one by one as ``reject`` rows.
 """
@@ -15,15 +15,14 @@ import csv
 import json
 import os
 from dataclasses import dataclass
-from typing import Any
 
 from kadmin.cli.config import UsageError
+from kadmin.cli.json_records import JsonRecordError, iter_records
 from kadmin.cli.provision_input import check_input
 from kadmin.spark.columns import COLUMNS, INT_COLUMNS, KINDS, column_problem
 
 EXTENSIONS = {".csv": "csv", ".jsonl": "json", ".ndjson": "json", ".json": "json", ".parquet": "parquet",
               ".pq": "parquet"}
-JSON_SAMPLE = 1000
 
 FORMATS_HELP = """\
 spec files (one per kind; kinds left out are not touched), CSV with a header, JSON lines or Parquet:
@@ -113,54 +112,52 @@ def _csv_header(path: str) -> list[str]:
 
 
 def _check_json(spec: SpecFile) -> None:
+    """Every record of the file (streamed: :mod:`kadmin.cli.json_records`), not a sample: a column that is a
+    secret or unknown, or a value of the wrong type, on any record is refused here, naming the record."""
+    wanted = COLUMNS[spec.kind]
+    required = [c for c, r in wanted.items() if r]
+    columns: dict[str, None] = {}
+    shapes: set[tuple[str, ...]] = set()
+    count = 0
     try:
-        with open(spec.path, encoding="utf-8") as f:
-            head = f.read(1 << 20)
+        with open(spec.path, encoding="utf-8-sig") as f:
+            for n, r in iter_records(f):
+                count += 1
+                if type(r) is not dict:
+                    raise UsageError(f"{spec.path}: record {n} is not a JSON object")
+                shape = tuple(r)
+                if shape not in shapes:  # a new set of keys: a secret or unknown column, named with its record
+                    shapes.add(shape)
+                    columns.update(dict.fromkeys(shape))
+                    problem = column_problem(spec.kind, [*columns, *required])
+                    if problem is not None:
+                        raise UsageError(f"{spec.path}: record {n}: {problem}")
+                for col, v in r.items():  # the common cases inline: this loop runs for every value
+                    t = type(v)
+                    if v is None or (t is str and col not in INT_COLUMNS) or (t is int and col in INT_COLUMNS):
+                        continue
+                    if not _json_value_ok(col, v):
+                        what = ("a whole number" if col in INT_COLUMNS else "an object of strings"
+                                if col == "configs" else "text")
+                        raise UsageError(f"{spec.path}: record {n}: column {col!r} must hold {what}, "
+                                         f"not {json.dumps(v)[:60]}")
+    except JsonRecordError as exc:
+        raise UsageError(f"{spec.path}: {exc}") from None
     except (UnicodeDecodeError, OSError) as exc:
         raise UsageError(f"{spec.path}: cannot read as UTF-8 text: {exc}") from None
-    records: list[Any] = []
-    if head.lstrip().startswith("["):
-        try:
-            data = json.loads(head)
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"{spec.path}: not valid JSON: {exc}") from None
-        records = list(data[:JSON_SAMPLE]) if isinstance(data, list) else [data]
-    else:
-        lines = head.splitlines()
-        if len(head) == (1 << 20) and lines:
-            lines = lines[:-1]
-        for number, line in enumerate(lines, 1):
-            if line.strip():
-                try:
-                    records.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise UsageError(f"{spec.path}: line {number} is not a JSON record: {exc}") from None
-            if len(records) >= JSON_SAMPLE:
-                break
-    if not records:
+    if not count:
         raise UsageError(f"{spec.path}: no records")
-    columns: dict[str, None] = {}
-    for i, r in enumerate(records, 1):
-        if not isinstance(r, dict):
-            raise UsageError(f"{spec.path}: record {i} is not a JSON object")
-        columns.update(dict.fromkeys(r))
-    _columns(spec, list(columns))
-    for i, r in enumerate(records, 1):
-        for col, v in r.items():
-            if v is None:
-                continue
-            if col in INT_COLUMNS:
-                ok = (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, str) and v.strip().isdigit())
-                what = "a whole number"
-            elif col == "configs":
-                ok = isinstance(v, (dict, str)) and (not isinstance(v, dict)
-                                                     or all(isinstance(x, str) or x is None for x in v.values()))
-                what = "an object of strings"
-            else:
-                ok = isinstance(v, str)
-                what = "text"
-            if not ok:
-                raise UsageError(f"{spec.path}: record {i}: column {col!r} must hold {what}, not {json.dumps(v)}")
+    _columns(spec, list(columns))  # the required columns, over the union of every record's keys
+
+
+def _json_value_ok(col: str, v: object) -> bool:
+    if isinstance(v, str):
+        return col not in INT_COLUMNS or v.strip().isdigit()
+    if type(v) is int:  # not a bool
+        return col in INT_COLUMNS
+    if isinstance(v, dict):
+        return col == "configs" and all(x is None or isinstance(x, str) for x in v.values())
+    return False
 
 
 def _check_parquet(spec: SpecFile) -> None:
