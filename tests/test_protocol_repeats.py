@@ -145,3 +145,22 @@ def test_the_encoder_reuses_a_shared_list_and_writes_the_same_bytes() -> None:
     R, frame = _created_topics(3)
     msg = R.decode(frame, 7)  # separate lists, equal contents: no reuse
     assert msg.encode(7) == frame
+
+
+def test_only_fields_with_repeat_sites_get_the_lazy_descriptor_and_it_behaves_as_the_slot() -> None:
+    from kadmin.protocol.compiler import LazyField
+    from kadmin.protocol.message import Struct
+
+    R, frame = _created_topics(5)
+    R.decode_from(frame, 0, 7, lazy=True)
+    assert isinstance(vars(R.CreatableTopicResult)["configs"], LazyField)
+    assert not isinstance(vars(R.CreatableTopicResult)["name"], LazyField)
+    # No __getattr__ on structs: it would slow every attribute read of every message (encode ~30%).
+    assert "__getattr__" not in vars(Struct)
+    t = R.decode(frame, 7).topics[0]  # eager: the descriptor just reads, writes and deletes the slot
+    assert len(t.configs) == 30
+    t.configs = []
+    assert t.configs == []
+    del t.configs
+    with pytest.raises(AttributeError):
+        _ = t.configs
