@@ -111,3 +111,14 @@ def test_every_json_record_is_checked_not_a_sample(tmp_path: Path) -> None:
     assert topics.stat().st_size > 1 << 20
     with pytest.raises(UsageError, match="record 30001: column 'partitions' must hold a whole number"):
         check_file(find_files(str(topics))[0])
+
+
+def test_every_quota_json_record_is_checked(tmp_path: Path) -> None:
+    lines = [json.dumps({"user": f"u{i}", "quota_key": "producer_byte_rate", "value": i}) for i in range(1, 2_001)]
+    lines[1499] = json.dumps({"user": "u1500", "quota_key": "producer_byte_rate", "value": True})
+    quotas = tmp_path / "quotas.jsonl"
+    quotas.write_text("\n".join(lines) + "\n")
+    with pytest.raises(UsageError, match="record 1500: column 'value' must hold numbers, not true"):
+        check_file(find_files(str(quotas))[0])
+    quotas.write_text("[" + ",\n".join(lines[:1499] + lines[1500:]) + "]")
+    check_file(find_files(str(quotas))[0])

@@ -2,8 +2,8 @@
 
 Why before Spark: starting a local Spark session costs tens of seconds (a JVM), and a file with a wrong
 header, a misspelt entity column or a column Spark cannot turn into a quota would only be refused after
-it.  This module reads what it can cheaply (a CSV header, the first records of a JSON file, a Parquet
-schema when pyarrow is installed) and applies the same rules as :mod:`kadmin.spark.schema`; what it
+it.  This module reads what it can cheaply (a CSV header, every record of a JSON file, streamed, a
+Parquet schema when pyarrow is installed) and applies the same rules as :mod:`kadmin.spark.schema`; what it
 cannot see (the cells of every row) is left to Spark, which reports bad rows one by one.
 
 The file formats (also in docs/cli.md and ``kadmin quotas provision --help``):
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import csv
 import difflib
-import io
 import json
 import os
 from collections.abc import Sequence
@@ -27,14 +26,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from kadmin.cli.config import UsageError
+from kadmin.cli.json_records import JsonRecordError, iter_records
 
 ENTITY_COLUMNS = ("user", "client_id", "ip")
 ALIASES = {"client-id": "client_id"}
 KEY_COLUMN = "quota_key"
 VALUE_COLUMN = "value"
-#: How many JSON records are looked at for types (Spark infers from all of them; a bad type is usually
-#: in every record, and the rest is caught by Spark).
-JSON_SAMPLE = 1000
 
 FORMATS_HELP = """\
 file formats (CSV with a header line, JSON lines or a JSON array, Parquet):
@@ -135,60 +132,58 @@ def _check_csv(path: str) -> InputShape:
     return check_columns(path, [h.strip().lstrip("\ufeff") for h in header])
 
 
-def _json_records(path: str) -> list[Any]:
+def _check_json(path: str) -> InputShape | None:
+    """Every record, in one streamed pass (:mod:`kadmin.cli.json_records`): the columns are the union of every
+    record's keys (as Spark infers them), and the first record with a value of the wrong type for its column
+    is remembered per column, so that once the layout is known the first real problem can be named."""
+    columns: dict[str, None] = {}
+    not_text: dict[str, tuple[int, Any]] = {}  # column -> (record, value) of its first value that is no name
+    not_number: dict[str, tuple[int, Any]] = {}  # column -> first value that is no number
+    count = 0
     try:
-        with open(path, encoding="utf-8") as f:
-            head = f.read(1 << 20)
+        with open(path, encoding="utf-8-sig") as f:
+            for n, r in iter_records(f):
+                count += 1
+                if not isinstance(r, dict):
+                    raise UsageError(f"{path}: record {n} is not a JSON object: {json.dumps(r)[:60]}")
+                for col, v in r.items():
+                    if col not in columns:
+                        columns[col] = None
+                    t = type(v)
+                    if v is None or t is str or t is int:
+                        continue
+                    if col not in not_text:
+                        not_text[col] = (n, v)
+                    if (t is bool or t is dict or t is list) and col not in not_number:
+                        not_number[col] = (n, v)
+    except JsonRecordError as exc:
+        raise UsageError(f"{path}: {exc}") from None
     except UnicodeDecodeError:
         raise UsageError(f"{path}: not UTF-8 text (a JSON input must be UTF-8)") from None
     except OSError as exc:
         raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if not head.strip():
-        raise UsageError(f"{path}: the file is empty")
-    if head.lstrip().startswith("["):
-        try:
-            data = json.loads(head) if len(head) < (1 << 20) else None
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"{path}: not valid JSON: {exc}") from None
-        if data is None:  # a large array: Spark reads it; the first record is enough to look at
-            return []
-        return list(data[:JSON_SAMPLE]) if isinstance(data, list) else [data]
-    records: list[Any] = []
-    lines = io.StringIO(head).readlines()
-    if len(head) == (1 << 20) and lines:
-        lines = lines[:-1]  # the cut may have split the last line
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"{path}: line {number} is not a JSON record: {exc}") from None
-        if len(records) >= JSON_SAMPLE:
-            break
-    return records
-
-
-def _check_json(path: str) -> InputShape | None:
-    records = _json_records(path)
-    if not records:
-        return None
-    columns: dict[str, None] = {}
-    for i, r in enumerate(records, 1):
-        if not isinstance(r, dict):
-            raise UsageError(f"{path}: record {i} is not a JSON object: {json.dumps(r)[:60]}")
-        columns.update(dict.fromkeys(r))
+    if not count:
+        if os.path.getsize(path) == 0 or not _has_text(path):
+            raise UsageError(f"{path}: the file is empty")
+        return None  # an empty array: Spark reads no rows
     shape = check_columns(path, list(columns))
     value_columns = (VALUE_COLUMN,) if shape.layout == "long" else shape.key_columns
-    for i, r in enumerate(records, 1):
-        for col, v in r.items():
-            canon = ALIASES.get(col, col)
-            if canon in ENTITY_COLUMNS or canon == KEY_COLUMN:
-                if not (v is None or isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool))):
-                    raise UsageError(f"{path}: record {i}: column {col!r} must hold text, not {json.dumps(v)}")
-            elif canon in value_columns and (isinstance(v, (bool, dict, list))):
-                raise UsageError(f"{path}: record {i}: column {col!r} must hold numbers, not {json.dumps(v)}")
+    bad: list[tuple[int, str, str, Any]] = []
+    for col in columns:
+        canon = ALIASES.get(col, col)
+        if (canon in ENTITY_COLUMNS or canon == KEY_COLUMN) and col in not_text:
+            bad.append((not_text[col][0], col, "text", not_text[col][1]))
+        elif canon in value_columns and col in not_number:
+            bad.append((not_number[col][0], col, "numbers", not_number[col][1]))
+    if bad:
+        n, col, what, v = min(bad, key=lambda b: b[0])
+        raise UsageError(f"{path}: record {n}: column {col!r} must hold {what}, not {json.dumps(v)[:60]}")
     return shape
+
+
+def _has_text(path: str) -> bool:
+    with open(path, encoding="utf-8-sig") as f:
+        return any(chunk.strip() for chunk in iter(lambda: f.read(1 << 16), ""))
 
 
 def _check_parquet(path: str) -> InputShape | None:
