@@ -14,7 +14,9 @@ background: :class:`_PlanStream`):
 
 **Dependencies.**  A failure skips only what depends on it, reported ``skipped`` with the reason: an ACL naming
 ``User:x`` when x's credential failed, an ACL on a literal topic (and a config of a topic) whose creation
-failed.  Nothing else stops: other tenants go on.
+failed, the deletion of a user or literal topic named by an ACL revocation that did not succeed (no dangling
+grant for a re-created one to inherit).  A creation whose answer was lost is ``possibly-applied``, and so are
+the configs sent with it.  Nothing else stops: other tenants go on.
 
 **Batches.**  Within a phase, entities go ``batch_size`` per call of the client's batched operation, at most
 ``max_concurrency`` calls in flight, so each API gets at most ``ceil(n / batch_size)`` requests.  The driver
