@@ -11,9 +11,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from kadmin import acls, configs, quotas, scram, storage, tokens, topics
+from kadmin._keys import PartitionKey, ResourceKey, by_caller_key
 from kadmin.admin import _driver, consumer_groups, group_offsets, leaders, log_dirs, records
 from kadmin.admin import acls as admin_acls
 from kadmin.admin import configs as admin_configs
@@ -37,8 +38,8 @@ from kadmin.admin.partitions import (
     ListedOffset,
     ListOffsets,
     OffsetSpec,
+    check_offset_specs,
     isolation_level_code,
-    validate_offset_specs,
 )
 from kadmin.config import ClientConfig
 from kadmin.errors import GroupIdNotFoundError, KafkaError, UnsupportedVersionError
@@ -346,33 +347,35 @@ class AdminClient:
 
     # --- partition offsets -------------------------------------------------------------------------------
 
-    async def list_offsets(self, specs: Mapping[TopicPartition | tuple[str, int], OffsetSpec | str], *,
+    async def list_offsets(self, specs: Mapping[PartitionKey, OffsetSpec | str], *,
                            isolation_level: str = "read_uncommitted",
-                           timeout: float | None = None) -> dict[TopicPartition, ListedOffset | KafkaError]:
-        """The offset each spec names, per partition: ``{TopicPartition("t", 0): OffsetSpec.latest()}``.
+                           timeout: float | None = None) -> dict[PartitionKey, ListedOffset | KafkaError]:
+        """The offset each spec names, per partition: ``{TopicPartition("t", 0): OffsetSpec.latest()}`` (or
+        ``("t", 0)`` keys; the result is keyed as given).
 
         Asked of each partition's leader; a partition of a topic that does not exist is an
-        UnknownTopicOrPartitionError at once."""
-        checked = validate_offset_specs(specs)
+        UnknownTopicOrPartitionError at once.  ``isolation_level="read_committed"`` makes "latest" the last
+        stable offset (below the first record of a still-open transaction)."""
+        checked, keys = check_offset_specs(specs)
         level = isolation_level_code(isolation_level)
         deadline = await self._begin(timeout)
-        return await self._run(ListOffsets(checked, isolation_level=level), checked, deadline)
+        got = await self._run(ListOffsets(checked, isolation_level=level), checked, deadline)
+        return by_caller_key(got, keys)
 
     # --- records and storage ------------------------------------------------------------------------------
 
-    async def delete_records(self, offsets: Mapping[TopicPartition, int] | Mapping[tuple[str, int], int], *,
-                             timeout: float | None = None,
-                             ) -> dict[TopicPartition, storage.DeletedRecords | KafkaError]:
+    async def delete_records(self, offsets: Mapping[PartitionKey, int], *, timeout: float | None = None,
+                             ) -> dict[PartitionKey, storage.DeletedRecords | KafkaError]:
         """Delete each partition's records below an offset (-1: up to the high watermark), on its leader.
 
         The value is the partition's new low watermark (log start offset), which never moves back: deleting
         below it changes nothing.  An offset beyond the high watermark is OffsetOutOfRangeError, a topic that does
         not exist UnknownTopicOrPartitionError.  A partition whose request got no answer before the deadline is a
-        KafkaTimeoutError with ``possibly_applied=True``: its records may be gone."""
-        checked = storage.validate_delete_records(offsets)
+        KafkaTimeoutError with ``possibly_applied=True``: its records may be gone.  Keyed as given."""
+        checked, keys = storage.check_delete_records(offsets)
         deadline = await self._begin(timeout)
         op = records.DeleteRecords(checked, _request_timeout_ms(deadline, records.DEFAULT_TIMEOUT_MS))
-        return await self._run(op, checked, deadline)
+        return by_caller_key(await self._run(op, checked, deadline), keys)
 
     async def describe_log_dirs(self, brokers: Iterable[int] | None = None, *,
                                 partitions: Iterable[TopicPartition | tuple[str, int]] | None = None,
@@ -411,19 +414,34 @@ class AdminClient:
         leaders_by_topic = await self._run(TopicMetadata(), names, deadline) if names else {}
         return log_dirs.topic_sizes(dirs, leaders_by_topic, replicas)
 
-    async def elect_leaders(self, election_type: storage.ElectionType | str = storage.ElectionType.PREFERRED,
-                            partitions: Iterable[TopicPartition | tuple[str, int]] | None = None, *,
+    @overload
+    async def elect_leaders(self, election_type: storage.ElectionType | str,
+                            partitions: Iterable[PartitionKey], *, timeout: float | None = None,
+                            ) -> dict[PartitionKey, storage.ElectionResult | KafkaError]: ...
+
+    @overload
+    async def elect_leaders(self, election_type: storage.ElectionType | str = ..., *,
+                            partitions: Iterable[PartitionKey], timeout: float | None = None,
+                            ) -> dict[PartitionKey, storage.ElectionResult | KafkaError]: ...
+
+    @overload
+    async def elect_leaders(self, election_type: storage.ElectionType | str = ..., partitions: None = None, *,
                             timeout: float | None = None,
-                            ) -> dict[TopicPartition, storage.ElectionResult | KafkaError]:
+                            ) -> dict[TopicPartition, storage.ElectionResult | KafkaError]: ...
+
+    async def elect_leaders(self, election_type: storage.ElectionType | str = storage.ElectionType.PREFERRED,
+                            partitions: Iterable[Any] | None = None, *,
+                            timeout: float | None = None,
+                            ) -> dict[Any, storage.ElectionResult | KafkaError]:
         """Elect leaders ("preferred": the first replica; "unclean": any live replica when no in-sync one is
         left, which may lose records), on the controller.
 
         Per partition: ElectionResult.ELECTED, ElectionResult.NOT_NEEDED (it already had that leader), or the
         error (PreferredLeaderNotAvailableError, EligibleLeadersNotAvailableError, ...).  ``partitions=None``
         elects for every partition of the cluster; Kafka then reports only the partitions that needed an
-        election, and a failure of the whole call raises."""
+        election, and a failure of the whole call raises.  Named partitions are keyed as given."""
         kind = storage.validate_election_type(election_type)
-        parts = storage.validate_partition_list(partitions, "elect_leaders")
+        parts = storage.check_partition_list(partitions, "elect_leaders")
         deadline = await self._begin(timeout)
         op = leaders.ElectLeaders(kind, _request_timeout_ms(deadline, leaders.DEFAULT_TIMEOUT_MS))
         if parts is None:
@@ -431,28 +449,37 @@ class AdminClient:
             if isinstance(every, KafkaError):
                 raise every
             return {tp: leaders.election_result(v) for tp, v in every.items()}
-        got = await self._run(op, leaders.partition_keys(parts), deadline)
-        return {tp: leaders.election_result(v) for tp, v in leaders.by_partition(got).items()}
+        got = leaders.by_partition(await self._run(op, leaders.partition_keys(list(parts)), deadline))
+        return by_caller_key({tp: leaders.election_result(v) for tp, v in got.items()}, parts)
 
     async def alter_partition_reassignments(
-        self, reassignments: Mapping[TopicPartition, Iterable[int] | None]
-        | Mapping[tuple[str, int], Iterable[int] | None], *,
-        timeout: float | None = None,
-    ) -> dict[TopicPartition, None | KafkaError]:
+        self, reassignments: Mapping[PartitionKey, Iterable[int] | None], *, timeout: float | None = None,
+    ) -> dict[PartitionKey, None | KafkaError]:
         """Move partitions to new replicas ({partition: [broker ids], the first the preferred leader}) or cancel
         their ongoing move (None), on the controller.  None per partition means the controller accepted it; the
-        data moves afterwards (see list_partition_reassignments)."""
-        checked = storage.validate_reassignments(reassignments)
+        data moves afterwards (see list_partition_reassignments).  Keyed as given."""
+        checked, keys = storage.check_reassignments(reassignments)
         deadline = await self._begin(timeout)
         op = leaders.AlterPartitionReassignments(checked, _request_timeout_ms(deadline, leaders.DEFAULT_TIMEOUT_MS))
-        return await self._run(op, checked, deadline)
+        return by_caller_key(await self._run(op, checked, deadline), keys)
+
+    @overload
+    async def list_partition_reassignments(
+        self, partitions: Iterable[PartitionKey], *, timeout: float | None = None,
+    ) -> dict[PartitionKey, storage.PartitionReassignment | None | KafkaError]: ...
+
+    @overload
+    async def list_partition_reassignments(
+        self, partitions: None = None, *, timeout: float | None = None,
+    ) -> dict[TopicPartition, storage.PartitionReassignment | None | KafkaError]: ...
 
     async def list_partition_reassignments(
-        self, partitions: Iterable[TopicPartition | tuple[str, int]] | None = None, *, timeout: float | None = None,
-    ) -> dict[TopicPartition, storage.PartitionReassignment | None | KafkaError]:
+        self, partitions: Iterable[Any] | None = None, *, timeout: float | None = None,
+    ) -> dict[Any, storage.PartitionReassignment | None | KafkaError]:
         """Ongoing reassignments: for ``partitions=None`` every one (a failure of the call raises); otherwise each
-        given partition's, None when it is not being moved (or does not exist: Kafka does not tell)."""
-        parts = storage.validate_partition_list(partitions, "list_partition_reassignments")
+        given partition's (keyed as given), None when it is not being moved (or does not exist: Kafka does not
+        tell)."""
+        parts = storage.check_partition_list(partitions, "list_partition_reassignments")
         deadline = await self._begin(timeout)
         op = leaders.ListPartitionReassignments(_request_timeout_ms(deadline, leaders.DEFAULT_TIMEOUT_MS))
         if parts is None:
@@ -460,7 +487,8 @@ class AdminClient:
             if isinstance(every, KafkaError):
                 raise every
             return dict(every)
-        return leaders.by_partition(await self._run(op, leaders.partition_keys(parts), deadline))
+        got = leaders.by_partition(await self._run(op, leaders.partition_keys(list(parts)), deadline))
+        return by_caller_key(got, parts)
 
     # --- topics ---------------------------------------------------------------------------------------------
 
@@ -530,36 +558,39 @@ class AdminClient:
 
     # --- configs --------------------------------------------------------------------------------------------
 
-    async def describe_configs(self, resources: Iterable[configs.ConfigResource], *, include_synonyms: bool = False,
+    async def describe_configs(self, resources: Iterable[ResourceKey], *, include_synonyms: bool = False,
                                include_documentation: bool = False, timeout: float | None = None,
-                               ) -> dict[configs.ConfigResource, dict[str, configs.ConfigEntry] | KafkaError]:
+                               ) -> dict[ResourceKey, dict[str, configs.ConfigEntry] | KafkaError]:
         """{resource: {config name: ConfigEntry}} for topics, brokers (by id; "" = cluster-wide defaults),
         broker loggers, groups and client-metrics subscriptions.  Broker resources are asked of that broker,
-        all others in one request to any node.  Sensitive values are never sent by brokers (value None)."""
-        checked = configs.validate_resources(resources)
+        all others in one request to any node.  Sensitive values are never sent by brokers (value None).
+        Keyed as given: ``("topic", "t")`` or a broker ``"01"`` is answered under that key."""
+        keys = configs.check_resources(resources)
+        checked = list(keys)
         _check_bool(include_synonyms, "include_synonyms")
         _check_bool(include_documentation, "include_documentation")
         if not checked:
             return {}
         deadline = await self._begin(timeout)
         op = admin_configs.DescribeConfigs(include_synonyms, include_documentation)
-        return await self._run(op, checked, deadline)
+        return by_caller_key(await self._run(op, checked, deadline), keys)
 
-    async def alter_configs(self, alterations: Mapping[configs.ConfigResource, Sequence[configs.ConfigOp]], *,
+    async def alter_configs(self, alterations: Mapping[ResourceKey, Sequence[configs.ConfigOp]], *,
                             validate_only: bool = False,
-                            timeout: float | None = None) -> dict[configs.ConfigResource, None | KafkaError]:
+                            timeout: float | None = None) -> dict[ResourceKey, None | KafkaError]:
         """Change configs: ``{ConfigResource.topic("t"): [SetConfig("retention.ms", "3600000"),
         DeleteConfig("cleanup.policy")]}``; per resource None or its error.
 
         IncrementalAlterConfigs (Kafka 2.3+); a broker without it gets a read-merge-write through AlterConfigs
         that keeps the resource's other dynamic configs, and refuses what AlterConfigs cannot do (APPEND,
-        SUBTRACT, log levels, rewriting a sensitive value it cannot read) with an UnsupportedVersionError."""
-        checked = configs.validate_alterations(alterations)
+        SUBTRACT, log levels, rewriting a sensitive value it cannot read) with an UnsupportedVersionError.
+        Keyed as given; a resource with no operations is refused (ValueError) before anything is sent."""
+        checked, keys = configs.check_alterations(alterations)
         _check_bool(validate_only, "validate_only")
         if not checked:
             return {}
         deadline = await self._begin(timeout)
-        return await admin_configs.alter_configs(self._ctx, checked, validate_only, deadline)
+        return by_caller_key(await admin_configs.alter_configs(self._ctx, checked, validate_only, deadline), keys)
 
     # --- client quotas (KIP-546 as shipped) ----------------------------------------------------------------
     async def describe_client_quotas(self, filter: quotas.ClientQuotaFilter, *, timeout: float | None = None,

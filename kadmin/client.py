@@ -14,9 +14,10 @@ import concurrent.futures
 import os
 import threading
 from collections.abc import Coroutine, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from kadmin import acls, aio, configs, quotas, scram, storage, tokens, topics
+from kadmin._keys import PartitionKey, ResourceKey
 from kadmin.admin import acls as admin_acls
 from kadmin.admin import quotas as admin_quotas
 from kadmin.admin import scram as admin_scram
@@ -178,16 +179,16 @@ class AdminClient:
                            ) -> dict[str, dict[TopicPartition, PartitionLag | KafkaError] | KafkaError]:
         return self._call(self._aio.consumer_group_lag(group_ids, timeout=timeout), timeout)
 
-    def list_offsets(self, specs: Mapping[TopicPartition | tuple[str, int], OffsetSpec | str], *,
+    def list_offsets(self, specs: Mapping[PartitionKey, OffsetSpec | str], *,
                      isolation_level: str = "read_uncommitted",
-                     timeout: float | None = None) -> dict[TopicPartition, ListedOffset | KafkaError]:
+                     timeout: float | None = None) -> dict[PartitionKey, ListedOffset | KafkaError]:
         return self._call(self._aio.list_offsets(specs, isolation_level=isolation_level, timeout=timeout),
                           timeout)
 
     # --- records and storage (see kadmin.aio.AdminClient) -------------------------------------------------
 
-    def delete_records(self, offsets: Mapping[TopicPartition, int] | Mapping[tuple[str, int], int], *,
-                       timeout: float | None = None) -> dict[TopicPartition, storage.DeletedRecords | KafkaError]:
+    def delete_records(self, offsets: Mapping[PartitionKey, int], *,
+                       timeout: float | None = None) -> dict[PartitionKey, storage.DeletedRecords | KafkaError]:
         return self._call(self._aio.delete_records(_copied(offsets), timeout=timeout), timeout)
 
     def describe_log_dirs(self, brokers: Iterable[int] | None = None, *,
@@ -201,21 +202,41 @@ class AdminClient:
                     timeout: float | None = None) -> storage.TopicSizes:
         return self._call(self._aio.topic_sizes(_listed(topics), replicas=replicas, timeout=timeout), timeout)
 
+    @overload
+    def elect_leaders(self, election_type: storage.ElectionType | str, partitions: Iterable[PartitionKey], *,
+                      timeout: float | None = None) -> dict[PartitionKey, storage.ElectionResult | KafkaError]: ...
+
+    @overload
+    def elect_leaders(self, election_type: storage.ElectionType | str = ..., *, partitions: Iterable[PartitionKey],
+                      timeout: float | None = None) -> dict[PartitionKey, storage.ElectionResult | KafkaError]: ...
+
+    @overload
+    def elect_leaders(self, election_type: storage.ElectionType | str = ..., partitions: None = None, *,
+                      timeout: float | None = None) -> dict[TopicPartition, storage.ElectionResult | KafkaError]: ...
+
     def elect_leaders(self, election_type: storage.ElectionType | str = storage.ElectionType.PREFERRED,
-                      partitions: Iterable[TopicPartition | tuple[str, int]] | None = None, *,
-                      timeout: float | None = None) -> dict[TopicPartition, storage.ElectionResult | KafkaError]:
+                      partitions: Iterable[Any] | None = None, *,
+                      timeout: float | None = None) -> dict[Any, storage.ElectionResult | KafkaError]:
         return self._call(self._aio.elect_leaders(election_type, _listed(partitions), timeout=timeout), timeout)
 
     def alter_partition_reassignments(
-        self, reassignments: Mapping[TopicPartition, Iterable[int] | None]
-        | Mapping[tuple[str, int], Iterable[int] | None], *,
-        timeout: float | None = None,
-    ) -> dict[TopicPartition, None | KafkaError]:
+        self, reassignments: Mapping[PartitionKey, Iterable[int] | None], *, timeout: float | None = None,
+    ) -> dict[PartitionKey, None | KafkaError]:
         return self._call(self._aio.alter_partition_reassignments(_copied(reassignments), timeout=timeout), timeout)
 
+    @overload
     def list_partition_reassignments(
-        self, partitions: Iterable[TopicPartition | tuple[str, int]] | None = None, *, timeout: float | None = None,
-    ) -> dict[TopicPartition, storage.PartitionReassignment | None | KafkaError]:
+        self, partitions: Iterable[PartitionKey], *, timeout: float | None = None,
+    ) -> dict[PartitionKey, storage.PartitionReassignment | None | KafkaError]: ...
+
+    @overload
+    def list_partition_reassignments(
+        self, partitions: None = None, *, timeout: float | None = None,
+    ) -> dict[TopicPartition, storage.PartitionReassignment | None | KafkaError]: ...
+
+    def list_partition_reassignments(
+        self, partitions: Iterable[Any] | None = None, *, timeout: float | None = None,
+    ) -> dict[Any, storage.PartitionReassignment | None | KafkaError]:
         return self._call(self._aio.list_partition_reassignments(_listed(partitions), timeout=timeout), timeout)
 
     # --- topics (see kadmin.aio.AdminClient) ------------------------------------------------------------------
@@ -245,17 +266,17 @@ class AdminClient:
 
     # --- configs (see kadmin.aio.AdminClient) -----------------------------------------------------------------
 
-    def describe_configs(self, resources: Iterable[configs.ConfigResource], *, include_synonyms: bool = False,
+    def describe_configs(self, resources: Iterable[ResourceKey], *, include_synonyms: bool = False,
                          include_documentation: bool = False, timeout: float | None = None,
-                         ) -> dict[configs.ConfigResource, dict[str, configs.ConfigEntry] | KafkaError]:
+                         ) -> dict[ResourceKey, dict[str, configs.ConfigEntry] | KafkaError]:
         return self._call(self._aio.describe_configs(_listed(resources), include_synonyms=include_synonyms,
                                                      include_documentation=include_documentation,
                                                      timeout=timeout), timeout)
 
-    def alter_configs(self, alterations: Mapping[configs.ConfigResource, Sequence[configs.ConfigOp]], *,
+    def alter_configs(self, alterations: Mapping[ResourceKey, Sequence[configs.ConfigOp]], *,
                       validate_only: bool = False,
-                      timeout: float | None = None) -> dict[configs.ConfigResource, None | KafkaError]:
-        return self._call(self._aio.alter_configs(alterations, validate_only=validate_only, timeout=timeout),
+                      timeout: float | None = None) -> dict[ResourceKey, None | KafkaError]:
+        return self._call(self._aio.alter_configs(_copied(alterations), validate_only=validate_only, timeout=timeout),
                           timeout)
 
     # --- client quotas (see kadmin.aio.AdminClient) ---------------------------------------------------------

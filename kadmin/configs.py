@@ -21,7 +21,9 @@ import enum
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
+
+from kadmin._keys import normalise_keys
 
 # --- resources --------------------------------------------------------------------------------------------
 
@@ -136,10 +138,16 @@ def validate_resource(resource: object) -> ConfigResource:
     return ConfigResource(t, name)
 
 
-def validate_resources(resources: Iterable[ConfigResource]) -> list[ConfigResource]:
+def check_resources(resources: Iterable[object], call: str = "describe_configs") -> dict[ConfigResource, Any]:
+    """{checked resource: the caller's key}: the same key twice is one question; two spellings of one resource
+    (``("topic", "t")`` and ``ConfigResource.topic("t")``, brokers ``"01"`` and ``"1"``) are refused."""
     if isinstance(resources, (ConfigResource, str, bytes)):
         raise TypeError("pass a list of ConfigResource, not a single one")
-    return list(dict.fromkeys(validate_resource(r) for r in resources))
+    return normalise_keys(resources, validate_resource, call, "config resource")
+
+
+def validate_resources(resources: Iterable[ConfigResource]) -> list[ConfigResource]:
+    return list(check_resources(resources))
 
 
 # --- entries ----------------------------------------------------------------------------------------------
@@ -356,27 +364,38 @@ def _check_op(resource: ConfigResource, op: object) -> ConfigOp:
     return op
 
 
-def validate_alterations(alterations: Mapping[ConfigResource, Sequence[ConfigOp]]
-                         ) -> dict[ConfigResource, tuple[ConfigOp, ...]]:
-    """Checked {resource: ops}: each config name at most once per resource (Kafka refuses duplicates)."""
+def check_alterations(alterations: Mapping[Any, Sequence[ConfigOp]],
+                      ) -> tuple[dict[ConfigResource, tuple[ConfigOp, ...]], dict[ConfigResource, Any]]:
+    """:func:`validate_alterations`, and {checked resource: the caller's key} to answer by."""
     if not isinstance(alterations, Mapping):
         raise TypeError("alter_configs takes {ConfigResource: [SetConfig/DeleteConfig/AppendConfig/SubtractConfig]}")
+    keys = normalise_keys(alterations, validate_resource, "alter_configs", "config resource")
     out: dict[ConfigResource, tuple[ConfigOp, ...]] = {}
-    for resource, ops in alterations.items():
-        r = validate_resource(resource)
-        if r in out:
-            raise ValueError(f"{r} is given twice")
+    for r, key in keys.items():
+        ops = alterations[key]
         if isinstance(ops, _OPS):
             ops = [ops]
         if isinstance(ops, (str, bytes)) or not isinstance(ops, Iterable):
             raise TypeError(f"{r}: expected a list of config operations, not {type(ops).__name__}")
         checked = tuple(_check_op(r, op) for op in ops)
+        if not checked:
+            # An empty IncrementalAlterConfigs entry changes nothing but is still a write the broker must
+            # authorize and answer; an empty list is almost always a caller's bug (a filter that matched nothing).
+            raise ValueError(f"{r}: no config operations given (pass at least one SetConfig/DeleteConfig/"
+                             "AppendConfig/SubtractConfig, or leave the resource out)")
         names = [op.name for op in checked]
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
             raise ValueError(f"{r}: config(s) {', '.join(map(repr, dup))} given more than once")
         out[r] = checked
-    return out
+    return out, keys
+
+
+def validate_alterations(alterations: Mapping[ConfigResource, Sequence[ConfigOp]]
+                         ) -> dict[ConfigResource, tuple[ConfigOp, ...]]:
+    """Checked {resource: ops}: at least one operation per resource, each config name at most once per resource
+    (Kafka refuses duplicates)."""
+    return check_alterations(alterations)[0]
 
 
 def parse_assignments(text: str) -> dict[str, str]:
@@ -433,6 +452,8 @@ __all__ = [
     "OpType",
     "SetConfig",
     "SubtractConfig",
+    "check_alterations",
+    "check_resources",
     "looks_sensitive",
     "parse_assignments",
     "resource_type",

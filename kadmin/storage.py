@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from kadmin._keys import normalise_keys
 from kadmin.errors import KafkaError
 from kadmin.topics import validate_topic_name
 from kadmin.types import TopicPartition
@@ -48,36 +49,42 @@ def validate_partition(key: object, what: str = "partition") -> TopicPartition:
     return tp
 
 
-def _checked_keys(mapping: object, call: str, shape: str) -> Iterable[tuple[TopicPartition, Any]]:
+def _checked_keys(mapping: object, call: str, shape: str) -> dict[TopicPartition, Any]:
+    """{TopicPartition: the caller's key} of a {partition: value} mapping, each partition once (two spellings of
+    one partition, ``("t", 0)`` and ``TopicPartition("t", 0)``, are refused: which value would win?)."""
     if not isinstance(mapping, Mapping):
         raise TypeError(f"{call} takes a mapping {shape}, not {type(mapping).__name__}")
-    seen: set[TopicPartition] = set()
-    for key, value in mapping.items():
-        tp = validate_partition(key)
-        if tp in seen:
-            raise ValueError(f"{call}: partition {tp} is given twice")
-        seen.add(tp)
-        yield tp, value
-    if not seen:
+    keys = normalise_keys(mapping, validate_partition, call, "partition")
+    if not keys:
         raise ValueError(f"{call}: no partitions given")
+    return keys
 
 
-def validate_delete_records(offsets: object) -> dict[TopicPartition, int]:
-    """{TopicPartition: offset}: records below ``offset`` are deleted; -1 (:data:`HIGH_WATERMARK`) deletes up to
-    the high watermark.  An offset beyond the high watermark is refused by the broker (OFFSET_OUT_OF_RANGE)."""
+def check_delete_records(offsets: object) -> tuple[dict[TopicPartition, int], dict[TopicPartition, Any]]:
+    """:func:`validate_delete_records`, and {TopicPartition: the caller's key} to answer by."""
+    keys = _checked_keys(offsets, "delete_records", "{TopicPartition: before_offset}")
+    assert isinstance(offsets, Mapping)
     out: dict[TopicPartition, int] = {}
-    for tp, offset in _checked_keys(offsets, "delete_records", "{TopicPartition: before_offset}"):
+    for tp, key in keys.items():
+        offset = offsets[key]
         if isinstance(offset, bool) or not isinstance(offset, int):
             raise TypeError(f"delete_records: the offset for {tp} must be an int, not {offset!r}")
         if not (offset == HIGH_WATERMARK or 0 <= offset <= _INT64_MAX):
             raise ValueError(f"delete_records: the offset for {tp} must be >= 0, or -1 for the high watermark; "
                              f"got {offset}")
         out[tp] = offset
-    return out
+    return out, keys
 
 
-def validate_partition_list(partitions: object, call: str) -> list[TopicPartition] | None:
-    """None (all partitions) or a non-empty collection of partitions, each once (duplicates dropped)."""
+def validate_delete_records(offsets: object) -> dict[TopicPartition, int]:
+    """{TopicPartition: offset}: records below ``offset`` are deleted; -1 (:data:`HIGH_WATERMARK`) deletes up to
+    the high watermark.  An offset beyond the high watermark is refused by the broker (OFFSET_OUT_OF_RANGE)."""
+    return check_delete_records(offsets)[0]
+
+
+def check_partition_list(partitions: object, call: str) -> dict[TopicPartition, Any] | None:
+    """None (all partitions) or {TopicPartition: the caller's key} for a non-empty collection of partitions (the
+    same key twice is one question; two spellings of one partition are refused)."""
     if partitions is None:
         return None
     if isinstance(partitions, (str, bytes, TopicPartition, Mapping)):
@@ -85,10 +92,16 @@ def validate_partition_list(partitions: object, call: str) -> list[TopicPartitio
                         f"or None for all, not {type(partitions).__name__}")
     if not isinstance(partitions, Iterable):
         raise TypeError(f"{call}: partitions must be a list of TopicPartition, not {type(partitions).__name__}")
-    out = list(dict.fromkeys(validate_partition(p) for p in partitions))
-    if not out:
+    keys = normalise_keys(partitions, validate_partition, call, "partition")
+    if not keys:
         raise ValueError(f"{call}: partitions is empty (pass None for all partitions)")
-    return out
+    return keys
+
+
+def validate_partition_list(partitions: object, call: str) -> list[TopicPartition] | None:
+    """None (all partitions) or a non-empty collection of partitions, each once (duplicates dropped)."""
+    keys = check_partition_list(partitions, call)
+    return None if keys is None else list(keys)
 
 
 def validate_topic_list(topics: object, call: str) -> list[str] | None:
@@ -123,27 +136,34 @@ def validate_brokers(brokers: object) -> list[int] | None:
     return out
 
 
-def validate_reassignments(reassignments: object) -> dict[TopicPartition, tuple[int, ...] | None]:
-    """{TopicPartition: [broker ids] or None}: the target replicas (the first is the preferred leader), or None
-    to cancel the partition's ongoing reassignment."""
+def check_reassignments(reassignments: object,
+                        ) -> tuple[dict[TopicPartition, tuple[int, ...] | None], dict[TopicPartition, Any]]:
+    """:func:`validate_reassignments`, and {TopicPartition: the caller's key} to answer by."""
+    call = "alter_partition_reassignments"
+    keys = _checked_keys(reassignments, call, "{TopicPartition: [broker ids] or None}")
+    assert isinstance(reassignments, Mapping)
     out: dict[TopicPartition, tuple[int, ...] | None] = {}
-    for tp, target in _checked_keys(reassignments, "alter_partition_reassignments",
-                                    "{TopicPartition: [broker ids] or None}"):
+    for tp, key in keys.items():
+        target = reassignments[key]
         if target is None:
             out[tp] = None
             continue
         if isinstance(target, (str, bytes, Mapping)) or not isinstance(target, Iterable):
-            raise TypeError(f"alter_partition_reassignments: the target of {tp} must be a list of broker ids "
-                            f"(or None to cancel), not {target!r}")
+            raise TypeError(f"{call}: the target of {tp} must be a list of broker ids (or None to cancel), not "
+                            f"{target!r}")
         replicas = tuple(validate_broker_id(b, f"a replica of {tp}") for b in target)
         if not replicas:
-            raise ValueError(f"alter_partition_reassignments: the target of {tp} is empty (None cancels a "
-                             "reassignment)")
+            raise ValueError(f"{call}: the target of {tp} is empty (None cancels a reassignment)")
         if len(set(replicas)) != len(replicas):
-            raise ValueError(f"alter_partition_reassignments: the target of {tp} lists a broker twice: "
-                             f"{list(replicas)}")
+            raise ValueError(f"{call}: the target of {tp} lists a broker twice: {list(replicas)}")
         out[tp] = replicas
-    return out
+    return out, keys
+
+
+def validate_reassignments(reassignments: object) -> dict[TopicPartition, tuple[int, ...] | None]:
+    """{TopicPartition: [broker ids] or None}: the target replicas (the first is the preferred leader), or None
+    to cancel the partition's ongoing reassignment."""
+    return check_reassignments(reassignments)[0]
 
 
 class ElectionType(enum.IntEnum):
@@ -260,6 +280,9 @@ __all__ = [
     "PartitionReassignment",
     "ReplicaLogInfo",
     "TopicSizes",
+    "check_delete_records",
+    "check_partition_list",
+    "check_reassignments",
     "validate_broker_id",
     "validate_brokers",
     "validate_delete_records",

@@ -26,10 +26,13 @@ from kadmin import aio
 from kadmin.cli.main import main as cli_main
 from kadmin.client import AdminClient
 from kadmin.config import ClientConfig
-from kadmin.configs import AppendConfig, ConfigResource, SetConfig
+from kadmin.configs import AppendConfig, ConfigResource, DeleteConfig, SetConfig
 from kadmin.quotas import ClientQuotaAlteration, ClientQuotaEntity, ClientQuotaFilter, Remove, Set
 from kadmin.testing import FakeCluster
 from kadmin.topics import NewPartitions, NewTopic
+from kadmin.types import TopicPartition
+
+TP = TopicPartition
 
 E = ClientQuotaEntity
 ALICE = E({"user": "alice"})
@@ -145,7 +148,14 @@ BAD = [
     case("list_offsets", [("t", 0)], exc=TypeError, match="takes a mapping"),
     case("list_offsets", {}, exc=ValueError, match="no partitions given"),
     case("list_offsets", {("t", -1): "latest"}, exc=ValueError, match="invalid partition"),
-    case("list_offsets", {("", 0): "latest"}, exc=ValueError, match="invalid topic"),
+    case("list_offsets", {("", 0): "latest"}, exc=ValueError, match="illegal topic name .*can't be empty"),
+    # names no Kafka topic can have are refused like delete_records refuses them, not sent as a Metadata request
+    case("list_offsets", {("bad name!", 0): "latest"}, exc=ValueError, match="illegal topic name .*contains ' !'"),
+    case("list_offsets", {("..", 0): "latest"}, exc=ValueError, match="illegal topic name .*'.' or '..'"),
+    case("list_offsets", {("x" * 300, 0): "latest"}, exc=ValueError, match="longer than 249"),
+    # two spellings of one partition: which spec would win?
+    case("list_offsets", {("t", 0): "latest", TP("t", 0): "earliest"}, exc=ValueError,
+         match=r"\('t', 0\) and TopicPartition\(topic='t', partition=0\) are the same partition"),
     case("list_offsets", {("t", 0): "newest"}, exc=TypeError, match="expected an OffsetSpec"),
     case("list_offsets", {("t", 0): "latest"}, isolation_level="committed", exc=ValueError,
          match="isolation_level must be one of"),
@@ -166,6 +176,7 @@ BAD = [
     case("delete_records", {("t", 0): 1.0}, exc=TypeError, match="must be an int"),
     case("delete_records", {("bad topic", 0): 1}, exc=ValueError, match="illegal topic name"),
     case("delete_records", {("t", 0): 1}, timeout=0, exc=ValueError, match="timeout must be a positive number"),
+    case("delete_records", {("t", 0): 1, TP("t", 0): 2}, exc=ValueError, match="are the same partition"),
     case("describe_log_dirs", 1, exc=TypeError, match="brokers must be a list"),
     case("describe_log_dirs", [-1], exc=ValueError, match="broker id from 0"),
     case("describe_log_dirs", None, partitions=[], exc=ValueError, match="partitions is empty"),
@@ -173,9 +184,14 @@ BAD = [
     case("topic_sizes", None, replicas="some", exc=ValueError, match="replicas must be 'leader' or 'all'"),
     case("elect_leaders", "sometimes", exc=ValueError, match="election type must be"),
     case("elect_leaders", "preferred", [("t", 2**31)], exc=ValueError, match="invalid partition number"),
+    case("elect_leaders", "preferred", [("t", 0), TP("t", 0)], exc=ValueError, match="are the same partition"),
+    case("elect_leaders", "preferred", [("bad name!", 0)], exc=ValueError, match="illegal topic name"),
     case("alter_partition_reassignments", {("t", 0): [1, 1]}, exc=ValueError, match="lists a broker twice"),
     case("alter_partition_reassignments", {("t", 0): []}, exc=ValueError, match="is empty"),
     case("alter_partition_reassignments", {("t", 0): "1"}, exc=TypeError, match="must be a list of broker ids"),
+    case("alter_partition_reassignments", {("t", 0): [1], TP("t", 0): None}, exc=ValueError,
+         match="are the same partition"),
+    case("list_partition_reassignments", [TP("t", 0), ("t", 0)], exc=ValueError, match="are the same partition"),
     case("list_partition_reassignments", [], exc=ValueError, match="partitions is empty"),
     case("list_partition_reassignments", ("t", 0), exc=TypeError, match="must be a TopicPartition"),
     # --- topics and configs
@@ -200,6 +216,11 @@ BAD = [
     case("create_partitions", {"t": NewPartitions(3, [[1, 1]])}, exc=ValueError, match="lists a broker twice"),
     case("describe_configs", ConfigResource.topic("t"), exc=TypeError, match="not a single one"),
     case("describe_configs", [ConfigResource.broker("x")], exc=ValueError, match="named by a broker id"),
+    case("describe_configs", [("topic", "t"), ConfigResource.topic("t")], exc=ValueError,
+         match=r"\('topic', 't'\) and .* are the same config resource \(topics:t\)"),
+    case("describe_configs", [ConfigResource.broker("01"), ConfigResource.broker(1)], exc=ValueError,
+         match=r"are the same config resource \(brokers:1\)"),
+    case("describe_configs", [("topic", "bad name!")], exc=ValueError, match="illegal topic name"),
     case("describe_configs", [ConfigResource.topic("t")], include_synonyms=1, exc=TypeError,
          match="include_synonyms must be a bool"),
     case("alter_configs", {ConfigResource.topic("t"): [SetConfig("retention.ms", 5)]}, exc=TypeError,
@@ -208,6 +229,11 @@ BAD = [
          match="works only on list configs"),
     case("alter_configs", {ConfigResource.topic("t"): [SetConfig("a", "1"), SetConfig("a", "2")]},
          exc=ValueError, match="more than once"),
+    # an empty list would send an IncrementalAlterConfigs entry that changes nothing: a caller's bug, named
+    case("alter_configs", {ConfigResource.topic("ok"): [SetConfig("a", "1")], ConfigResource.topic("t"): []},
+         exc=ValueError, match="topics:t: no config operations given"),
+    case("alter_configs", {("topic", "t"): [SetConfig("a", "1")], ConfigResource.topic("t"): [DeleteConfig("b")]},
+         exc=ValueError, match="are the same config resource"),
     # --- quotas
     case("describe_client_quotas", None, exc=TypeError, match="filter must be a ClientQuotaFilter"),
     case("describe_client_quotas", {"user": "alice"}, exc=TypeError, match="filter must be a ClientQuotaFilter"),

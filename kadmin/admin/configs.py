@@ -221,7 +221,8 @@ class ValidateAlterConfigs(AlterConfigs):
 
 
 async def _lacks_incremental(ctx: Context, resource: ConfigResource, deadline: Deadline) -> str | None:
-    """Which node(s) cannot take IncrementalAlterConfigs at all (the API is not in their table), or None."""
+    """Which node(s) cannot take IncrementalAlterConfigs at all (the API is not in their table), as a clause
+    ("broker 1 does not speak it", "no broker of this cluster speaks it"), or None."""
     nodes = [resource.broker_id] if resource.broker_id is not None else sorted(ctx.net.nodes)
     for node in nodes:
         try:
@@ -230,7 +231,7 @@ async def _lacks_incremental(ctx: Context, resource: ConfigResource, deadline: D
             return None
         if ApiKey.INCREMENTAL_ALTER_CONFIGS in table:
             return None
-    return f"broker {nodes[0]}" if len(nodes) == 1 else "no broker of this cluster"
+    return f"broker {nodes[0]} does not speak it" if len(nodes) == 1 else "no broker of this cluster speaks it"
 
 
 async def alter_configs(ctx: Context, changes: Mapping[ConfigResource, Sequence[ConfigOp]], validate_only: bool,
@@ -272,15 +273,16 @@ def own_source(resource: ConfigResource) -> ConfigSource | None:
 
 
 def fallback_refusal(resource: ConfigResource, ops: Sequence[ConfigOp], node_text: str) -> KafkaError | None:
-    """Why the AlterConfigs fallback cannot carry these operations, or None."""
+    """Why the AlterConfigs fallback cannot carry these operations, or None.  ``node_text`` says who lacks
+    IncrementalAlterConfigs, as a clause: "broker 1 does not speak it", "no broker of this cluster speaks it"."""
     if resource.type is ConfigResourceType.BROKER_LOGGER:
-        return UnsupportedVersionError(f"{resource}: log levels need IncrementalAlterConfigs (Kafka 2.3+), which "
-                                       f"{node_text} does not speak")
+        return UnsupportedVersionError(f"{resource}: log levels need IncrementalAlterConfigs (Kafka 2.3+), and "
+                                       f"{node_text}")
     odd = next((op for op in ops if isinstance(op, (AppendConfig, SubtractConfig))), None)
     if odd is not None:
         return UnsupportedVersionError(
-            f"{resource}: {odd.op.name} {odd.name!r} needs IncrementalAlterConfigs (Kafka 2.3+), which {node_text} "
-            "does not speak; AlterConfigs can only replace whole values (use SetConfig with the full list)")
+            f"{resource}: {odd.op.name} {odd.name!r} needs IncrementalAlterConfigs (Kafka 2.3+), and {node_text}; "
+            "AlterConfigs can only replace whole values (use SetConfig with the full list)")
     return None
 
 

@@ -12,12 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kadmin._keys import normalise_keys
 from kadmin.admin._driver import Done, Failed, Operation, Outcome, Retry
-from kadmin.admin.groups import check_kafka_string
 from kadmin.admin.lookups import PartitionLeader
 from kadmin.errors import ErrorCode, UnsupportedVersionError, error_for_code
 from kadmin.protocol import Message, message_type
 from kadmin.protocol.apis import ApiKey
+from kadmin.storage import validate_partition
 from kadmin.types import TopicPartition
 
 #: ListOffsets' special timestamps, and the first version that carries each (KIP-734, KIP-1005).
@@ -29,6 +30,16 @@ _NAMES = {LATEST: "latest", EARLIEST: "earliest", MAX_TIMESTAMP: "max_timestamp"
 ISOLATION_LEVELS = {"read_uncommitted": 0, "read_committed": 1}
 
 
+def _check_timestamp(timestamp: object, where: str) -> None:
+    """A spec's timestamp: ms since the epoch, or one of the special values -1..-5.  A bool is refused (True
+    would be sent as timestamp 1, a time in 1970, not what anyone meant)."""
+    if isinstance(timestamp, bool) or not isinstance(timestamp, int):
+        raise TypeError(f"{where}an OffsetSpec timestamp is an int (ms since the epoch, or OffsetSpec.latest() "
+                        f"and the other special values), not {type(timestamp).__name__} ({timestamp!r})")
+    if not LATEST_TIERED <= timestamp < 2**63:
+        raise ValueError(f"{where}{timestamp} is not a timestamp or a known special offset")
+
+
 @dataclass(frozen=True)
 class OffsetSpec:
     """Which offset to list for a partition: ``OffsetSpec.latest()``, ``.earliest()``, ``.for_timestamp(ms)``
@@ -36,6 +47,9 @@ class OffsetSpec:
     timestamp, Kafka 3.0+), ``.earliest_local()`` / ``.latest_tiered()`` (tiered storage, Kafka 3.8+)."""
 
     timestamp: int
+
+    def __post_init__(self) -> None:
+        _check_timestamp(self.timestamp, "")
 
     @classmethod
     def latest(cls) -> OffsetSpec:
@@ -80,31 +94,32 @@ class ListedOffset:
     leader_epoch: int | None = None
 
 
-def validate_offset_specs(specs: Any) -> dict[TopicPartition, OffsetSpec]:
-    """{TopicPartition: OffsetSpec} (or (topic, partition) keys, or "earliest"/"latest" values), checked."""
+def check_offset_specs(specs: Any) -> tuple[dict[TopicPartition, OffsetSpec], dict[TopicPartition, Any]]:
+    """{TopicPartition: OffsetSpec} checked, and {TopicPartition: the caller's key} to answer by.
+
+    Keys are TopicPartition or (topic, partition) pairs with a legal topic name (an illegal one names no
+    partition Kafka could have: refused here, never sent); values OffsetSpec or "earliest"/"latest".  Two keys
+    for one partition (``("t", 0)`` and ``TopicPartition("t", 0)``) are refused: which spec would win?"""
     if not isinstance(specs, Mapping):
         raise TypeError(f"list_offsets takes a mapping {{TopicPartition: OffsetSpec}}, not {type(specs).__name__}")
+    keys = normalise_keys(specs, validate_partition, "list_offsets", "partition")
+    if not keys:
+        raise ValueError("no partitions given")
     out: dict[TopicPartition, OffsetSpec] = {}
-    for key, spec in specs.items():
-        tp = key if isinstance(key, TopicPartition) else TopicPartition(*key) if isinstance(key, tuple) \
-            and len(key) == 2 else None
-        if tp is None:
-            raise TypeError(f"keys must be TopicPartition or (topic, partition) pairs; got {key!r}")
-        if not isinstance(tp.topic, str) or not tp.topic:
-            raise ValueError(f"invalid topic in {tp!r}")
-        check_kafka_string(tp.topic, "partitions")
-        if isinstance(tp.partition, bool) or not isinstance(tp.partition, int) or not 0 <= tp.partition < 2**31:
-            raise ValueError(f"invalid partition in {tp!r}")
+    for tp, key in keys.items():
+        spec = specs[key]
         if isinstance(spec, str):
             spec = {"latest": OffsetSpec.latest(), "earliest": OffsetSpec.earliest()}.get(spec, spec)
         if not isinstance(spec, OffsetSpec):
             raise TypeError(f"{tp}: expected an OffsetSpec (e.g. OffsetSpec.latest()), not {spec!r}")
-        if spec.timestamp < LATEST_TIERED:
-            raise ValueError(f"{tp}: {spec.timestamp} is not a timestamp or a known special offset")
+        _check_timestamp(spec.timestamp, f"{tp}: ")
         out[tp] = spec
-    if not out:
-        raise ValueError("no partitions given")
-    return out
+    return out, keys
+
+
+def validate_offset_specs(specs: Any) -> dict[TopicPartition, OffsetSpec]:
+    """{TopicPartition: OffsetSpec} (or (topic, partition) keys, or "earliest"/"latest" values), checked."""
+    return check_offset_specs(specs)[0]
 
 
 def isolation_level_code(level: str) -> int:
@@ -176,5 +191,5 @@ class ListOffsets(Operation[TopicPartition]):
         return Retry(err) if err.retriable else Failed(err)
 
 
-__all__ = ["ISOLATION_LEVELS", "ListOffsets", "ListedOffset", "OffsetSpec", "isolation_level_code",
-           "validate_offset_specs"]
+__all__ = ["ISOLATION_LEVELS", "ListOffsets", "ListedOffset", "OffsetSpec", "check_offset_specs",
+           "isolation_level_code", "validate_offset_specs"]
