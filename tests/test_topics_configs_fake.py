@@ -37,6 +37,7 @@ from kadmin.errors import (
 from kadmin.protocol.apis import ApiKey
 from kadmin.testing import FakeCluster
 from kadmin.topics import CreatedTopic, NewPartitions, NewTopic, TopicDescription
+from kadmin.versions import RELEASE_NAMES
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -52,7 +53,7 @@ def sent(cluster: FakeCluster, api: ApiKey) -> list[tuple[int, int]]:
     return [(e.node_id, e.version) for e in cluster.request_log if e.api_key == api]
 
 
-@pytest.fixture(scope="module", params=["2.2", "2.8", "3.9", "4.0"])
+@pytest.fixture(scope="module", params=RELEASE_NAMES)
 def release(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 

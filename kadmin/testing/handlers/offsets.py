@@ -5,7 +5,9 @@ must reach the partition leader, which answers as Kafka's UnifiedLog.fetchOffset
 EARLIEST_LOCAL (no tiered storage here) the log start, LATEST the log end, both without a timestamp;
 LATEST_TIERED offset -1 (nothing is tiered); MAX_TIMESTAMP and a timestamp look the stored records' timestamps
 up (kadmin.testing.time_index), and find nothing (offset -1, timestamp -1) in a log without a match.  v0
-answers Kafka's legacy offsets-before list (OldStyleOffsets, at most MaxNumOffsets of them).
+answers Kafka's legacy offsets-before list (OldStyleOffsets, at most MaxNumOffsets of them).  READ_COMMITTED
+(v2+) ends at the last stable offset, which is the high watermark here: the fake has no open transactions
+(:func:`last_fetchable`).
 """
 
 from __future__ import annotations
@@ -119,17 +121,30 @@ def keys_fetch(req: Any, version: int) -> tuple[str, ...]:
 EARLIEST, LATEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -2, -1, -3, -4, -5
 
 
-def _lookup(ps: PartitionState, ts: int) -> tuple[int, int, int]:
-    """(offset, timestamp, leader epoch) for a v1+ request's timestamp; offset -1 when nothing matches."""
+def last_fetchable(ps: PartitionState, isolation_level: int) -> int:
+    """The end a reader at this isolation level may see, as Kafka's Partition.fetchOffsetForTimestamp picks it:
+    the high watermark for READ_UNCOMMITTED, the last stable offset for READ_COMMITTED.  The LSO is the first
+    offset of the earliest still-open transaction, or the high watermark when none is open.  The fake has no
+    transaction coordinator (AddPartitionsToTxn and EndTxn are withheld in kadmin.versions, and a transactional
+    Produce is refused with INVALID_TXN_STATE), so no transaction is ever open: here LSO == high watermark,
+    and both levels end at the log end (the fake's high watermark).  A fake that models transactions must
+    answer ``min(first offset of the open transactions, high watermark)`` for READ_COMMITTED here."""
+    return ps.log_end
+
+
+def _lookup(ps: PartitionState, ts: int, isolation_level: int = 0) -> tuple[int, int, int]:
+    """(offset, timestamp, leader epoch) for a v1+ request's timestamp; offset -1 when nothing matches.  LATEST
+    is the last offset the isolation level may see, and a timestamp match at or beyond it is no match."""
+    end = last_fetchable(ps, isolation_level)
     if ts in (EARLIEST, EARLIEST_LOCAL):
         return ps.log_start, -1, ps.leader_epoch
     if ts == LATEST:
-        return ps.log_end, -1, ps.leader_epoch
+        return end, -1, ps.leader_epoch
     if ts == LATEST_TIERED:
         return -1, -1, -1
     found = offset_of_max_timestamp(ps.log, ps.log_start, ps.log_end) if ts == MAX_TIMESTAMP \
         else offset_for_timestamp(ps.log, ts, ps.log_start, ps.log_end)
-    return found if found is not None else (-1, -1, -1)
+    return found if found is not None and found[0] < end else (-1, -1, -1)
 
 
 def handle_list_offsets(ctx: RequestContext, req: Any, version: int) -> Response:
@@ -161,7 +176,7 @@ def handle_list_offsets(ctx: RequestContext, req: Any, version: int) -> Response
                         ps.log, p.timestamp, p.max_num_offsets, ps.log_start, ps.log_end,
                         int(time.time() * 1000))))
                 continue
-            offset, stamp, epoch = _lookup(ps, p.timestamp)
+            offset, stamp, epoch = _lookup(ps, p.timestamp, req.isolation_level if version >= 2 else 0)
             parts.append(R.ListOffsetsPartitionResponse(
                 partition_index=p.partition_index, error_code=NONE, timestamp=stamp, offset=offset,
                 leader_epoch=epoch if version >= 4 else -1))
