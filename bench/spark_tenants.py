@@ -190,6 +190,8 @@ def run_direct(rows: dict[str, list[tuple[Any, ...]]]) -> dict[str, Any]:
     objs = _objects(rows)
     password = os.environ[PASSWORD_ENV]
     with _cluster() as cluster, AdminClient(cluster.bootstrap) as admin:
+        reset = _reset_peak(os.getpid())
+        before = _rss_mb(os.getpid(), "VmRSS")
         t0 = time.perf_counter()
         for i in range(0, len(objs["users"]), BATCH):
             admin.alter_user_scram_credentials([ScramUpsertion(u, m, password, it)
@@ -198,7 +200,10 @@ def run_direct(rows: dict[str, list[tuple[Any, ...]]]) -> dict[str, Any]:
             admin.create_topics(objs["topics"][i:i + BATCH])
         admin.create_acls(objs["acls"], batch_size=BATCH)
         admin.alter_client_quotas(objs["quotas"], batch_size=BATCH)
-        return {"apply_s": time.perf_counter() - t0, "requests": _counts(cluster)}
+        apply_s = time.perf_counter() - t0
+        peak = _rss_mb(os.getpid()) if reset else None
+        return {"apply_s": apply_s, "requests": _counts(cluster), "rss_mb": {"python_before": before,
+                                                                             "python_peak": peak}}
 
 
 def run_loop(rows: dict[str, list[tuple[Any, ...]]]) -> dict[str, Any]:
@@ -221,10 +226,12 @@ def run_loop(rows: dict[str, list[tuple[Any, ...]]]) -> dict[str, Any]:
 
 
 def _mem_text(m: dict[str, float | None]) -> str:
-    if m["python_peak"] is None or m["jvm_peak"] is None:
+    if m.get("python_peak") is None or m.get("python_before") is None:
         return "n/a (needs Linux /proc)"
-    return (f"Python {m['python_before']:.0f} -> peak {m['python_peak']:.0f} MB, "
-            f"JVM {m['jvm_before']:.0f} -> peak {m['jvm_peak']:.0f} MB")
+    text = f"Python {m['python_before']:.0f} -> peak {m['python_peak']:.0f} MB"
+    if m.get("jvm_peak") is not None and m.get("jvm_before") is not None:
+        text += f", JVM {m['jvm_before']:.0f} -> peak {m['jvm_peak']:.0f} MB"
+    return text
 
 
 def entities(rows: dict[str, list[tuple[Any, ...]]]) -> int:
@@ -267,7 +274,9 @@ def run(quick: bool = False, tenants: int | None = None, loop_tenants: int | Non
         "comparable figure.",
         f"Peak driver RSS {peak_mb:.0f} MB (Python process, the bench's input lists included); Spark JVM peak "
         f"RSS {'n/a' if jvm_peak_mb is None else f'{jvm_peak_mb:.0f} MB'} (local mode: driver and executors, "
-        f"2g heap).  During plan+apply alone: {_mem_text(spark_res['rss_mb'])}.",
+        f"2g heap).  During plan+apply alone: {_mem_text(spark_res['rss_mb'])}; during the direct calls: "
+        f"{_mem_text(direct['rss_mb'])} (the fake cluster runs in this process: its state and request log "
+        "grow on both paths).",
         f"The ratio at this size is {ratio:.2f}x.  The Spark path pays jobs the direct path does not: the plan "
         "(joins, one per kind), the sort of the changes and the results; the plan and the sort of every phase "
         "after the first run while the driver salts the SCRAM users' passwords (the first phase), so what stays "
