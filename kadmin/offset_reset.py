@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kadmin.errors import KafkaError
+from kadmin.topics import validate_topic_name
 from kadmin.types import OffsetAndMetadata, TopicPartition
 
 _KINDS = ("earliest", "latest", "timestamp", "duration", "shift", "offset")
@@ -182,6 +183,8 @@ def _partition(p: Any, what: str) -> TopicPartition:
         raise TypeError(f"{what} must contain TopicPartition or (topic, partition) pairs; got {p!r}")
     if not isinstance(tp.topic, str) or not tp.topic:
         raise ValueError(f"invalid topic in {tp!r}")
+    # These partitions are written (committed, reset, deleted): a name no topic can have is refused here.
+    validate_topic_name(tp.topic, f"topic name in {what}")
     if isinstance(tp.partition, bool) or not isinstance(tp.partition, int) or not 0 <= tp.partition < 2**31:
         raise ValueError(f"invalid partition in {tp!r}")
     return tp
@@ -229,7 +232,7 @@ def validate_reset_scope(scope: Any) -> tuple[list[str], list[TopicPartition]]:
         if isinstance(item, str):
             if not item:
                 raise ValueError("an empty topic name")
-            topics.append(item)
+            topics.append(validate_topic_name(item, "topic name in partitions"))
         else:
             parts.append(_partition(item, "partitions"))
     if not topics and not parts:

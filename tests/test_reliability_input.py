@@ -140,6 +140,10 @@ BAD = [
          match="dry_run must be a bool"),
     case("delete_consumer_group_offsets", "g", [], exc=ValueError, match="partitions is empty"),
     case("delete_consumer_group_offsets", "g", [("t", -1)], exc=ValueError, match="invalid partition"),
+    # written partitions: a name no topic can have is refused, as delete_records refuses it
+    case("delete_consumer_group_offsets", "g", [("bad name!", 0)], exc=ValueError, match="illegal topic name"),
+    case("alter_consumer_group_offsets", "g", {("..", 0): 5}, exc=ValueError, match="illegal topic name"),
+    case("reset_consumer_group_offsets", "g", ["x" * 250], "latest", exc=ValueError, match="longer than 249"),
     case("remove_members_from_consumer_group", "g", "m1", exc=TypeError, match="members must be a list"),
     case("remove_members_from_consumer_group", "g", [""], exc=ValueError, match="names no member"),
     case("remove_members_from_consumer_group", "g", None, reason=5, exc=TypeError,
