@@ -49,9 +49,9 @@ from kadmin.offset_reset import (
     MemberToRemove,
     OffsetResetPlan,
     ResetTo,
+    check_offsets,
+    check_partition_keys,
     validate_members,
-    validate_offsets,
-    validate_partition_list,
     validate_reset_scope,
 )
 from kadmin.topics import TopicDescription, TopicListing
@@ -198,15 +198,17 @@ class AdminClient:
         return await self._run(consumer_groups.ShareGroupDescribe(include_authorized_operations), ids, deadline)
 
     async def alter_consumer_group_offsets(
-        self, group_id: str, offsets: Mapping[TopicPartition | tuple[str, int], OffsetAndMetadata | int], *,
+        self, group_id: str, offsets: Mapping[PartitionKey, OffsetAndMetadata | int], *,
         timeout: float | None = None,
-    ) -> dict[TopicPartition, None | KafkaError]:
-        """Write committed offsets from outside the group (OffsetCommit, generation -1): per partition None or
-        the error.  The coordinator refuses it while the group has members (UnknownMemberIdError)."""
+    ) -> dict[PartitionKey, None | KafkaError]:
+        """Write committed offsets from outside the group (OffsetCommit, generation -1): per partition (keyed as
+        given) None or the error.  The coordinator refuses it while the group has members
+        (UnknownMemberIdError)."""
         gid = validate_group_ids([group_id], what="group_id")[0]
-        checked = validate_offsets(offsets)
+        checked, keys = check_offsets(offsets)
         deadline = await self._begin(timeout)
-        return await self._run(group_offsets.AlterGroupOffsets(gid, checked), list(checked), deadline)
+        got = await self._run(group_offsets.AlterGroupOffsets(gid, checked), list(checked), deadline)
+        return by_caller_key(got, keys)
 
     async def reset_consumer_group_offsets(
         self, group_id: str, partitions: Iterable[str | TopicPartition | tuple[str, int]] | str,
@@ -231,15 +233,16 @@ class AdminClient:
         return await group_offsets.reset(self._run, describe, gid, topic_names, parts, target, dry_run, deadline)
 
     async def delete_consumer_group_offsets(
-        self, group_id: str, partitions: Iterable[TopicPartition | tuple[str, int]], *,
+        self, group_id: str, partitions: Iterable[PartitionKey], *,
         timeout: float | None = None,
-    ) -> dict[TopicPartition, None | KafkaError]:
-        """OffsetDelete (Kafka 2.4+): per partition None or the error (GroupSubscribedToTopicError while live
-        members read the topic; GroupIdNotFoundError for every partition of an unknown group)."""
+    ) -> dict[PartitionKey, None | KafkaError]:
+        """OffsetDelete (Kafka 2.4+): per partition (keyed as given) None or the error
+        (GroupSubscribedToTopicError while live members read the topic; GroupIdNotFoundError for every
+        partition of an unknown group)."""
         gid = validate_group_ids([group_id], what="group_id")[0]
-        parts = validate_partition_list(partitions)
+        keys = check_partition_keys(partitions)
         deadline = await self._begin(timeout)
-        return await self._run(group_offsets.DeleteGroupOffsets(gid), parts, deadline)
+        return by_caller_key(await self._run(group_offsets.DeleteGroupOffsets(gid), list(keys), deadline), keys)
 
     async def remove_members_from_consumer_group(
         self, group_id: str, members: Iterable[str | MemberToRemove] | None = None, *, reason: str | None = None,

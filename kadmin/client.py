@@ -140,9 +140,9 @@ class AdminClient:
             group_ids, include_authorized_operations=include_authorized_operations, timeout=timeout), timeout)
 
     def alter_consumer_group_offsets(
-        self, group_id: str, offsets: Mapping[TopicPartition | tuple[str, int], OffsetAndMetadata | int], *,
+        self, group_id: str, offsets: Mapping[PartitionKey, OffsetAndMetadata | int], *,
         timeout: float | None = None,
-    ) -> dict[TopicPartition, None | KafkaError]:
+    ) -> dict[PartitionKey, None | KafkaError]:
         return self._call(self._aio.alter_consumer_group_offsets(group_id, offsets, timeout=timeout), timeout)
 
     def reset_consumer_group_offsets(
@@ -153,9 +153,9 @@ class AdminClient:
             group_id, partitions, to, dry_run=dry_run, timeout=timeout), timeout)
 
     def delete_consumer_group_offsets(
-        self, group_id: str, partitions: Iterable[TopicPartition | tuple[str, int]], *,
+        self, group_id: str, partitions: Iterable[PartitionKey], *,
         timeout: float | None = None,
-    ) -> dict[TopicPartition, None | KafkaError]:
+    ) -> dict[PartitionKey, None | KafkaError]:
         return self._call(self._aio.delete_consumer_group_offsets(group_id, partitions, timeout=timeout), timeout)
 
     def remove_members_from_consumer_group(

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kadmin._keys import normalise_keys
 from kadmin.errors import KafkaError
 from kadmin.topics import validate_topic_name
 from kadmin.types import OffsetAndMetadata, TopicPartition
@@ -190,16 +191,18 @@ def _partition(p: Any, what: str) -> TopicPartition:
     return tp
 
 
-def validate_offsets(offsets: Any) -> dict[TopicPartition, OffsetAndMetadata]:
-    """{TopicPartition: OffsetAndMetadata or int}: non-empty, offsets >= 0."""
+def check_offsets(offsets: Any) -> tuple[dict[TopicPartition, OffsetAndMetadata], dict[TopicPartition, Any]]:
+    """:func:`validate_offsets`, and {TopicPartition: the caller's key} to answer by (two spellings of one
+    partition, ``("t", 0)`` and ``TopicPartition("t", 0)``, are refused: which offset would win?)."""
     if not isinstance(offsets, Mapping):
         raise TypeError(f"offsets must be a mapping of TopicPartition to OffsetAndMetadata, not "
                         f"{type(offsets).__name__}")
     if not offsets:
         raise ValueError("offsets is empty")
+    keys = normalise_keys(offsets, lambda p: _partition(p, "offsets"), "alter_consumer_group_offsets", "partition")
     out: dict[TopicPartition, OffsetAndMetadata] = {}
-    for p, v in offsets.items():
-        tp = _partition(p, "offsets")
+    for tp, p in keys.items():
+        v = offsets[p]
         om = OffsetAndMetadata(v) if isinstance(v, int) and not isinstance(v, bool) else v
         if not isinstance(om, OffsetAndMetadata):
             raise TypeError(f"offsets[{tp}] must be an OffsetAndMetadata or an int, not {type(v).__name__}")
@@ -208,16 +211,27 @@ def validate_offsets(offsets: Any) -> dict[TopicPartition, OffsetAndMetadata]:
         if om.metadata is not None and not isinstance(om.metadata, str):
             raise TypeError(f"offsets[{tp}]: metadata must be a string or None")
         out[tp] = om
-    return out
+    return out, keys
+
+
+def validate_offsets(offsets: Any) -> dict[TopicPartition, OffsetAndMetadata]:
+    """{TopicPartition: OffsetAndMetadata or int}: non-empty, offsets >= 0."""
+    return check_offsets(offsets)[0]
+
+
+def check_partition_keys(partitions: Any, what: str = "partitions") -> dict[TopicPartition, Any]:
+    """{TopicPartition: the caller's key} for a non-empty list of partitions (the same key twice is one
+    question; two spellings of one partition are refused)."""
+    if isinstance(partitions, (str, bytes, TopicPartition)) or not isinstance(partitions, Iterable):
+        raise TypeError(f"{what} must be a list of TopicPartition (or (topic, partition) pairs)")
+    keys = normalise_keys(partitions, lambda p: _partition(p, what), what, "partition")
+    if not keys:
+        raise ValueError(f"{what} is empty")
+    return keys
 
 
 def validate_partition_list(partitions: Any, what: str = "partitions") -> list[TopicPartition]:
-    if isinstance(partitions, (str, bytes, TopicPartition)) or not isinstance(partitions, Iterable):
-        raise TypeError(f"{what} must be a list of TopicPartition (or (topic, partition) pairs)")
-    out = list(dict.fromkeys(_partition(p, what) for p in partitions))
-    if not out:
-        raise ValueError(f"{what} is empty")
-    return out
+    return list(check_partition_keys(partitions, what))
 
 
 def validate_reset_scope(scope: Any) -> tuple[list[str], list[TopicPartition]]:
@@ -259,5 +273,5 @@ def validate_members(members: Any) -> list[MemberToRemove] | None:
     return list(dict.fromkeys(out))
 
 
-__all__ = ["MemberToRemove", "OffsetResetPlan", "PartitionReset", "ResetTo", "parse_duration",
-           "validate_members", "validate_offsets", "validate_partition_list", "validate_reset_scope"]
+__all__ = ["MemberToRemove", "OffsetResetPlan", "PartitionReset", "ResetTo", "check_offsets",
+           "check_partition_keys", "parse_duration", "validate_members", "validate_offsets", "validate_partition_list", "validate_reset_scope"]

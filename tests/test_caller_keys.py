@@ -176,3 +176,17 @@ def test_an_empty_alteration_is_refused_naming_the_resource(cluster: FakeCluster
             a.alter_configs({ConfigResource.topic("t"): [SetConfig("retention.ms", "1")],
                              ConfigResource.topic("u"): []})
         assert cluster.request_log == []
+
+
+# --- group offsets (the same rule, written from outside the group) ---------------------------------------------
+
+
+def test_group_offset_writes_are_keyed_as_given(cluster: FakeCluster, admin: AdminClient) -> None:
+    cluster.add_group("idle")
+    got = admin.alter_consumer_group_offsets("idle", {("t", 0): 5, TP("t", 1): 7})
+    assert got == {("t", 0): None, TP("t", 1): None}
+    offsets = cluster.groups["idle"].offsets
+    assert offsets[("t", 0)].offset == 5 and offsets[("t", 1)].offset == 7
+    gone = admin.delete_consumer_group_offsets("idle", [("t", 0), TP("t", 1)])
+    assert gone == {("t", 0): None, TP("t", 1): None}
+    assert not cluster.groups["idle"].offsets

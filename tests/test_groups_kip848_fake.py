@@ -205,11 +205,12 @@ def test_delete_offsets_keeps_subscribed_topics_and_reports_unknown_groups(clust
     with _admin(cluster) as admin:
         got = admin.delete_consumer_group_offsets("classic-orders", [("orders", 0), ("payments", 0)])
         unknown = admin.delete_consumer_group_offsets("no-such-group", [("orders", 0)])
-    assert isinstance(got[TopicPartition("orders", 0)], GroupSubscribedToTopicError)
-    assert got[TopicPartition("payments", 0)] is None
+    # Keyed as asked: the (topic, partition) pairs are answered under those pairs.
+    assert isinstance(got[("orders", 0)], GroupSubscribedToTopicError)
+    assert got[("payments", 0)] is None
     offsets = cluster.groups["classic-orders"].offsets
     assert ("payments", 0) not in offsets and offsets[("orders", 0)].offset == 5
-    assert isinstance(unknown[TopicPartition("orders", 0)], GroupIdNotFoundError)
+    assert isinstance(unknown[("orders", 0)], GroupIdNotFoundError)
 
 
 def test_remove_members_by_id_and_static_members_by_instance_id(cluster: FakeCluster) -> None:
@@ -363,7 +364,7 @@ def test_older_brokers_classic_consumers_describe_by_describegroups_only() -> No
                 assert c.count(CONSUMER_GROUP_DESCRIBE) == 0
                 assert isinstance(admin.describe_share_groups(["old"])["old"], UnsupportedVersionError)
                 gone = admin.delete_consumer_group_offsets("old", [("t", 0)])
-                assert isinstance(gone[TopicPartition("t", 0)], UnsupportedVersionError)
+                assert isinstance(gone[("t", 0)], UnsupportedVersionError)
                 kicked = admin.remove_members_from_consumer_group("old")
                 assert all(isinstance(e, UnsupportedVersionError) for e in kicked.values()) and len(kicked) == 2
         finally:

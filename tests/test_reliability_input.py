@@ -142,6 +142,9 @@ BAD = [
     case("delete_consumer_group_offsets", "g", [("t", -1)], exc=ValueError, match="invalid partition"),
     # written partitions: a name no topic can have is refused, as delete_records refuses it
     case("delete_consumer_group_offsets", "g", [("bad name!", 0)], exc=ValueError, match="illegal topic name"),
+    case("delete_consumer_group_offsets", "g", [("t", 0), TP("t", 0)], exc=ValueError, match="are the same partition"),
+    case("alter_consumer_group_offsets", "g", {("t", 0): 1, TP("t", 0): 2}, exc=ValueError,
+         match="are the same partition"),
     case("alter_consumer_group_offsets", "g", {("..", 0): 5}, exc=ValueError, match="illegal topic name"),
     case("reset_consumer_group_offsets", "g", ["x" * 250], "latest", exc=ValueError, match="longer than 249"),
     case("remove_members_from_consumer_group", "g", "m1", exc=TypeError, match="members must be a list"),
