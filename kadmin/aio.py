@@ -31,7 +31,6 @@ from kadmin.admin.groups import (
     OffsetFetch,
     validate_group_ids,
     validate_group_states,
-    validate_partitions,
 )
 from kadmin.admin.lookups import TopicMetadata
 from kadmin.admin.partitions import (
@@ -271,17 +270,34 @@ class AdminClient:
         deadline = await self._begin(timeout)
         return await self._run(DeleteGroups(), ids, deadline)
 
+    @overload
     async def list_consumer_group_offsets(
-        self, group_ids: Iterable[str], partitions: Iterable[TopicPartition | tuple[str, int]] | None = None, *,
+        self, group_ids: Iterable[str], partitions: None = None, *, timeout: float | None = None,
+    ) -> dict[str, dict[TopicPartition, OffsetAndMetadata | KafkaError] | KafkaError]: ...
+
+    @overload
+    async def list_consumer_group_offsets(
+        self, group_ids: Iterable[str], partitions: Iterable[PartitionKey], *, timeout: float | None = None,
+    ) -> dict[str, dict[PartitionKey, OffsetAndMetadata | KafkaError] | KafkaError]: ...
+
+    async def list_consumer_group_offsets(
+        self, group_ids: Iterable[str], partitions: Iterable[Any] | None = None, *,
         timeout: float | None = None,
-    ) -> dict[str, dict[TopicPartition, OffsetAndMetadata | KafkaError] | KafkaError]:
-        """Committed offsets per group.  A group that does not exist is a GroupIdNotFoundError, not an empty
-        dict: a group with no committed offsets is asked about (DescribeGroups) to tell the two apart."""
+    ) -> dict[str, dict[Any, OffsetAndMetadata | KafkaError] | KafkaError]:
+        """Committed offsets per group (named partitions keyed as given).  A group that does not exist is a
+        GroupIdNotFoundError, not an empty dict: a group with no committed offsets is asked about
+        (DescribeGroups) to tell the two apart."""
         ids = validate_group_ids(group_ids)
-        parts = validate_partitions(partitions)
+        keys = None if partitions is None else check_partition_keys(partitions)
         deadline = await self._begin(timeout)
-        offsets = await self._run(OffsetFetch(parts), ids, deadline)
-        return await self._missing_groups(offsets, deadline)
+        offsets = await self._run(OffsetFetch(None if keys is None else list(keys)), ids, deadline)
+        got = await self._missing_groups(offsets, deadline)
+        if keys is None:
+            return got
+        # A partition without a committed offset is absent (as when no partitions are named); the rest are
+        # answered under the caller's keys.
+        return {g: {k: r[tp] for tp, k in keys.items() if tp in r} if isinstance(r, dict) else r
+                for g, r in got.items()}
 
     async def _missing_groups(self, offsets: dict[str, Any], deadline: Deadline) -> dict[str, Any]:
         """Groups with no committed offsets that their coordinator does not know become GroupIdNotFoundError."""

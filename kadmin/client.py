@@ -169,10 +169,20 @@ class AdminClient:
                              timeout: float | None = None) -> ListGroupsResult:
         return self._call(self._aio.list_consumer_groups(states=states, types=types, timeout=timeout), timeout)
 
+    @overload
     def list_consumer_group_offsets(
-        self, group_ids: Iterable[str], partitions: Iterable[TopicPartition | tuple[str, int]] | None = None, *,
+        self, group_ids: Iterable[str], partitions: None = None, *, timeout: float | None = None,
+    ) -> dict[str, dict[TopicPartition, OffsetAndMetadata | KafkaError] | KafkaError]: ...
+
+    @overload
+    def list_consumer_group_offsets(
+        self, group_ids: Iterable[str], partitions: Iterable[PartitionKey], *, timeout: float | None = None,
+    ) -> dict[str, dict[PartitionKey, OffsetAndMetadata | KafkaError] | KafkaError]: ...
+
+    def list_consumer_group_offsets(
+        self, group_ids: Iterable[str], partitions: Iterable[Any] | None = None, *,
         timeout: float | None = None,
-    ) -> dict[str, dict[TopicPartition, OffsetAndMetadata | KafkaError] | KafkaError]:
+    ) -> dict[str, dict[Any, OffsetAndMetadata | KafkaError] | KafkaError]:
         return self._call(self._aio.list_consumer_group_offsets(group_ids, partitions, timeout=timeout), timeout)
 
     def consumer_group_lag(self, group_ids: Iterable[str], *, timeout: float | None = None,

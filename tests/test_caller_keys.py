@@ -190,3 +190,14 @@ def test_group_offset_writes_are_keyed_as_given(cluster: FakeCluster, admin: Adm
     gone = admin.delete_consumer_group_offsets("idle", [("t", 0), TP("t", 1)])
     assert gone == {("t", 0): None, TP("t", 1): None}
     assert not cluster.groups["idle"].offsets
+
+
+def test_committed_offsets_of_named_partitions_are_keyed_as_given(cluster: FakeCluster,
+                                                                  admin: AdminClient) -> None:
+    cluster.add_group("reader")
+    assert admin.alter_consumer_group_offsets("reader", {TP("t", 0): 3}) == {TP("t", 0): None}
+    got = admin.list_consumer_group_offsets(["reader"], [("t", 0), TP("t", 1)])["reader"]
+    assert isinstance(got, dict) and list(got) == [("t", 0)]  # t-1 has no committed offset: absent
+    assert got[("t", 0)].offset == 3  # type: ignore[union-attr]
+    every = admin.list_consumer_group_offsets(["reader"])["reader"]
+    assert isinstance(every, dict) and list(every) == [TP("t", 0)]

@@ -686,7 +686,7 @@ def test_offset_fetch_v1_needs_explicit_partitions_and_sends_nothing_without() -
 
         explicit, every = run(body())
         log = entries(cluster, FETCH)
-    assert explicit == {"g1": {TopicPartition("t", 0): OffsetAndMetadata(11, "m1", None)}}
+    assert explicit == {"g1": {("t", 0): OffsetAndMetadata(11, "m1", None)}}  # keyed as asked
     assert isinstance(every["g1"], UnsupportedVersionError)
     assert [e.version for e in log] == [1]
 
