@@ -140,6 +140,9 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.sql.warehouse.dir", str(warehouse))
         .config("spark.sql.session.timeZone", "UTC")
+        # The default 1g ran out late in a full run ("Not enough memory to build and broadcast the table"):
+        # hundreds of provisioning runs share this one JVM.
+        .config("spark.driver.memory", "2g")
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")
@@ -147,3 +150,21 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield session
     finally:
         session.stop()
+
+
+@pytest.fixture(autouse=True)
+def _spark_cache_cleared(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After each test that used the shared Spark session, drop what it cached (provision's results are
+    persisted until the caller unpersists them, and tests rarely do), so the session's memory does not grow
+    with the number of Spark tests."""
+    yield
+    if "spark" not in request.fixturenames and "tspark" not in request.fixturenames:
+        return
+    from pyspark.sql import SparkSession
+
+    try:
+        active = SparkSession.getActiveSession()
+        if active is not None:
+            active.catalog.clearCache()
+    except Exception:  # noqa: BLE001 - a stopped or remote session: nothing of ours to free
+        pass

@@ -215,7 +215,8 @@ def test_retry_call_deadline_becomes_timeout_with_last_error() -> None:
         asyncio.run(retry_call(never, deadline=Deadline(0.3), config=_fast_cfg(), what="describe g",
                                possibly_applied=True))
     elapsed = time.monotonic() - t0
-    assert 0.25 < elapsed < 1.0 and calls >= 3
+    # It gives up once the next backoff (at most 0.05 s here) would pass the deadline: before 0.3 s, not long before.
+    assert 0.2 < elapsed < 1.0 and calls >= 3
     assert "describe g" in str(info.value) and "still moving" in str(info.value)
     assert isinstance(info.value.__cause__, NotCoordinatorError) and info.value.possibly_applied
 
