@@ -115,6 +115,14 @@ def connect_session() -> Iterator[Any]:
         session.stop()
 
 
+@pytest.fixture
+def tspark(request: pytest.FixtureRequest) -> Any:
+    """The session's classic local[2] Spark, or, in the Connect child run (KADMIN_TEST_SPARK_CONNECT=1, started by
+    tests/test_spark_tenants.py), the Spark Connect session: the provisioning tests that take it run on both."""
+    connect = os.environ.get("KADMIN_TEST_SPARK_CONNECT") == "1"
+    return request.getfixturevalue("connect_session" if connect else "spark")
+
+
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """One local SparkSession for the whole run, built only if a test asks.

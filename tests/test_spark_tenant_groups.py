@@ -8,7 +8,6 @@ row while the other kinds are provisioned.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,14 +31,6 @@ WRITES = {ApiKey.CREATE_TOPICS, ApiKey.DELETE_TOPICS, ApiKey.CREATE_PARTITIONS, 
           ApiKey.OFFSET_DELETE}
 
 pytestmark = pytest.mark.spark
-#: Set by test_groups_offsets_on_spark_connect for its child run: the same test on a Spark Connect session.
-CONNECT = os.environ.get("KADMIN_TEST_SPARK_CONNECT") == "1"
-
-
-@pytest.fixture
-def tspark(request: pytest.FixtureRequest) -> Any:
-    """The session's classic local[2] Spark, or (in the Connect child run) a Spark Connect session."""
-    return request.getfixturevalue("connect_session" if CONNECT else "spark")
 
 
 @pytest.fixture

@@ -42,12 +42,6 @@ CONNECT = os.environ.get("KADMIN_TEST_SPARK_CONNECT") == "1"
 
 
 @pytest.fixture
-def tspark(request: pytest.FixtureRequest) -> Any:
-    """The session's classic local[2] Spark, or (in the Connect child run) a Spark Connect session."""
-    return request.getfixturevalue("connect_session" if CONNECT else "spark")
-
-
-@pytest.fixture
 def kafka() -> Iterator[tuple[FakeCluster, AdminClient]]:
     with FakeCluster(brokers=3, authorizer={"super_users": ["User:ANONYMOUS"]}) as cluster, \
             AdminClient(cluster.bootstrap) as admin:
