@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_spark_tenants import by_key
 
 from kadmin import AdminClient
 from kadmin.errors import ErrorCode
@@ -41,15 +42,6 @@ def kafka() -> Iterator[tuple[FakeCluster, AdminClient]]:
 
 def writes(cluster: FakeCluster) -> list[Any]:
     return [e.api_key for e in cluster.request_log if e.api_key in WRITES]
-
-
-def by_key(df: Any) -> dict[tuple[str, str], dict[str, Any]]:
-    out: dict[tuple[str, str], dict[str, Any]] = {}
-    for r in df.collect():
-        k = (r["kind"], r["key"])
-        assert k not in out, f"two rows for {k}"
-        out[k] = r.asDict()
-    return out
 
 
 def committed(cluster: FakeCluster, group: str) -> dict[tuple[str, int], int]:

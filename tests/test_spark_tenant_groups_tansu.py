@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 from confluent_kafka import Consumer, Producer
-from confluent_kafka import TopicPartition as CkTopicPartition
 from confluent_kafka.admin import AdminClient as CkAdminClient
 from confluent_kafka.admin import NewTopic
 from counting_proxy import CountingProxy
 from peers import RunningBroker
+from test_groups_reset_tansu import _consumer, committed
 
 from kadmin import AdminClient
 from kadmin.protocol.apis import ApiKey
@@ -27,12 +27,6 @@ from kadmin.protocol.apis import ApiKey
 pytestmark = [pytest.mark.spark, pytest.mark.peer, pytest.mark.timeout(240)]
 GROUPS = "group string, topic string, partition int, target string"
 RECORDS = 4
-
-
-def _consumer(tansu: RunningBroker, group: str) -> Consumer:
-    return Consumer({"bootstrap.servers": tansu.bootstrap, "group.id": group, "enable.auto.commit": False,
-                     "auto.offset.reset": "earliest", "session.timeout.ms": 6000, "heartbeat.interval.ms": 500,
-                     "log_level": 3})
 
 
 def _consume_all(c: Consumer, topic: str) -> None:
@@ -68,14 +62,6 @@ def setup(tansu: RunningBroker) -> Iterator[tuple[str, str, str]]:
         yield topic, idle, active
     finally:
         live.close()
-
-
-def committed(tansu: RunningBroker, gid: str, topic: str) -> list[int]:
-    c = _consumer(tansu, gid)
-    try:
-        return [tp.offset for tp in c.committed([CkTopicPartition(topic, p) for p in (0, 1)], timeout=15)]
-    finally:
-        c.close()
 
 
 def test_tansu_group_resets_read_back_by_confluent_kafka(spark: Any, tansu: RunningBroker,

@@ -46,6 +46,7 @@ from kafka.admin import (
     ResourceType,
 )
 from peers import RunningBroker
+from test_spark_tenants import by_key
 
 from kadmin import AdminClient
 from kadmin.protocol.apis import ApiKey
@@ -78,15 +79,6 @@ def secrets(ref: str) -> str:
 
 def unique(prefix: str) -> str:
     return f"{prefix}{uuid.uuid4().hex[:6]}"
-
-
-def rows_by_key(df: Any) -> dict[tuple[str, str], dict[str, Any]]:
-    out: dict[tuple[str, str], dict[str, Any]] = {}
-    for r in df.collect():
-        key = (r["kind"], r["key"])
-        assert key not in out, f"two rows for {key}"
-        out[key] = r.asDict()
-    return out
 
 
 def spec_of(spark: Any, **kinds: list[tuple[Any, ...]]) -> Any:
@@ -137,14 +129,14 @@ def test_tansu_topics_and_configs_read_back_by_confluent_kafka(spark: Any, tansu
                    topics=[(a, 2, 1, '{"retention.ms": "3600000"}'), (b, 3, None, None)],
                    topic_configs=[(a, "cleanup.policy", "compact"), (b, "max.message.bytes", "2097152")])
 
-    plan = rows_by_key(provision(spec, admin, "plan"))
+    plan = by_key(provision(spec, admin, "plan"))
     assert writes_seen(proxy) == []
     assert {k: r["action"] for k, r in plan.items()} == {
         ("topics", a): "create", ("topics", b): "create", ("topic_configs", f"{a}:retention.ms"): "create",
         ("topic_configs", f"{a}:cleanup.policy"): "create", ("topic_configs", f"{b}:max.message.bytes"): "create"}
 
     proxy.clear()
-    res = rows_by_key(provision(spec, admin, "apply"))
+    res = by_key(provision(spec, admin, "apply"))
     assert {k: (r["status"], r["error"]) for k, r in res.items()} == {k: ("ok", None) for k in plan}
     assert proxy.count(ApiKey.CREATE_TOPICS) == 1  # two topics, one batch
 
@@ -161,11 +153,11 @@ def test_tansu_topics_and_configs_read_back_by_confluent_kafka(spark: Any, tansu
     # Re-run: nothing left to do for the topics, and applying the topics again sends no write request.
     # (Not asserted for topic configs: Tansu reports a topic's own values with source DEFAULT_CONFIG, which
     # the planner does not count as the topic's, so on Tansu they are planned as "create" on every run.)
-    replan = rows_by_key(drift(provision(spec, admin, "plan")))
+    replan = by_key(drift(provision(spec, admin, "plan")))
     assert [k for k in replan if k[0] == "topics"] == []
     topics_only = spec_of(spark, topics=[(a, 2, 1, None), (b, 3, None, None)])  # a configs map plans configs
     proxy.clear()
-    again = rows_by_key(provision(topics_only, admin, "apply"))
+    again = by_key(provision(topics_only, admin, "apply"))
     assert {k: r["status"] for k, r in again.items()} == {("topics", a): "unchanged", ("topics", b): "unchanged"}
     assert writes_seen(proxy) == []
 
@@ -179,7 +171,7 @@ def test_tansu_kinds_it_does_not_store_never_come_back_ok(spark: Any, tansu: Run
     # ACLs: Tansu answers DescribeAcls (empty) but its CreateAcls answer does not decode; the grants were sent,
     # so at best "possibly-applied", never "ok".
     acls = spec_of(spark, acls=acl_rows([t]))
-    res = rows_by_key(provision(acls, admin, "apply"))
+    res = by_key(provision(acls, admin, "apply"))
     assert len(res) == 3
     for r in res.values():
         assert r["status"] in NOT_OK and "CreateAcls" in r["error"], r
@@ -197,7 +189,7 @@ def test_tansu_kinds_it_does_not_store_never_come_back_ok(spark: Any, tansu: Run
     proxy.clear()
     mixed = spec_of(spark, scram_users=[(t, None, None, f"vault:{t}")], acls=acl_rows([t]),
                     quotas=[(t, None, None, "producer_byte_rate", 1024.0)])
-    res2 = rows_by_key(provision(mixed, admin, "apply"))
+    res2 = by_key(provision(mixed, admin, "apply"))
     undescribable(res2, "scram_users", "DescribeUserScramCredentials")
     undescribable(res2, "quotas", "DescribeClientQuotas")
     grants = [r for (k, _), r in res2.items() if k == "acls"]
@@ -224,7 +216,7 @@ def test_rdkafka_mock_gives_every_entity_an_error_at_once(spark: Any, rdkafka_mo
     # A long deadline: nothing here may wait for it (the mock lacks these APIs, it does not time out).
     with AdminClient(rdkafka_mock.bootstrap, default_timeout_s=30.0) as admin:
         t0 = time.monotonic()
-        res = rows_by_key(provision(spec, admin, "apply"))
+        res = by_key(provision(spec, admin, "apply"))
         elapsed = time.monotonic() - t0
         assert elapsed < 25, f"waited {elapsed:.1f}s: for the deadline instead of failing at once"
         assert {k for k in res if k[0] in ("topics", "topic_configs")} == {
@@ -288,7 +280,7 @@ def test_fake_tenant_bundle_read_back_by_kafka_python_and_scram_logins(spark: An
     with AdminClient(secured.bootstrap, security_protocol="SASL_PLAINTEXT", sasl_mechanism="SCRAM-SHA-512",
                      sasl_username="admin", sasl_password=ADMIN_PASSWORD) as admin:
         results = provision(spec, admin, "apply")
-    res = rows_by_key(results)
+    res = by_key(results)
     assert {r["status"] for r in res.values()} == {"ok"}, [r for r in res.values() if r["status"] != "ok"]
     assert len([k for k in res if k[0] == "acls"]) == 6
     assert SECRET not in str(results.collect())
