@@ -21,7 +21,7 @@ import enum
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from kadmin._keys import normalise_keys
 
@@ -58,6 +58,25 @@ class ConfigResource:
 
     type: ConfigResourceType
     name: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.type, self.name)))
+
+    # Hashed once: resources are the keys of per-resource calls (1,000 topics at a time), and validation, the
+    # driver's bookkeeping and the results' re-keying hash each key about fifteen times.
+    _hash: ClassVar[int]
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __getstate__(self) -> dict[str, object]:
+        # Never the cached hash: str hashes differ between processes (a Spark executor's, say).
+        return {"type": self.type, "name": self.name}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        object.__setattr__(self, "type", state["type"])
+        object.__setattr__(self, "name", state["name"])
+        object.__setattr__(self, "_hash", hash((self.type, self.name)))
 
     @classmethod
     def topic(cls, name: str) -> ConfigResource:
@@ -135,7 +154,8 @@ def validate_resource(resource: object) -> ConfigResource:
         validate_topic_name(name)
     elif not name:
         raise ValueError(f"a {t.cli_name} resource needs a name")
-    return ConfigResource(t, name)
+    # A resource already in its normal form is immutable (frozen): the caller's object serves as the key.
+    return resource if t is resource.type and type(resource) is ConfigResource else ConfigResource(t, name)
 
 
 def check_resources(resources: Iterable[object], call: str = "describe_configs") -> dict[ConfigResource, Any]:

@@ -43,7 +43,11 @@ def validate_partition(key: object, what: str = "partition") -> TopicPartition:
         tp = TopicPartition(*key)
     else:
         raise TypeError(f"a {what} must be a TopicPartition or a (topic, partition) pair, not {key!r}")
-    validate_topic_name(tp.topic, f"topic name in {what} {tp!r}")
+    try:
+        validate_topic_name(tp.topic)
+    except (TypeError, ValueError) as exc:
+        # Named here, not up front: a repr per key costs more than the check (10,000 keys at a time).
+        raise type(exc)(f"{exc} (in {what} {tp!r})") from None
     if isinstance(tp.partition, bool) or not isinstance(tp.partition, int) or not 0 <= tp.partition <= _INT32_MAX:
         raise ValueError(f"invalid partition number in {tp!r}: an int from 0 to {_INT32_MAX}")
     return tp

@@ -65,9 +65,13 @@ def _int(value: object, what: str, lo: int, hi: int) -> int:
     return value
 
 
+#: The configs of a topic given none (read-only, so one object serves every such topic).
+_NO_CONFIGS: Mapping[str, str | None] = MappingProxyType({})
+
+
 def _configs(configs: object, where: str) -> Mapping[str, str | None]:
-    if configs is None:
-        return MappingProxyType({})
+    if configs is None or (type(configs) is dict and not configs):
+        return _NO_CONFIGS
     if not isinstance(configs, Mapping):
         raise TypeError(f"{where}: configs must be a mapping of config name to value, not "
                         f"{type(configs).__name__}")
@@ -131,22 +135,25 @@ class NewTopic:
     def checked(self) -> NewTopic:
         """A normalised copy (assignment as a tuple per partition, configs read-only), or Type/ValueError."""
         name = validate_topic_name(self.name)
-        where = f"topic {name!r}"
+        # The messages' "topic 'name'" is formatted only where it is needed: creates come 1,000 topics at a time.
         partitions = self.partitions
         rf = self.replication_factor
         assignment: tuple[tuple[int, ...], ...] | None = None
         if self.replica_assignment is not None:
+            where = f"topic {name!r}"
             assignment = _assignment(self.replica_assignment, where)
             if rf is not None:
                 raise ValueError(f"{where}: give a replication factor or a replica assignment, not both")
             if partitions is not None and partitions != len(assignment):
                 raise ValueError(f"{where}: {partitions} partitions but the assignment has {len(assignment)}")
             partitions = None
-        if partitions is not None:
-            _int(partitions, f"{where}: the partition count", 1, _INT32_MAX)
-        if rf is not None:
-            _int(rf, f"{where}: the replication factor", 1, _INT16_MAX)
-        return NewTopic(name, partitions, rf, assignment, _configs(self.configs, where))
+        if partitions is not None and not (type(partitions) is int and 1 <= partitions <= _INT32_MAX):
+            _int(partitions, f"topic {name!r}: the partition count", 1, _INT32_MAX)
+        if rf is not None and not (type(rf) is int and 1 <= rf <= _INT16_MAX):
+            _int(rf, f"topic {name!r}: the replication factor", 1, _INT16_MAX)
+        configs = self.configs
+        return NewTopic(name, partitions, rf, assignment, _NO_CONFIGS if type(configs) is dict and not configs
+                        else _configs(configs, f"topic {name!r}"))
 
     @property
     def assignment(self) -> tuple[tuple[int, ...], ...] | None:

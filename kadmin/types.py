@@ -3,15 +3,35 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from kadmin.errors import KafkaError
 
+_set = object.__setattr__
 
 @dataclass(frozen=True, order=True)
 class TopicPartition:
     topic: str
     partition: int
+
+    def __post_init__(self) -> None:
+        _set(self, "_hash", hash((self.topic, self.partition)))
+
+    # Hashed once: partitions are the keys of per-partition calls (10,000 at a time), and validation, routing,
+    # the driver's bookkeeping and the results' re-keying hash each key about twenty times.
+    _hash: ClassVar[int]
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __getstate__(self) -> dict[str, object]:
+        # Never the cached hash: str hashes differ between processes (a Spark executor's, say).
+        return {"topic": self.topic, "partition": self.partition}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        _set(self, "topic", state["topic"])
+        _set(self, "partition", state["partition"])
+        _set(self, "_hash", hash((self.topic, self.partition)))
 
     def __str__(self) -> str:
         return f"{self.topic}-{self.partition}"

@@ -8,6 +8,7 @@ confluent-kafka's and kafka-python's own admin clients reading the same cluster.
 from __future__ import annotations
 
 import logging
+import pickle
 import uuid
 import warnings
 from collections.abc import Iterator
@@ -87,6 +88,12 @@ def test_topic_lifecycle_on_every_release(cluster: FakeCluster, admin: AdminClie
     created = made[a]
     assert isinstance(created, CreatedTopic)
     if release >= "2.8":  # v7: the id; v5: counts and configs
+        # Picklable before its configs were read (the answer's undecoded bytes stay behind), with them all.
+        unread = made[b]
+        assert isinstance(unread, CreatedTopic)
+        copied = pickle.loads(pickle.dumps(unread))
+        assert copied.configs is not None and copied.configs["retention.ms"].source is ConfigSource.DEFAULT_CONFIG
+        assert copied == unread and len(copied.configs) > 20
         assert created.topic_id == cluster.topic_id(a)
         assert created.partitions == 3 and created.replication_factor == 2
         assert created.configs is not None and created.configs["retention.ms"].value == "3600000"

@@ -86,11 +86,13 @@ class ResourceNode:
         return self.any.unsupported
 
 
+#: Resource type codes a broker may answer with (a code we do not know is not a key anyone asked about).
+_TYPES = {int(t): t for t in ConfigResourceType}
+
+
 def _key(resource_type: int, name: str) -> ConfigResource | None:
-    try:
-        return ConfigResource(ConfigResourceType(resource_type), name)
-    except ValueError:
-        return None
+    t = _TYPES.get(resource_type)
+    return None if t is None else ConfigResource(t, name)
 
 
 def _outcome(code: int, message: str | None, resource: ConfigResource) -> Outcome:
