@@ -95,11 +95,14 @@ def _serve(conn: Connection) -> None:
                 conn.send({"cluster_cpu_s": time.process_time() - cpu_at,
                            "create_topics": sum(1 for e in log_ if e.api_key == CREATE_TOPICS),
                            "describe_configs": sum(1 for e in log_ if e.api_key == DESCRIBE_CONFIGS),
+                           "describe_configs_to": sorted(e.node_id for e in log_ if e.api_key == DESCRIBE_CONFIGS),
                            "list_offsets": sum(1 for e in log_ if e.api_key == LIST_OFFSETS),
                            "metadata": sum(1 for e in log_ if e.api_key == METADATA),
                            "requests": len(log_)})
             elif command == "topics":
                 conn.send(len(cluster.topics))
+            elif command == "node_ids":
+                conn.send(cluster.node_ids)
     finally:
         cluster.close()
 
@@ -133,10 +136,12 @@ def _names(n: int) -> list[str]:
 # --- the three clients ------------------------------------------------------------------------------------------
 
 
-#: A client's three timed calls and its close: (create, describe, list_offsets, close).  list_offsets takes
-#: [(topic, partition)] and returns {(topic, partition): latest offset}, checked after the timer.
+#: A client's timed calls and its close: (create, describe, list_offsets, close, describe_brokers).
+#: list_offsets takes [(topic, partition)] and returns {(topic, partition): latest offset}, checked after the
+#: timer; describe_brokers takes broker ids and returns {broker id: number of configs}, checked likewise.
 Calls = tuple[Callable[[list[str]], None], Callable[[list[str]], None],
-              Callable[[list[tuple[str, int]]], dict[tuple[str, int], int]], Callable[[], None]]
+              Callable[[list[tuple[str, int]]], dict[tuple[str, int], int]], Callable[[], None],
+              Callable[[list[int]], dict[int, int]]]
 
 
 def _kadmin(bootstrap: str) -> Calls:
@@ -157,7 +162,11 @@ def _kadmin(bootstrap: str) -> Calls:
         res = admin.list_offsets({TopicPartition(t, p): latest for t, p in partitions})
         return {(tp.topic, tp.partition): v.offset if isinstance(v, ListedOffset) else -99 for tp, v in res.items()}
 
-    return create, describe, offsets, admin.close
+    def brokers(ids: list[int]) -> dict[int, int]:
+        res = admin.describe_configs([ConfigResource.broker(i) for i in ids])
+        return {int(r.name): len(v) if isinstance(v, dict) else -1 for r, v in res.items()}
+
+    return create, describe, offsets, admin.close, brokers
 
 
 def _confluent(bootstrap: str) -> Calls:
@@ -184,7 +193,13 @@ def _confluent(bootstrap: str) -> Calls:
         futures = admin.list_offsets({CkPartition(t, p): latest for t, p in partitions}, request_timeout=120)
         return {(tp.topic, tp.partition): f.result(120).offset for tp, f in futures.items()}
 
-    return create, describe, offsets, lambda: None
+    def brokers(ids: list[int]) -> dict[int, int]:
+        # librdkafka takes one broker resource per call ("Only one ConfigResource of type BROKER is allowed per
+        # call"): one call per broker, all started before any is waited for.
+        calls = [admin.describe_configs([CkResource("broker", str(i))], request_timeout=120) for i in ids]
+        return {int(r.name): len(f.result(120)) for futures in calls for r, f in futures.items()}
+
+    return create, describe, offsets, lambda: None, brokers
 
 
 def _kafka_python(bootstrap: str) -> Calls:
@@ -209,7 +224,13 @@ def _kafka_python(bootstrap: str) -> Calls:
         res = admin.list_partition_offsets({KpPartition(t, p): KpOffsetSpec.LATEST for t, p in partitions})
         return {(tp.topic, tp.partition): v.offset for tp, v in res.items()}
 
-    return create, describe, offsets, admin.close
+    def brokers(ids: list[int]) -> dict[int, int]:
+        # kafka-python 3 answers {type name: {resource name: {config: {...}}}}.
+        res = admin.describe_configs([KpResource(ConfigResourceType.BROKER, str(i)) for i in ids],
+                                     config_filter="all")
+        return {int(name): len(configs) for name, configs in res["broker"].items()}
+
+    return create, describe, offsets, admin.close, brokers
 
 
 CLIENTS = {"kadmin": _kadmin, "confluent-kafka": _confluent, "kafka-python": _kafka_python}
@@ -221,8 +242,10 @@ def run(quick: bool = False) -> dict[str, Any]:
     cluster = Cluster()
     try:
         made = {name: make(cluster.bootstrap) for name, make in CLIENTS.items()}
-        best: dict[str, dict[str, float]] = {"create": {}, "describe": {}, "offsets": {}}
-        counts: dict[str, dict[str, dict[str, int]]] = {"create": {}, "describe": {}, "offsets": {}}
+        best: dict[str, dict[str, float]] = {"create": {}, "describe": {}, "offsets": {}, "brokers": {}}
+        counts: dict[str, dict[str, dict[str, Any]]] = {"create": {}, "describe": {}, "offsets": {}, "brokers": {}}
+        node_ids: list[int] = cluster.call("node_ids")
+        broker_configs: dict[str, dict[int, int]] = {}
         existing = _names(n)
         cluster.call("add_topics", existing)
         otopics = [f"o-{uuid.uuid4().hex[:8]}-{i:03d}" for i in range(offset_topics)]
@@ -230,7 +253,7 @@ def run(quick: bool = False) -> dict[str, Any]:
         leaders = cluster.call("leaders", otopics)
         partitions = [(t, p) for t in otopics for p in range(OFFSET_PARTITIONS)]
         expected = {(t, p): _log_end(i, p) for i, t in enumerate(otopics) for p in range(OFFSET_PARTITIONS)}
-        cpu: dict[str, dict[str, tuple[float, float]]] = {"create": {}, "describe": {}, "offsets": {}}
+        cpu: dict[str, dict[str, tuple[float, float]]] = {"create": {}, "describe": {}, "offsets": {}, "brokers": {}}
 
         def timed(case: str, client: str, call: Callable[[], Any]) -> Any:
             cluster.call("clear_log")
@@ -245,7 +268,7 @@ def run(quick: bool = False) -> dict[str, Any]:
             return got
 
         for _ in range(REPEAT):
-            for client, (create, describe, offsets, _close) in made.items():
+            for client, (create, describe, offsets, _close, brokers) in made.items():
                 names = _names(n)
                 timed("create", client, functools.partial(create, names))
                 timed("describe", client, functools.partial(describe, existing))
@@ -253,7 +276,11 @@ def run(quick: bool = False) -> dict[str, Any]:
                 if got != expected:
                     wrong = [(k, got.get(k), v) for k, v in expected.items() if got.get(k) != v]
                     raise AssertionError(f"{client}: {len(wrong)} partitions listed wrongly, e.g. {wrong[:3]}")
-        for _create, _describe, _offsets, close in made.values():
+                broker_configs[client] = timed("brokers", client, functools.partial(brokers, node_ids))
+        if len({tuple(sorted(b.items())) for b in broker_configs.values()}) != 1 \
+                or sorted(broker_configs["kadmin"]) != node_ids or min(broker_configs["kadmin"].values()) <= 0:
+            raise AssertionError(f"the clients disagree on the brokers' configs: {broker_configs}")
+        for _create, _describe, _offsets, close, _brokers in made.values():
             close()
     finally:
         cluster.close()
@@ -263,7 +290,8 @@ def run(quick: bool = False) -> dict[str, Any]:
     cases = []
     for case, label, api in (("create", f"create {n} topics", "create_topics"),
                              ("describe", f"describe configs of {n} topics", "describe_configs"),
-                             ("offsets", f"list latest offsets of {len(partitions)} partitions", "list_offsets")):
+                             ("offsets", f"list latest offsets of {len(partitions)} partitions", "list_offsets"),
+                             ("brokers", f"describe configs of {len(node_ids)} brokers", "describe_configs")):
         k = best[case]["kadmin"]
         requests = {c: counts[case][c][api] for c in CLIENTS}
         cases.append({"case": label, "kadmin_s": round(k, 4), "confluent_kafka_s": round(best[case]["confluent-kafka"], 4),
@@ -279,12 +307,15 @@ def run(quick: bool = False) -> dict[str, Any]:
     kc = counts["create"]["kadmin"]["create_topics"]
     kd = counts["describe"]["kadmin"]["describe_configs"]
     ko = counts["offsets"]["kadmin"]["list_offsets"]
+    kb = counts["brokers"]["kadmin"]["describe_configs_to"]
     targets = [
         {"what": f"CreateTopics requests for {n} topics (kadmin)", "target": "1", "measured": kc, "met": kc == 1},
         {"what": f"DescribeConfigs requests for {n} topic resources (kadmin)", "target": "1", "measured": kd,
          "met": kd == 1},
         {"what": f"ListOffsets requests for {len(partitions)} partitions (kadmin)",
          "target": f"{leaders} (one per partition leader)", "measured": ko, "met": ko == leaders},
+        {"what": f"DescribeConfigs requests for {len(node_ids)} broker resources (kadmin), by the broker they "
+                 "went to", "target": f"one to each broker {node_ids}", "measured": str(kb), "met": kb == node_ids},
     ]
     for c in cases:
         faster_peer = min(c["kafka_python_s"], c["confluent_kafka_s"])
@@ -300,6 +331,10 @@ def run(quick: bool = False) -> dict[str, Any]:
         "AdminClient.list_offsets(OffsetSpec.latest()), kafka-python KafkaAdminClient.list_partition_offsets"
         "(OffsetSpec.LATEST); each client finds the leaders inside its timer (Metadata requests: "
         + ", ".join(f"{c} {counts['offsets'][c]['metadata']}" for c in CLIENTS) + ").",
+        f"Describe configs of {len(node_ids)} brokers: each broker resource must be asked of that broker, so one "
+        "DescribeConfigs per broker is the minimum; confluent-kafka takes one broker resource per call, so it "
+        "makes one call per broker, all started before any is waited for.  Every client's config count per "
+        "broker must agree.",
         "CreateTopics versions: kadmin and kafka-python v7, confluent-kafka (librdkafka) v4.  From v5 the answer "
         "carries every config of every created topic (932 KB for 1,000 topics against 14 KB at v4).  kadmin's "
         "codec makes that nearly free on both sides: the client's decoder builds a topic's config array only "

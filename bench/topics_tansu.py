@@ -91,7 +91,7 @@ def run(quick: bool = False) -> dict[str, Any]:
             return got
 
         for _ in range(REPEAT):
-            for client, (create, describe, offsets, _close) in made.items():
+            for client, (create, describe, offsets, _close, _brokers) in made.items():
                 timed("create", client, functools.partial(create, fake_bench._names(n)))
                 timed("describe", client, functools.partial(describe, existing))
                 got = timed("offsets", client, functools.partial(offsets, partitions))
@@ -99,7 +99,7 @@ def run(quick: bool = False) -> dict[str, Any]:
                     wrong = [(k, got.get(k), v) for k, v in expected.items() if got.get(k) != v]
                     raise AssertionError(f"{client}: {len(wrong)} partitions listed wrongly on Tansu, "
                                          f"e.g. {wrong[:3]}")
-        for _create, _describe, _offsets, close in made.values():
+        for _create, _describe, _offsets, close, _brokers in made.values():
             close()
     finally:
         broker.stop()
