@@ -26,7 +26,7 @@ from peers import RunningBroker
 
 from kadmin.admin.partitions import ListedOffset, OffsetSpec
 from kadmin.client import AdminClient
-from kadmin.errors import KafkaError, KafkaTimeoutError
+from kadmin.errors import KafkaError, KafkaTimeoutError, UnknownTopicOrPartitionError
 from kadmin.topics import NewTopic
 from kadmin.types import TopicPartition as TP
 
@@ -77,8 +77,10 @@ def test_rdkafka_mock_offsets_agree_with_confluent_kafka(rdkafka_mock: RunningBr
         late = listed(admin, {TP(topic, p): OffsetSpec.latest() for p in parts})
         assert [early[(topic, p)] for p in parts] == [lo for lo, _hi in theirs]
         assert [late[TP(topic, p)] for p in parts] == [hi for _lo, hi in theirs]
-        missing = admin.list_offsets({(unique("nope"), 0): "latest"})
-        assert all(isinstance(v, KafkaError) for v in missing.values())
+        key = (unique("nope"), 0)
+        missing = admin.list_offsets({key: "latest"})
+        assert set(missing) == {key}, missing
+        assert isinstance(missing[key], UnknownTopicOrPartitionError), missing
 
 
 def test_rdkafka_mock_read_committed_agrees_with_confluent_kafka(rdkafka_mock: RunningBroker) -> None:
