@@ -32,7 +32,6 @@ from kadmin.admin.groups import (
     validate_group_ids,
     validate_group_states,
 )
-from kadmin.admin.lookups import TopicMetadata
 from kadmin.admin.partitions import (
     ListedOffset,
     ListOffsets,
@@ -426,12 +425,7 @@ class AdminClient:
             raise ValueError(f"replicas must be 'leader' or 'all', not {replicas!r}")
         deadline = await self._begin(timeout)
         await self.net.refresh_metadata(deadline=deadline)
-        dirs = await self._run(log_dirs.DescribeLogDirs(), sorted(self.net.nodes), deadline)
-        if names is None:
-            names = sorted({r.partition.topic for got in dirs.values() if isinstance(got, dict)
-                            for d in got.values() for r in d.replicas})
-        leaders_by_topic = await self._run(TopicMetadata(), names, deadline) if names else {}
-        return log_dirs.topic_sizes(dirs, leaders_by_topic, replicas)
+        return await log_dirs.measure_topic_sizes(self._ctx, names, replicas, deadline)
 
     @overload
     async def elect_leaders(self, election_type: storage.ElectionType | str,

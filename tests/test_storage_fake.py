@@ -17,6 +17,7 @@ from confluent_kafka import TopicPartition as CTopicPartition
 from kafka.admin import KafkaAdminClient
 from kafka.structs import TopicPartition as KTopicPartition
 
+from kadmin.admin.log_dirs import topic_sizes
 from kadmin.client import AdminClient
 from kadmin.errors import (
     BrokerNotAvailableError,
@@ -29,6 +30,7 @@ from kadmin.errors import (
     NoReassignmentInProgressError,
     OffsetOutOfRangeError,
     PreferredLeaderNotAvailableError,
+    ReplicaNotAvailableError,
     UnknownTopicOrPartitionError,
     UnsupportedVersionError,
 )
@@ -36,10 +38,13 @@ from kadmin.storage import (
     DeletedRecords,
     ElectionResult,
     ElectionType,
+    LogDirDescription,
     PartitionReassignment,
+    ReplicaLogInfo,
 )
 from kadmin.testing import FakeCluster, LogDir
 from kadmin.testing.state import BYTES_PER_RECORD, DEFAULT_LOG_DIR
+from kadmin.topics import PartitionInfo, TopicDescription
 from kadmin.types import TopicPartition as TP
 from kadmin.versions import RELEASE_NAMES, RELEASES
 
@@ -494,3 +499,61 @@ def test_kafka_2_2_has_no_reassignment_apis() -> None:
             listed = a.list_partition_reassignments([TP("t", 0)])[TP("t", 0)]
         assert isinstance(err, UnsupportedVersionError) and isinstance(listed, UnsupportedVersionError)
         assert c.count(ALTER_REASSIGN) == 0 and c.count(LIST_REASSIGN) == 0
+
+
+
+# --- topic sizes with brokers down (audit 2, item 2) -------------------------------------------------------------
+
+
+def test_topic_sizes_of_every_replica_name_the_replicas_on_a_stopped_broker(cluster: FakeCluster) -> None:
+    # orders: 3 partitions on all 3 brokers; audit: 1 partition on 2 of the 3.
+    audit_on_3 = 3 in cluster.partition("audit", 0).replicas
+    with admin(cluster) as a:
+        assert a.topic_sizes(replicas="all").complete
+        cluster.stop_broker(3)
+        every = a.topic_sizes(replicas="all")
+        named = a.topic_sizes(["orders", "audit"], replicas="all")
+        leader = a.topic_sizes(["orders", "audit"])
+    short = {TP("orders", p) for p in range(3)} | ({TP("audit", 0)} if audit_on_3 else set())
+    for got in (every, named):
+        assert not got.complete
+        # Only the live copies were measured: lower bounds, and every partition with a copy on 3 says so.
+        assert got.sizes == {"orders": 2 * 300 * BYTES_PER_RECORD,
+                             "audit": (1 if audit_on_3 else 2) * 50 * BYTES_PER_RECORD}
+        assert set(got.missing) == short
+        assert all("broker 3" in e.message for e in got.missing.values())
+        assert set(got.broker_errors) == {3} and isinstance(got.broker_errors[3], BrokerNotAvailableError)
+    # The leaders moved to live brokers: the data's size (one copy each) is still complete.
+    assert leader.complete and leader.sizes == {"orders": 300 * BYTES_PER_RECORD, "audit": 50 * BYTES_PER_RECORD}
+
+
+def test_topic_sizes_of_a_topic_whose_every_replica_is_down() -> None:
+    with FakeCluster(brokers=3) as c:
+        c.add_topic("lost", partitions=1, offsets=[10], replication_factor=1)
+        c.add_topic("kept", partitions=1, offsets=[10], replication_factor=3)
+        c.stop_broker(c.partition("lost", 0).replicas[0])
+        with admin(c) as a:
+            for replicas in ("leader", "all"):
+                got = a.topic_sizes(replicas=replicas)
+                # No live broker reports "lost" and it has no leader: still listed (0, a lower bound), and
+                # its partition is missing.
+                assert got.sizes["lost"] == 0 and not got.complete, (replicas, got)
+                # With every replica, kept's copy on the stopped broker is missing too.
+                assert set(got.missing) == ({TP("lost", 0)} if replicas == "leader" else {TP("lost", 0), TP("kept", 0)})
+                assert got.sizes["kept"] == (1 if replicas == "leader" else 2) * 10 * BYTES_PER_RECORD
+
+
+def test_topic_sizes_of_every_replica_name_a_copy_its_live_broker_left_out() -> None:
+    # The fold alone: broker 2 answered but listed no log for t-0 (say, a replica not created yet).
+    def dirs_of(*held: int) -> dict[str, LogDirDescription]:
+        return {"/d": LogDirDescription("/d", None, tuple(ReplicaLogInfo(TP("t", p), 100, 0, False) for p in held))}
+
+    desc = TopicDescription("t", None, False, (PartitionInfo(0, 1, 0, (1, 2), (1, 2)),
+                                               PartitionInfo(1, None, None, (2,), ())))
+    got = topic_sizes({1: dirs_of(0), 2: dirs_of(1)}, {"t": desc}, "all")
+    assert got.sizes == {"t": 200} and not got.complete and not got.broker_errors
+    assert set(got.missing) == {TP("t", 0)} and isinstance(got.missing[TP("t", 0)], ReplicaNotAvailableError)
+    assert "broker 2 reported no log" in got.missing[TP("t", 0)].message
+    leader = topic_sizes({1: dirs_of(0), 2: dirs_of(1)}, {"t": desc}, "leader")
+    # t-1 has no leader: never silently skipped.
+    assert leader.sizes == {"t": 100} and set(leader.missing) == {TP("t", 1)} and not leader.complete
