@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 from test_cli import run_cli, run_main
 
+from kadmin.errors import ErrorCode
 from kadmin.protocol.apis import ApiKey
 from kadmin.testing import FakeCluster
 
@@ -133,7 +134,10 @@ def test_sensitive_values_never_printed(cluster: FakeCluster) -> None:
     ("configs", "alter", "--entity-type", "topics", "--entity-default", "--add-config", "a=b"),
     ("configs", "alter", "--entity-type", "brokers", "--entity-name", "x", "--add-config", "a=b"),
     ("configs", "alter", "--entity-type", "topics", "--entity-name", "t", "--add-config", "a=1,a=2"),
-    ("configs", "describe", "--entity-type", "topics"),
+    ("configs", "alter", "--entity-type", "topics", "--add-config", "a=b"),  # alter keeps requiring names
+    ("configs", "alter", "--entity-type", "brokers", "--add-config", "a=b"),
+    ("configs", "describe", "--entity-type", "client-metrics"),  # kadmin cannot list them: said, not guessed
+    ("topics", "describe", "orders", "--exclude-internal"),
     ("configs", "describe", "--entity-type", "nonsense", "--entity-name", "x"),
 ])
 def test_bad_input_exits_2_before_connecting(cluster: FakeCluster, args: tuple[str, ...]) -> None:
@@ -152,3 +156,70 @@ def test_console_round_trip(cluster: FakeCluster) -> None:
     r = run_cli("configs", "describe", "--entity-type", "topics", "--entity-name", "sub-t", "--all", "-b",
                 cluster.bootstrap)
     assert r.code == 0 and "retention.ms" in r.out
+
+
+# --- describe everything when no name is given (as kafka-topics.sh / kafka-configs.sh --describe do) ---------
+
+
+@pytest.fixture(scope="module")
+def listed() -> Iterator[FakeCluster]:
+    with FakeCluster(3, versions="4.0") as c:
+        for name, parts in (("alpha", 2), ("beta", 1), ("__consumer_offsets", 1)):
+            c.add_topic(name, parts)
+        c.set_topic_config("beta", "retention.ms", "7000")
+        c.add_group("g-one")
+        c.add_group("g-two", group_type="consumer")
+        yield c
+
+
+def test_topics_describe_without_names_describes_every_topic(listed: FakeCluster) -> None:
+    b = ("-b", listed.bootstrap, "-o", "json")
+    r = run_main("topics", "describe", *b)
+    assert r.code == 0, r.err
+    got = {t["name"]: t for t in r.json()["topics"]}
+    # Internal topics too, as kafka-topics.sh lists them by default.
+    assert set(got) == set(listed.topics) == {"alpha", "beta", "__consumer_offsets"}
+    assert [p["replicas"] for p in got["alpha"]["partitions"]] == list(listed.replicas("alpha").values())
+    assert got["__consumer_offsets"]["internal"] is True
+    r = run_main("topics", "describe", "--exclude-internal", *b)
+    assert r.code == 0 and {t["name"] for t in r.json()["topics"]} == {"alpha", "beta"}
+    r = run_main("topics", "describe", "-b", listed.bootstrap)
+    assert r.code == 0
+    assert sorted({line.split()[0] for line in r.out.splitlines()[1:]}) == ["__consumer_offsets", "alpha", "beta"]
+
+
+def test_configs_describe_without_names_describes_every_entity(listed: FakeCluster) -> None:
+    b = ("-b", listed.bootstrap, "-o", "json")
+
+    def names(*args: str) -> list[str]:
+        r = run_main("configs", "describe", *args, *b)
+        assert r.code == 0, r.err
+        items = r.json()["resources"]
+        assert all(x["error"] is None for x in items), items
+        return [x["entity_name"] for x in items]
+
+    assert sorted(names("--entity-type", "topics")) == sorted(listed.topics)
+    # Every broker, then the cluster-wide default (kafka-configs.sh lists it last as well).
+    assert names("--entity-type", "brokers") == [str(n) for n in listed.node_ids] + [""]
+    assert names("--entity-type", "broker-loggers") == [str(n) for n in listed.node_ids]
+    assert names("--entity-type", "groups") == ["g-one", "g-two"]
+    r = run_main("configs", "describe", "--entity-type", "topics", *b)
+    beta = next(x for x in r.json()["resources"] if x["entity_name"] == "beta")
+    assert {c["name"]: c["value"] for c in beta["configs"]} == {"retention.ms": "7000"}
+    assert r.json()["listing_errors"] == []
+    r = run_main("configs", "describe", "--entity-type", "brokers", "-b", listed.bootstrap)
+    assert r.code == 0
+    heads = [line for line in r.out.splitlines() if line.startswith("brokers ")]
+    assert heads == [f"brokers {n}:" for n in listed.node_ids] + ["brokers <default>:"]
+
+
+def test_configs_describe_every_group_says_when_the_listing_is_incomplete(listed: FakeCluster) -> None:
+    listed.inject(2, "ListGroups", ErrorCode.UNKNOWN_SERVER_ERROR, count=1)
+    try:
+        r = run_main("configs", "describe", "--entity-type", "groups", "-b", listed.bootstrap, "-o", "json")
+    finally:
+        listed.clear_faults()
+    # The groups that were listed are described; the broker that could not list its groups fails the command.
+    assert r.code == 1
+    assert [x["broker"] for x in r.json()["listing_errors"]] == [2]
+    assert [x["error"]["name"] for x in r.json()["listing_errors"]] == ["UNKNOWN_SERVER_ERROR"]

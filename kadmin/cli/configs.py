@@ -4,7 +4,8 @@ Flags follow kafka-configs.sh: ``--entity-type topics|brokers|broker-loggers|gro
 ``--entity-name`` (repeatable) or ``--entity-default`` (the cluster-wide broker default), ``--add-config
 k=v,k2=[a,b]``, ``--delete-config k,k2``; kadmin adds ``--append-config`` / ``--subtract-config`` for list
 configs (IncrementalAlterConfigs).  ``describe`` shows what was set dynamically, like kafka-configs.sh;
-``--all`` shows every key with its source.  Sensitive values are never printed, in either format: the broker
+``--all`` shows every key with its source; without a name it describes every entity of the type, as
+kafka-configs.sh does (alter always needs names).  Sensitive values are never printed, in either format: the broker
 does not send them, and what the caller sets is not echoed.
 """
 
@@ -35,6 +36,7 @@ from kadmin.errors import KafkaError
 
 if TYPE_CHECKING:
     from kadmin.cli.main import Context
+    from kadmin.client import AdminClient
 
 ENTITY_TYPES = ("topics", "brokers", "broker-loggers", "groups", "client-metrics")
 MASK = "<sensitive>"
@@ -75,7 +77,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     al.set_defaults(run=run_alter)
 
 
-def resources(args: argparse.Namespace) -> list[ConfigResource]:
+def resources(args: argparse.Namespace, *, describe_all: bool = False) -> list[ConfigResource]:
+    """The named entities; none named is a usage error unless ``describe_all`` (describe), which then returns []
+    for :func:`every_resource` to list, as kafka-configs.sh --describe does without --entity-name."""
     t = resource_type(args.entity_type)
     names: list[str] = list(args.entity_name)
     if args.entity_default:
@@ -83,7 +87,13 @@ def resources(args: argparse.Namespace) -> list[ConfigResource]:
             raise UsageError("--entity-default works with --entity-type brokers only")
         names.append("")
     if not names:
-        raise UsageError("give --entity-name (or --entity-default for brokers)")
+        if not describe_all:
+            raise UsageError("give --entity-name (or --entity-default for brokers)")
+        if t is ConfigResourceType.CLIENT_METRICS:
+            # The cluster lists them (ListClientMetricsResources, Kafka 3.7+), but kadmin has no call for it yet.
+            raise UsageError("give --entity-name: kadmin cannot list client-metrics subscriptions yet "
+                             "(ListClientMetricsResources is not implemented)")
+        return []
     try:
         return validate_resources([ConfigResource(t, n) for n in names])
     except (TypeError, ValueError) as exc:
@@ -110,13 +120,34 @@ def entry_json(e: ConfigEntry, synonyms: bool, docs: bool) -> JsonDict:
     return out
 
 
+def every_resource(admin: AdminClient, t: ConfigResourceType) -> tuple[list[ConfigResource], dict[int, KafkaError]]:
+    """Every entity of type ``t``, listed as kafka-configs.sh --describe does without --entity-name: all topics
+    (internal ones too), every broker and then the cluster-wide default "", every broker's loggers (there is no
+    default for loggers), every group ListGroups finds.  Also the brokers whose group listing failed."""
+    if t is ConfigResourceType.TOPIC:
+        return [ConfigResource.topic(x.name) for x in admin.list_topics(internal=True)], {}
+    if t in (ConfigResourceType.BROKER, ConfigResourceType.BROKER_LOGGER):
+        ids = sorted(n.node_id for n in admin.describe_cluster().nodes)
+        if t is ConfigResourceType.BROKER_LOGGER:
+            return [ConfigResource.broker_logger(n) for n in ids], {}
+        return [ConfigResource.broker(n) for n in ids] + [ConfigResource.broker("")], {}
+    assert t is ConfigResourceType.GROUP, t  # client-metrics is refused by resources()
+    listed = admin.list_consumer_groups()
+    return [ConfigResource.group(g) for g in sorted(set(listed.group_ids()))], dict(listed.errors)
+
+
 def run_describe(ctx: Context) -> int:
     a = ctx.args
-    rs = resources(a)
+    rs = resources(a, describe_all=True)
+    listing_errors: dict[int, KafkaError] | None = None
     with ctx.admin() as admin:
-        res = admin.describe_configs(rs, include_synonyms=a.synonyms, include_documentation=a.documentation)
+        if not rs:
+            rs, listing_errors = every_resource(admin, resource_type(a.entity_type))
+        res = admin.describe_configs(rs, include_synonyms=a.synonyms,
+                                     include_documentation=a.documentation) if rs else {}
     p = ctx.printer
     failed = [r for r in rs if isinstance(res[r], KafkaError)]
+    status = 1 if failed or listing_errors else 0
 
     def shown(entries: dict[str, ConfigEntry]) -> list[ConfigEntry]:
         return [e for e in entries.values() if a.all or e.source.is_dynamic]
@@ -130,8 +161,11 @@ def run_describe(ctx: Context) -> int:
             if not isinstance(got, KafkaError):
                 item["configs"] = [entry_json(e, a.synonyms, a.documentation) for e in shown(got)]
             items.append(item)
-        p.emit("configs describe", {"resources": items})
-        return 1 if failed else 0
+        body: JsonDict = {"resources": items}
+        if listing_errors is not None:
+            body["listing_errors"] = [{"broker": n, "error": error_json(e)} for n, e in sorted(listing_errors.items())]
+        p.emit("configs describe", body)
+        return status
     for r in rs:
         got = res[r]
         if isinstance(got, KafkaError):
@@ -149,7 +183,11 @@ def run_describe(ctx: Context) -> int:
         err = res[r]
         assert isinstance(err, KafkaError)
         p.key_error(f"{r.type.cli_name} {_name(r)}", err)
-    return 1 if failed else 0
+    for node, lost in sorted((listing_errors or {}).items()):
+        p.key_error(f"listing groups on broker {node}", lost)
+    if listing_errors:
+        p.note(f"kadmin: the list of groups is incomplete: {len(listing_errors)} broker(s) answered with an error")
+    return status
 
 
 def operations(args: argparse.Namespace) -> list[ConfigOp]:

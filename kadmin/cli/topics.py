@@ -43,8 +43,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     ls.set_defaults(run=run_list)
 
     ds = tsub.add_parser("describe", parents=[common], help="partitions, leaders, replicas, ISR",
-                         description="Describe topics: id, and per partition leader, replicas, ISR, offline.")
-    ds.add_argument("topics", nargs="+", metavar="TOPIC")
+                         description="Describe topics: id, and per partition leader, replicas, ISR, offline.  "
+                                     "Without TOPIC: every topic of the cluster (like kafka-topics.sh).")
+    ds.add_argument("topics", nargs="*", metavar="TOPIC")
+    ds.add_argument("--exclude-internal", action="store_true",
+                    help="without TOPIC: leave out internal topics (__consumer_offsets...), listed by default")
     ds.add_argument("--include-authorized-operations", action="store_true",
                     help="also ask which operations this principal may perform on each topic")
     ds.set_defaults(run=run_describe)
@@ -147,9 +150,15 @@ def description_json(d: TopicDescription) -> JsonDict:
 
 
 def run_describe(ctx: Context) -> int:
-    names = _checked(validate_topic_names, ctx.args.topics)
+    a = ctx.args
+    if a.topics and a.exclude_internal:
+        raise UsageError("--exclude-internal applies only when no TOPIC is given (every topic is described)")
+    names: list[str] = _checked(validate_topic_names, a.topics) if a.topics else []
     with ctx.admin() as admin:
-        res = admin.describe_topics(names, include_authorized_operations=ctx.args.include_authorized_operations)
+        if not a.topics:
+            # kafka-topics.sh --describe without --topic: every topic, internal ones unless --exclude-internal.
+            names = [t.name for t in admin.list_topics(internal=not a.exclude_internal)]
+        res = admin.describe_topics(names, include_authorized_operations=a.include_authorized_operations)
     p = ctx.printer
     failed = [n for n in names if isinstance(res[n], KafkaError)]
     if p.json:
