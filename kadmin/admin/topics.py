@@ -388,27 +388,44 @@ class DeleteTopics(Operation[TopicRef]):
         return req(topic_names=list(keys), timeout_ms=self.timeout_ms)  # type: ignore[no-any-return]
 
     def handle(self, node: int, keys: list[TopicRef], response: Any, version: int) -> dict[TopicRef, Outcome]:
-        by_id = {k for k in keys if isinstance(k, uuid.UUID)}
+        # From v6 the answer to a delete by name carries the topic's id too (KRaft), so an answer is filed under
+        # its name when that name was asked for by name, under its id only when its name was not (or it has
+        # none).  A name given together with its own id: KRaft refuses the name (INVALID_REQUEST "The provided
+        # topic name maps to an ID that was already supplied"), deletes nothing and answers the id entry only
+        # through that one answer, so the id gets it too; ZooKeeper-mode brokers delete the topic and answer
+        # both entries, the second answer for the name going to the id it carries.
+        names = {k for k in keys if isinstance(k, str)}
+        ids = {k for k in keys if isinstance(k, uuid.UUID)}
         out: dict[TopicRef, Outcome] = {}
+        carried: dict[uuid.UUID, Any] = {}
         for r in response.responses:
             tid = _topic_id(r.topic_id) if version >= 6 else None
-            key: TopicRef | None = tid if tid is not None and tid in by_id else r.name
-            if key is None:
-                continue  # an answer for an id we did not ask about: the key stays unanswered (ProtocolError)
-            code = r.error_code
-            if code == ErrorCode.NONE:
-                out[key] = Done(None)
-                continue
-            err = _error(code, r.error_message if version >= 5 else None, f"topic {key!r}")
-            shared = _controller_outcome(code, err)
-            if shared is not None:
-                out[key] = shared
+            key: TopicRef
+            if r.name in names and not (r.name in out and tid in ids and tid not in out):
+                key = r.name
+                if tid in ids:
+                    carried.setdefault(tid, r)
+            elif tid in ids:
+                key = tid
             else:
-                # UNKNOWN_TOPIC_OR_PARTITION / UNKNOWN_TOPIC_ID: no such topic (the answer; in doubt after a lost
-                # send, see applied_looks_like); TOPIC_DELETION_DISABLED, INVALID_REQUEST,
-                # TOPIC_AUTHORIZATION_FAILED: the controller's verdict.
-                out[key] = Failed(err)
+                continue  # an answer for a key we did not ask about: the key stays unanswered (ProtocolError)
+            out[key] = self._outcome(r, key, version)
+        for tid, r in carried.items():
+            if tid not in out:
+                out[tid] = self._outcome(r, tid, version)
         return out
+
+    @staticmethod
+    def _outcome(r: Any, key: TopicRef, version: int) -> Outcome:
+        code = r.error_code
+        if code == ErrorCode.NONE:
+            return Done(None)
+        err = _error(code, r.error_message if version >= 5 else None, f"topic {key!r}")
+        shared = _controller_outcome(code, err)
+        # UNKNOWN_TOPIC_OR_PARTITION / UNKNOWN_TOPIC_ID: no such topic (the answer; in doubt after a lost send, see
+        # applied_looks_like); TOPIC_DELETION_DISABLED, INVALID_REQUEST, TOPIC_AUTHORIZATION_FAILED: the
+        # controller's verdict.
+        return shared if shared is not None else Failed(err)
 
 
 class CreatePartitions(Operation[str]):
