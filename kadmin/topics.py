@@ -16,7 +16,8 @@ The rules are Kafka's own (``org.apache.kafka.common.internals.Topic.validate``,
 * a replica assignment replaces both: partitions 0..n-1, each a non-empty list of distinct broker ids, all of
   the same length; with an assignment, a replication factor must not be given, and a partition count only if
   it equals the assignment's length;
-* configs are ``{name: value}`` of strings (a None value means "the broker's default", as on the wire);
+* configs are ``{name: value}`` of strings; a None value is refused (leave the config out to get the broker's
+  default: Kafka refuses a null value with INVALID_CONFIG "Null value not supported for topic configs");
 * a name appears once per call.
 """
 
@@ -66,20 +67,25 @@ def _int(value: object, what: str, lo: int, hi: int) -> int:
 
 
 #: The configs of a topic given none (read-only, so one object serves every such topic).
-_NO_CONFIGS: Mapping[str, str | None] = MappingProxyType({})
+_NO_CONFIGS: Mapping[str, str] = MappingProxyType({})
 
 
-def _configs(configs: object, where: str) -> Mapping[str, str | None]:
+def _configs(configs: object, where: str) -> Mapping[str, str]:
     if configs is None or (type(configs) is dict and not configs):
         return _NO_CONFIGS
     if not isinstance(configs, Mapping):
         raise TypeError(f"{where}: configs must be a mapping of config name to value, not "
                         f"{type(configs).__name__}")
-    out: dict[str, str | None] = {}
+    out: dict[str, str] = {}
     for k, v in configs.items():
         if not isinstance(k, str) or not k:
             raise TypeError(f"{where}: a config name must be a non-empty str; got {k!r}")
-        if v is not None and not isinstance(v, str):
+        if v is None:
+            # Kafka answers INVALID_CONFIG "Null value not supported for topic configs" (INVALID_REQUEST on
+            # 2.6-3.2, an internal error before), after the round trip; a default is had by leaving the key out.
+            raise TypeError(f"{where}: config {k!r} has the value None; Kafka refuses null topic config values: "
+                            "leave the config out to get the broker's default")
+        if not isinstance(v, str):
             raise TypeError(f"{where}: the value of config {k!r} must be a str (Kafka configs are strings; "
                             f"write {str(v).lower() if isinstance(v, bool) else v!s:.40}), not {type(v).__name__}")
         out[k] = v
@@ -123,14 +129,15 @@ class NewTopic:
 
     ``partitions`` / ``replication_factor`` None take the broker's defaults (``num.partitions``,
     ``default.replication.factor``; Kafka 2.4+).  ``replica_assignment`` ({partition: [broker ids]} or a list
-    per partition, first id the preferred leader) replaces both.  ``configs`` are topic configs as strings.
+    per partition, first id the preferred leader) replaces both.  ``configs`` are topic configs as strings (a
+    config left out takes the broker's default; None is refused, as Kafka refuses a null value).
     """
 
     name: str
     partitions: int | None = None
     replication_factor: int | None = None
     replica_assignment: Mapping[int, Sequence[int]] | Sequence[Sequence[int]] | None = None
-    configs: Mapping[str, str | None] = field(default_factory=dict)
+    configs: Mapping[str, str] = field(default_factory=dict)
 
     def checked(self) -> NewTopic:
         """A normalised copy (assignment as a tuple per partition, configs read-only), or Type/ValueError."""

@@ -7,7 +7,8 @@ request INVALID_REQUEST; partitions/replication factor -1 mean the broker's num.
 default.replication.factor (v4+, Kafka 2.4; older releases knew no defaults and refuse -1 as a bad count);
 otherwise a count < 1 is INVALID_PARTITIONS / INVALID_REPLICATION_FACTOR, and a factor above the live brokers
 INVALID_REPLICATION_FACTOR; an assignment together with a count is INVALID_REQUEST, a bad one
-INVALID_REPLICA_ASSIGNMENT; an unknown config key or a bad value INVALID_CONFIG.  v5+ answers the topic's
+INVALID_REPLICA_ASSIGNMENT; an unknown config key or a bad value INVALID_CONFIG, and so is a null value from
+Kafka 3.3 (INVALID_REQUEST on 2.6-3.2, UNKNOWN_SERVER_ERROR before: see _null_configs).  v5+ answers the topic's
 partitions, replication factor and configs; v7 its id.  ValidateOnly (v1+) checks and creates nothing.
 """
 
@@ -35,6 +36,9 @@ def _plan(ctx: RequestContext, t: Any, version: int, live: set[int], flat: dict[
     err = name_error(ctx.state, t.name, flat)
     if err is not None:
         return err[0], err[1], None
+    nulls = [c.name for c in t.configs if c.value is None]
+    if nulls:
+        return _null_configs(ctx, nulls)
     defaults = ctx.state.configs.get((C.BROKER, ""), {})
     if t.assignments:
         if t.num_partitions != -1 or t.replication_factor != -1:
@@ -79,9 +83,19 @@ def _plan(ctx: RequestContext, t: Any, version: int, live: set[int], flat: dict[
             C.check_value(d, c.value)
         except C.ConfigValueError as exc:
             return exc.code, exc.message, None
-        if c.value is not None:
-            configs[c.name] = c.value
+        configs[c.name] = c.value
     return ErrorCode.NONE, None, (replicas, configs)
+
+
+def _null_configs(ctx: RequestContext, names: list[str]) -> tuple[int, str | None, Any]:
+    """A config with a null value, as each release answers it (checked after the name, before the counts)."""
+    rel = tuple(int(p) for p in C.release(ctx.table).split("."))
+    if rel >= (3, 3):  # KAFKA-13863: ZkAdminManager and ReplicationControlManager
+        return ErrorCode.INVALID_CONFIG, f"Null value not supported for topic configs: {','.join(names)}", None
+    if rel >= (2, 6):  # KAFKA-9695: AdminManager
+        return ErrorCode.INVALID_REQUEST, f"Null value not supported for topic configs : {','.join(names)}", None
+    # Before: Properties.setProperty(name, null) throws a NullPointerException, answered as an unknown error.
+    return ErrorCode.UNKNOWN_SERVER_ERROR, None, None
 
 
 def handle(ctx: RequestContext, req: Any, version: int) -> Response:
