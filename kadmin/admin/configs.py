@@ -278,8 +278,8 @@ def fallback_refusal(resource: ConfigResource, ops: Sequence[ConfigOp], node_tex
     """Why the AlterConfigs fallback cannot carry these operations, or None.  ``node_text`` says who lacks
     IncrementalAlterConfigs, as a clause: "broker 1 does not speak it", "no broker of this cluster speaks it"."""
     if resource.type is ConfigResourceType.BROKER_LOGGER:
-        return UnsupportedVersionError(f"{resource}: log levels need IncrementalAlterConfigs (Kafka 2.3+), and "
-                                       f"{node_text}")
+        return UnsupportedVersionError(f"{resource}: log levels need broker loggers (KIP-412, Kafka 2.4+), changed "
+                                       f"through IncrementalAlterConfigs, and {node_text}")
     odd = next((op for op in ops if isinstance(op, (AppendConfig, SubtractConfig))), None)
     if odd is not None:
         return UnsupportedVersionError(

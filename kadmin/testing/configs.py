@@ -14,7 +14,7 @@ default (DEFAULT_CONFIG).  The fake has no server.properties, so STATIC_BROKER_C
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from kadmin.testing.state import ClusterState
@@ -54,6 +54,8 @@ class ConfigDef:
     until: str | None = None
     #: Allowed values (STRING enums), checked on alter.
     choices: tuple[str, ...] | None = None
+    #: Kafka's validator of a number (ConfigDef.Range and the like): what is wrong with it, or None.
+    check: Callable[[int], str | None] | None = None
 
     @property
     def sensitive(self) -> bool:
@@ -64,7 +66,28 @@ def _d(name: str, type_: int, default: str | None, doc: str, **kw: object) -> Co
     return ConfigDef(name, type_, default, doc, **kw)  # type: ignore[arg-type]
 
 
-TOPIC_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in (
+def _between(lo: int | None, hi: int | None) -> Callable[[int], str | None]:
+    """ConfigDef.Range.between / atLeast, with Kafka's messages."""
+    def check(n: int) -> str | None:
+        if lo is not None and n < lo:
+            return f"Value must be at least {lo}"
+        if hi is not None and n > hi:
+            return f"Value must be no more than {hi}"
+        return None
+    return check
+
+
+def _gzip_level(n: int) -> str | None:
+    """CompressionType.GZIP.levelValidator: Deflater's 1..9, or -1 (Deflater.DEFAULT_COMPRESSION)."""
+    return None if 1 <= n <= 9 or n == -1 else "Value must be between 1 and 9 or equal to -1"
+
+
+#: Kafka's LogConfig topic configs, each with the releases that have it.  A name may appear twice when its default
+#: changed (message.timestamp.after.max.ms: Long.MAX_VALUE from KIP-937 in 3.6, one hour from KIP-1030 in 4.0).
+#: Facts: KIP-354 max.compaction.lag.ms (2.3); KIP-405 tiered storage configs public in 3.6; KIP-937 (3.6);
+#: KIP-390 compression levels (3.8; ranges from CompressionType's level validators); KIP-950 (3.9); 4.0 removed
+#: message.format.version, message.downconversion.enable and message.timestamp.difference.max.ms.
+TOPIC_DEFS: tuple[ConfigDef, ...] = (
     _d("cleanup.policy", LIST, "delete", "delete and/or compact old segments", synonym="log.cleanup.policy",
        choices=("delete", "compact")),
     _d("compression.type", STRING, "producer", "final compression of the topic's batches",
@@ -78,12 +101,30 @@ TOPIC_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in (
     _d("leader.replication.throttled.replicas", LIST, "", "replicas throttled on the leader side"),
     _d("local.retention.bytes", LONG, "-2", "local bytes kept with tiered storage", since="3.6"),
     _d("local.retention.ms", LONG, "-2", "local time kept with tiered storage", since="3.6"),
-    _d("max.compaction.lag.ms", LONG, LONG_MAX, "longest a message may stay uncompacted"),
+    _d("max.compaction.lag.ms", LONG, LONG_MAX, "longest a message may stay uncompacted", since="2.3",
+       synonym="log.cleaner.max.compaction.lag.ms", check=_between(1, None)),
     _d("max.message.bytes", INT, "1048588", "largest record batch accepted", synonym="message.max.bytes"),
     _d("message.downconversion.enable", BOOLEAN, "true", "down-convert for old consumers", until="3.9"),
     _d("message.format.version", STRING, "3.0-IV1", "message format version", until="3.9"),
     _d("message.timestamp.type", STRING, "CreateTime", "CreateTime or LogAppendTime",
        choices=("CreateTime", "LogAppendTime")),
+    _d("message.timestamp.difference.max.ms", LONG, LONG_MAX, "largest gap between a CreateTime and the broker's "
+       "clock", synonym="log.message.timestamp.difference.max.ms", until="3.9", check=_between(0, None)),
+    _d("message.timestamp.before.max.ms", LONG, LONG_MAX, "how far in the past a CreateTime may be",
+       synonym="log.message.timestamp.before.max.ms", since="3.6", check=_between(0, None)),
+    _d("message.timestamp.after.max.ms", LONG, LONG_MAX, "how far in the future a CreateTime may be",
+       synonym="log.message.timestamp.after.max.ms", since="3.6", until="3.9", check=_between(0, None)),
+    _d("message.timestamp.after.max.ms", LONG, "3600000", "how far in the future a CreateTime may be",
+       synonym="log.message.timestamp.after.max.ms", since="4.0", check=_between(0, None)),
+    _d("compression.gzip.level", INT, "-1", "gzip level when the topic compresses with gzip",
+       synonym="compression.gzip.level", since="3.8", check=_gzip_level),
+    _d("compression.lz4.level", INT, "9", "lz4 level when the topic compresses with lz4",
+       synonym="compression.lz4.level", since="3.8", check=_between(1, 17)),
+    _d("compression.zstd.level", INT, "3", "zstd level when the topic compresses with zstd",
+       synonym="compression.zstd.level", since="3.8", check=_between(-131072, 22)),
+    _d("remote.log.copy.disable", BOOLEAN, "false", "stop copying segments to tiered storage", since="3.9"),
+    _d("remote.log.delete.on.disable", BOOLEAN, "false", "delete tiered data when tiered storage is turned off",
+       since="3.9"),
     _d("min.cleanable.dirty.ratio", DOUBLE, "0.5", "dirty ratio that triggers compaction"),
     _d("min.compaction.lag.ms", LONG, "0", "shortest a message stays uncompacted"),
     _d("min.insync.replicas", INT, "1", "replicas that must acknowledge an acks=all write",
@@ -98,7 +139,7 @@ TOPIC_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in (
     _d("segment.ms", LONG, "604800000", "roll a segment after this long"),
     _d("unclean.leader.election.enable", BOOLEAN, "false", "allow out-of-sync leaders",
        synonym="unclean.leader.election.enable"),
-)}
+)
 
 BROKER_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in (
     _d("advertised.listeners", STRING, None, "listeners published to clients", dynamic=False),
@@ -168,20 +209,35 @@ def catalog(rtype: int, table: Mapping[int, tuple[int, int]]) -> dict[str, Confi
 @functools.lru_cache(maxsize=64)
 def _catalog_of(rtype: int, rel_name: str) -> dict[str, ConfigDef]:
     """Made once per (resource type, release); never handed out itself (see catalog)."""
-    base = {TOPIC: TOPIC_CONFIGS, BROKER: BROKER_CONFIGS, GROUP: GROUP_CONFIGS,
-            CLIENT_METRICS: CLIENT_METRICS_CONFIGS}.get(rtype, {})
+    base: Iterable[ConfigDef] = TOPIC_DEFS if rtype == TOPIC else {
+        BROKER: BROKER_CONFIGS, GROUP: GROUP_CONFIGS, CLIENT_METRICS: CLIENT_METRICS_CONFIGS}.get(rtype, {}).values()
     rel = _release_key(rel_name)
-    return {n: d for n, d in base.items()
+    return {d.name: d for d in base
             if (d.since is None or rel >= _release_key(d.since)) and (d.until is None or rel <= _release_key(d.until))}
 
 
+#: KIP-412 (Kafka 2.4) added BROKER_LOGGER (8) to ConfigResource.Type; older brokers know only TOPIC and BROKER.
+BROKER_LOGGER_SINCE = (2, 4)
+
+
 def supports_type(rtype: int, table: Mapping[int, tuple[int, int]]) -> bool:
-    """Resource types a broker knows: group and client-metrics configs exist on KRaft brokers only here."""
-    if rtype in (TOPIC, BROKER, BROKER_LOGGER):
+    """Resource types a broker knows: broker loggers from 2.4, group and client-metrics configs on KRaft brokers
+    only here."""
+    if rtype in (TOPIC, BROKER):
         return True
+    if rtype == BROKER_LOGGER:
+        return _release_key(release(table)) >= BROKER_LOGGER_SINCE
     if rtype in (GROUP, CLIENT_METRICS):
         return kraft(table)
     return False
+
+
+def unparsed_type(rtype: int, table: Mapping[int, tuple[int, int]]) -> bool:
+    """A type id this broker's ConfigResource.Type lacks, so it reads it as UNKNOWN (0): before 2.4 anything but
+    TOPIC and BROKER.  KafkaApis then throws InvalidRequestException("Unexpected resource type UNKNOWN for
+    resource <name>") while sorting the resources for authorization, and the whole DescribeConfigs request is
+    answered with that error for every resource (DescribeConfigsRequest.getErrorResponse)."""
+    return rtype not in (TOPIC, BROKER) and _release_key(release(table)) < BROKER_LOGGER_SINCE
 
 
 class ConfigValueError(Exception):
@@ -214,6 +270,9 @@ def check_value(d: ConfigDef, value: str | None) -> None:
             raise bad from None
         if not -(2**bits) <= n < 2**bits:
             raise bad
+        problem = d.check(n) if d.check is not None else None
+        if problem is not None:
+            raise ConfigValueError(INVALID_CONFIG, f"Invalid value {value} for configuration {d.name}: {problem}")
     elif d.type == DOUBLE:
         try:
             float(v)

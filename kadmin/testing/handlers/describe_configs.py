@@ -4,7 +4,9 @@ As Kafka's ConfigHelper: any broker answers for topics (UNKNOWN_TOPIC_OR_PARTITI
 have); a broker or broker-logger resource must name the answering broker's own id, or "" for the cluster-wide
 broker defaults (which list only what was set cluster-wide); any other id is INVALID_REQUEST "Unexpected broker
 id" (so a client must send broker resources to that broker).  Group and client-metrics resources exist on KRaft
-brokers (the 4.0 preset); ZooKeeper-mode brokers answer INVALID_REQUEST for them.  Sensitive values are never
+brokers (the 4.0 preset); ZooKeeper-mode brokers answer INVALID_REQUEST for them.  Broker loggers exist from 2.4
+(KIP-412): an older broker parses type 8 as UNKNOWN and fails the whole request (INVALID_REQUEST for every resource,
+the logger echoed as type 0).  Sensitive values are never
 sent (null value, IsSensitive).  v0 has IsDefault instead of ConfigSource; synonyms need v1+ and
 IncludeSynonyms; ConfigType and Documentation need v3+ and IncludeDocumentation for the text.
 """
@@ -151,6 +153,14 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     R = response_class(API_KEY)
     synonyms = version >= 1 and req.include_synonyms
     docs = version >= 3 and req.include_documentation
+    unparsed = next((r for r in req.resources if C.unparsed_type(r.resource_type, ctx.table)), None)
+    if unparsed is not None:
+        # A pre-2.4 broker fails the whole request over a type it cannot parse (see C.unparsed_type).
+        why = f"Unexpected resource type UNKNOWN for resource {unparsed.resource_name}"
+        return R(results=[R.DescribeConfigsResult(
+            error_code=ErrorCode.INVALID_REQUEST, error_message=why, resource_name=r.resource_name, configs=[],
+            resource_type=0 if C.unparsed_type(r.resource_type, ctx.table) else r.resource_type)
+            for r in req.resources])
     results = []
     for res in req.resources:
         err = resource_error(ctx, res.resource_type, res.resource_name)

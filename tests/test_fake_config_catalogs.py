@@ -1,0 +1,232 @@
+"""The fake cluster's config catalogs, release by release: the topic configs each preset accepts and describes, and
+the resource types its brokers know, against what each Kafka release shipped.
+
+The expected names below are written from Kafka's own sources, independently of kadmin.testing.configs:
+LogConfig's topic configs (2.2: 25, max.compaction.lag.ms from 2.3 by KIP-354, the KIP-405 tiered-storage configs
+public from 3.6, message.timestamp.before/after.max.ms from 3.6 by KIP-937, compression.gzip/lz4/zstd.level from
+3.8 by KIP-390, remote.log.copy.disable / remote.log.delete.on.disable from 3.9 by KIP-950, and 4.0 dropping
+message.format.version, message.downconversion.enable and message.timestamp.difference.max.ms).  Broker loggers
+(ConfigResource.Type BROKER_LOGGER = 8) arrived with KIP-412 in 2.4; before that the id parses as UNKNOWN and
+KafkaApis fails the whole DescribeConfigs request with INVALID_REQUEST.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from kadmin.client import AdminClient
+from kadmin.configs import ConfigResource, ConfigSource
+from kadmin.errors import InvalidConfigError, KafkaError
+from kadmin.protocol.apis import ApiKey
+from kadmin.testing import FakeCluster
+from kadmin.testing import configs as C
+from kadmin.testing.rawclient import RawConnection
+from kadmin.testing.schemas import fake_message_type
+from kadmin.topics import CreatedTopic, NewTopic
+from kadmin.versions import RELEASE_NAMES, RELEASES
+
+pytestmark = pytest.mark.timeout(60)
+
+FAST: dict[str, Any] = {"retry_backoff_s": 0.02, "retry_backoff_max_s": 0.1, "default_timeout_s": 10.0}
+LONG_MAX = "9223372036854775807"
+INVALID_REQUEST = 42
+DescReq: Any = fake_message_type(ApiKey.DESCRIBE_CONFIGS, "request")
+
+#: Kafka 2.2's LogConfig topic configs.
+KAFKA_2_2 = frozenset({
+    "cleanup.policy", "compression.type", "delete.retention.ms", "file.delete.delay.ms", "flush.messages",
+    "flush.ms", "follower.replication.throttled.replicas", "index.interval.bytes",
+    "leader.replication.throttled.replicas", "max.message.bytes", "message.downconversion.enable",
+    "message.format.version", "message.timestamp.difference.max.ms", "message.timestamp.type",
+    "min.cleanable.dirty.ratio", "min.compaction.lag.ms", "min.insync.replicas", "preallocate", "retention.bytes",
+    "retention.ms", "segment.bytes", "segment.index.bytes", "segment.jitter.ms", "segment.ms",
+    "unclean.leader.election.enable",
+})
+#: (first release, names added) and (first release, names removed), in release order.
+ADDED = [
+    ((2, 3), {"max.compaction.lag.ms"}),
+    ((3, 6), {"remote.storage.enable", "local.retention.ms", "local.retention.bytes",
+              "message.timestamp.before.max.ms", "message.timestamp.after.max.ms"}),
+    ((3, 8), {"compression.gzip.level", "compression.lz4.level", "compression.zstd.level"}),
+    ((3, 9), {"remote.log.copy.disable", "remote.log.delete.on.disable"}),
+]
+REMOVED = [((4, 0), {"message.format.version", "message.downconversion.enable",
+                     "message.timestamp.difference.max.ms"})]
+
+
+def rel_key(release: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in release.split("."))
+
+
+def kafka_topic_configs(release: str) -> frozenset[str]:
+    names = set(KAFKA_2_2)
+    for since, added in ADDED:
+        if rel_key(release) >= since:
+            names |= added
+    for since, removed in REMOVED:
+        if rel_key(release) >= since:
+            names -= removed
+    return frozenset(names)
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+# --- the catalog itself, every preset (no cluster needed) ------------------------------------------------------
+
+
+def test_expected_names_are_sane() -> None:
+    # The table above, not the fake, is under test here: 2.2 has 25, 3.9 has 36, 4.0 has 33 topic configs.
+    assert [len(kafka_topic_configs(r)) for r in ("2.2", "3.5", "3.9", "4.0")] == [25, 26, 36, 33]
+
+
+@pytest.mark.parametrize("release", RELEASE_NAMES)
+def test_topic_catalog_is_the_releases(release: str) -> None:
+    table = RELEASES[release]
+    assert C.release(table) == release
+    assert set(C.catalog(C.TOPIC, table)) == kafka_topic_configs(release)
+
+
+# --- over the wire: describe and create on four presets ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module", params=["2.2", "2.6", "3.9", "4.0"])
+def release(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture(scope="module")
+def cluster(release: str) -> Iterator[FakeCluster]:
+    with FakeCluster(1, versions=release) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def admin(cluster: FakeCluster) -> Iterator[AdminClient]:
+    with AdminClient(cluster.bootstrap, **FAST) as a:
+        yield a
+
+
+def test_describe_lists_the_releases_topic_configs(cluster: FakeCluster, admin: AdminClient, release: str) -> None:
+    name = unique("cat")
+    assert isinstance(admin.create_topics([NewTopic(name, 1, 1)])[name], CreatedTopic)
+    r = ConfigResource.topic(name)
+    got = admin.describe_configs([r])[r]
+    assert isinstance(got, dict), got
+    assert set(got) == kafka_topic_configs(release)
+    if rel_key(release) < (4, 0):
+        assert got["message.timestamp.difference.max.ms"].value == LONG_MAX
+        assert got["message.timestamp.difference.max.ms"].source is ConfigSource.DEFAULT_CONFIG
+    if rel_key(release) >= (3, 6):
+        assert got["message.timestamp.before.max.ms"].value == LONG_MAX
+        # KIP-937 shipped with Long.MAX_VALUE; KIP-1030 made it one hour in 4.0.
+        after = "3600000" if rel_key(release) >= (4, 0) else LONG_MAX
+        assert got["message.timestamp.after.max.ms"].value == after
+    if rel_key(release) >= (3, 8):
+        assert {k: got[k].value for k in ("compression.gzip.level", "compression.lz4.level",
+                                          "compression.zstd.level")} == {
+            "compression.gzip.level": "-1", "compression.lz4.level": "9", "compression.zstd.level": "3"}
+    if rel_key(release) >= (3, 9):
+        assert got["remote.log.copy.disable"].value == "false"
+        assert got["remote.log.delete.on.disable"].value == "false"
+
+
+def test_timestamp_difference_until_3_9(cluster: FakeCluster, admin: AdminClient, release: str) -> None:
+    name = unique("tsdiff")
+    got = admin.create_topics([NewTopic(name, 1, 1, configs={"message.timestamp.difference.max.ms": "1000"})])[name]
+    if rel_key(release) >= (4, 0):
+        assert isinstance(got, InvalidConfigError), got
+        assert "message.timestamp.difference.max.ms" in str(got)
+        assert name not in cluster.topics
+    else:
+        assert isinstance(got, CreatedTopic), got
+        r = ConfigResource.topic(name)
+        entry = admin.describe_configs([r])[r]
+        assert isinstance(entry, dict)
+        assert entry["message.timestamp.difference.max.ms"].value == "1000"
+        assert entry["message.timestamp.difference.max.ms"].source is ConfigSource.DYNAMIC_TOPIC_CONFIG
+
+
+def test_max_compaction_lag_from_2_3(cluster: FakeCluster, admin: AdminClient, release: str) -> None:
+    name = unique("lag")
+    got = admin.create_topics([NewTopic(name, 1, 1, configs={"max.compaction.lag.ms": "100000"})])[name]
+    if release == "2.2":
+        assert isinstance(got, InvalidConfigError), got
+        assert name not in cluster.topics
+    else:
+        assert isinstance(got, CreatedTopic), got
+
+
+@pytest.mark.parametrize(("key", "value", "problem"), [
+    ("compression.gzip.level", "-1", None),
+    ("compression.gzip.level", "9", None),
+    ("compression.gzip.level", "0", "Value must be between 1 and 9 or equal to -1"),
+    ("compression.gzip.level", "10", "Value must be between 1 and 9 or equal to -1"),
+    ("compression.lz4.level", "17", None),
+    ("compression.lz4.level", "0", "Value must be at least 1"),
+    ("compression.zstd.level", "-131072", None),
+    ("compression.zstd.level", "23", "Value must be no more than 22"),
+    ("message.timestamp.before.max.ms", "-1", "Value must be at least 0"),
+    ("remote.log.copy.disable", "maybe", "Expected value to be either true or false"),
+])
+def test_new_configs_values_are_checked(cluster: FakeCluster, admin: AdminClient, release: str, key: str,
+                                        value: str, problem: str | None) -> None:
+    name = unique("val")
+    got = admin.create_topics([NewTopic(name, 1, 1, configs={key: value})], validate_only=True)[name]
+    if key not in kafka_topic_configs(release):
+        assert isinstance(got, InvalidConfigError), got
+        assert f"Unknown topic config name: {key}" in str(got)
+    elif problem is None:
+        assert isinstance(got, CreatedTopic), got
+    else:
+        assert isinstance(got, InvalidConfigError), got
+        assert f"Invalid value {value} for configuration {key}: {problem}" in str(got)
+    assert name not in cluster.topics
+
+
+# --- broker loggers: KIP-412, Kafka 2.4 -----------------------------------------------------------------------
+
+
+def raw_describe(cluster: FakeCluster, resources: list[tuple[int, str]], version: int = 2) -> Any:
+    host, port = cluster.addresses[cluster.node_ids[0]]
+    with RawConnection(host, port) as conn:
+        return conn.request(ApiKey.DESCRIBE_CONFIGS, version, resources=[
+            DescReq.DescribeConfigsResource(resource_type=t, resource_name=n, configuration_keys=None)
+            for t, n in resources], include_synonyms=False)
+
+
+def test_broker_loggers_from_2_4(cluster: FakeCluster, admin: AdminClient, release: str) -> None:
+    node = cluster.node_ids[0]
+    logger = ConfigResource.broker_logger(node)
+    broker = ConfigResource.broker(node)
+    got = admin.describe_configs([logger])[logger]
+    if release == "2.2":
+        # No BROKER_LOGGER in 2.2's ConfigResource.Type: no log levels come back.
+        assert isinstance(got, KafkaError), got
+        # The broker itself still answers when asked alone.
+        alone = admin.describe_configs([broker])[broker]
+        assert isinstance(alone, dict) and alone["broker.id"].value == str(node)
+    else:
+        assert isinstance(got, dict), got
+        assert got["root"].value == "INFO"
+        assert got["root"].source is ConfigSource.DYNAMIC_BROKER_LOGGER_CONFIG
+
+
+def test_2_2_fails_the_whole_describe_for_a_logger(cluster: FakeCluster, release: str) -> None:
+    node = str(cluster.node_ids[0])
+    resp = raw_describe(cluster, [(C.BROKER, node), (C.BROKER_LOGGER, node)])
+    got = [(r.resource_type, r.resource_name, r.error_code, r.error_message) for r in resp.results]
+    if release == "2.2":
+        # KafkaApis throws while sorting the resources for authorization; the error response gives every resource
+        # the same INVALID_REQUEST, and the logger resource comes back as the type it was parsed as (UNKNOWN, 0).
+        why = f"Unexpected resource type UNKNOWN for resource {node}"
+        assert sorted(got) == [(0, node, INVALID_REQUEST, why), (C.BROKER, node, INVALID_REQUEST, why)]
+        assert all(r.configs == [] for r in resp.results)
+    else:
+        assert [(t, n, code) for t, n, code, _m in got] == [(C.BROKER, node, 0), (C.BROKER_LOGGER, node, 0)]
+        assert {c.name for c in resp.results[1].configs} >= {"root", "kafka"}
