@@ -56,6 +56,9 @@ ADDED = [
 ]
 REMOVED = [((4, 0), {"message.format.version", "message.downconversion.enable",
                      "message.timestamp.difference.max.ms"})]
+#: KIP-405's topic configs were LogConfig internals (defineInternal) from 3.0 until 3.6 made them public: accepted
+#: by validateNames, left out of DescribeConfigs unless set.
+INTERNAL = ((3, 0), (3, 6), {"remote.storage.enable", "local.retention.ms", "local.retention.bytes"})
 
 
 def rel_key(release: str) -> tuple[int, ...]:
@@ -71,6 +74,12 @@ def kafka_topic_configs(release: str) -> frozenset[str]:
         if rel_key(release) >= since:
             names -= removed
     return frozenset(names)
+
+
+def kafka_accepted(release: str) -> frozenset[str]:
+    """Names a create or alter may use: the described ones plus this release's internal ones."""
+    first, public, names = INTERNAL
+    return kafka_topic_configs(release) | (names if first <= rel_key(release) < public else frozenset())
 
 
 def unique(prefix: str) -> str:
@@ -89,7 +98,9 @@ def test_expected_names_are_sane() -> None:
 def test_topic_catalog_is_the_releases(release: str) -> None:
     table = RELEASES[release]
     assert C.release(table) == release
-    assert set(C.catalog(C.TOPIC, table)) == kafka_topic_configs(release)
+    catalog = C.catalog(C.TOPIC, table)
+    assert set(catalog) == kafka_accepted(release)
+    assert {n for n, d in catalog.items() if C.listed(d, table)} == kafka_topic_configs(release)
 
 
 # --- over the wire: describe and create on four presets ---------------------------------------------------------
@@ -178,7 +189,7 @@ def test_new_configs_values_are_checked(cluster: FakeCluster, admin: AdminClient
                                         value: str, problem: str | None) -> None:
     name = unique("val")
     got = admin.create_topics([NewTopic(name, 1, 1, configs={key: value})], validate_only=True)[name]
-    if key not in kafka_topic_configs(release):
+    if key not in kafka_accepted(release):
         assert isinstance(got, InvalidConfigError), got
         assert f"Unknown topic config name: {key}" in str(got)
     elif problem is None:
@@ -187,6 +198,23 @@ def test_new_configs_values_are_checked(cluster: FakeCluster, admin: AdminClient
         assert isinstance(got, InvalidConfigError), got
         assert f"Invalid value {value} for configuration {key}: {problem}" in str(got)
     assert name not in cluster.topics
+
+
+def test_tiered_storage_configs_internal_before_3_6() -> None:
+    with FakeCluster(1, versions="3.5") as c, AdminClient(c.bootstrap, **FAST) as a:
+        plain, tiered = unique("plain"), unique("tiered")
+        got = a.create_topics([NewTopic(plain, 1, 1), NewTopic(tiered, 1, 1, configs={"local.retention.ms": "1000"})])
+        assert all(isinstance(v, CreatedTopic) for v in got.values()), got
+        described = a.describe_configs([ConfigResource.topic(plain), ConfigResource.topic(tiered)])
+        p, t = described[ConfigResource.topic(plain)], described[ConfigResource.topic(tiered)]
+        assert isinstance(p, dict) and isinstance(t, dict)
+        assert set(p) == kafka_topic_configs("3.5")
+        assert set(t) == kafka_topic_configs("3.5") | {"local.retention.ms"}
+        assert t["local.retention.ms"].value == "1000"
+        assert t["local.retention.ms"].source is ConfigSource.DYNAMIC_TOPIC_CONFIG
+        bad = a.create_topics([NewTopic(unique("bad"), 1, 1, configs={"local.retention.bytes": "-3"})],
+                              validate_only=True)
+        assert "Value must be at least -2" in str(next(iter(bad.values())))
 
 
 # --- broker loggers: KIP-412, Kafka 2.4 -----------------------------------------------------------------------

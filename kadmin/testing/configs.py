@@ -52,6 +52,10 @@ class ConfigDef:
     #: (first, last) release having it; None = no bound.
     since: str | None = None
     until: str | None = None
+    #: First release whose DescribeConfigs lists it.  From ``since`` until then it is an internal config (Kafka's
+    #: defineInternal): accepted in creates and alters, described only where set (ConfigHelper.allConfigs shows
+    #: the originals plus nonInternalValues).
+    listed_since: str | None = None
     #: Allowed values (STRING enums), checked on alter.
     choices: tuple[str, ...] | None = None
     #: Kafka's validator of a number (ConfigDef.Range and the like): what is wrong with it, or None.
@@ -84,7 +88,8 @@ def _gzip_level(n: int) -> str | None:
 
 #: Kafka's LogConfig topic configs, each with the releases that have it.  A name may appear twice when its default
 #: changed (message.timestamp.after.max.ms: Long.MAX_VALUE from KIP-937 in 3.6, one hour from KIP-1030 in 4.0).
-#: Facts: KIP-354 max.compaction.lag.ms (2.3); KIP-405 tiered storage configs public in 3.6; KIP-937 (3.6);
+#: Facts: KIP-354 max.compaction.lag.ms (2.3); KIP-937 (3.6); KIP-405's remote.storage.enable and
+#: local.retention.* internal from 3.0 (KAFKA-12816), public from 3.6;
 #: KIP-390 compression levels (3.8; ranges from CompressionType's level validators); KIP-950 (3.9); 4.0 removed
 #: message.format.version, message.downconversion.enable and message.timestamp.difference.max.ms.
 TOPIC_DEFS: tuple[ConfigDef, ...] = (
@@ -99,8 +104,10 @@ TOPIC_DEFS: tuple[ConfigDef, ...] = (
     _d("follower.replication.throttled.replicas", LIST, "", "replicas throttled on the follower side"),
     _d("index.interval.bytes", INT, "4096", "bytes between offset index entries"),
     _d("leader.replication.throttled.replicas", LIST, "", "replicas throttled on the leader side"),
-    _d("local.retention.bytes", LONG, "-2", "local bytes kept with tiered storage", since="3.6"),
-    _d("local.retention.ms", LONG, "-2", "local time kept with tiered storage", since="3.6"),
+    _d("local.retention.bytes", LONG, "-2", "local bytes kept with tiered storage", since="3.0", listed_since="3.6",
+       check=_between(-2, None)),
+    _d("local.retention.ms", LONG, "-2", "local time kept with tiered storage", since="3.0", listed_since="3.6",
+       check=_between(-2, None)),
     _d("max.compaction.lag.ms", LONG, LONG_MAX, "longest a message may stay uncompacted", since="2.3",
        synonym="log.cleaner.max.compaction.lag.ms", check=_between(1, None)),
     _d("max.message.bytes", INT, "1048588", "largest record batch accepted", synonym="message.max.bytes"),
@@ -130,7 +137,7 @@ TOPIC_DEFS: tuple[ConfigDef, ...] = (
     _d("min.insync.replicas", INT, "1", "replicas that must acknowledge an acks=all write",
        synonym="min.insync.replicas"),
     _d("preallocate", BOOLEAN, "false", "preallocate segment files"),
-    _d("remote.storage.enable", BOOLEAN, "false", "tiered storage for the topic", since="3.6"),
+    _d("remote.storage.enable", BOOLEAN, "false", "tiered storage for the topic", since="3.0", listed_since="3.6"),
     _d("retention.bytes", LONG, "-1", "size bound of each partition's log", synonym="log.retention.bytes"),
     _d("retention.ms", LONG, "604800000", "time bound of the log", synonym="log.retention.ms"),
     _d("segment.bytes", INT, "1073741824", "segment file size", synonym="log.segment.bytes"),
@@ -194,6 +201,11 @@ def release(table: Mapping[int, tuple[int, int]]) -> str:
 @functools.lru_cache(maxsize=64)
 def _release_of(items: frozenset[tuple[int, tuple[int, int]]]) -> str:
     return guess_release(dict(items)) or "4.0"
+
+
+def listed(d: ConfigDef, table: Mapping[int, tuple[int, int]]) -> bool:
+    """Whether DescribeConfigs lists this config even when it is not set (see ConfigDef.listed_since)."""
+    return d.listed_since is None or _release_key(release(table)) >= _release_key(d.listed_since)
 
 
 def kraft(table: Mapping[int, tuple[int, int]]) -> bool:

@@ -54,6 +54,8 @@ def topic_entries(ctx: RequestContext, topic_configs: dict[str, str]) -> list[En
     default = ctx.state.configs.get((C.BROKER, ""), {})
     out = []
     for name, d in sorted(C.catalog(C.TOPIC, ctx.table).items()):
+        if name not in topic_configs and not C.listed(d, ctx.table):
+            continue  # an internal config of this release: described only where set
         syn: list[tuple[str, str | None, int]] = []
         if name in topic_configs:
             syn.append((name, topic_configs[name], C.DYNAMIC_TOPIC))
