@@ -355,6 +355,8 @@ KNOWN_CONFIGS: Final = LIST_CONFIGS | frozenset({
     "message.timestamp.after.max.ms", "message.timestamp.before.max.ms", "message.timestamp.difference.max.ms",
     "message.timestamp.type", "min.cleanable.dirty.ratio", "min.compaction.lag.ms", "min.insync.replicas",
     "preallocate", "remote.storage.enable", "retention.bytes", "retention.ms", "segment.bytes",
+    "compression.gzip.level", "compression.lz4.level", "compression.zstd.level", "remote.log.copy.disable",
+    "remote.log.delete.on.disable",
     "segment.index.bytes", "segment.jitter.ms", "segment.ms", "unclean.leader.election.enable",
     "log.retention.ms", "log.retention.bytes", "log.segment.bytes", "message.max.bytes", "num.io.threads",
     "num.network.threads", "log.cleaner.threads", "background.threads", "num.partitions",

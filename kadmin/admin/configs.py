@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from kadmin.admin._driver import Context, Done, Failed, Operation, Outcome, Retry, run
+from kadmin.admin._driver import Context, Done, Failed, Operation, Outcome, Retry, Sent, run
 from kadmin.admin.lookups import NodeSpeaking
 from kadmin.configs import (
     AppendConfig,
@@ -119,7 +119,18 @@ class DescribeConfigs(Operation[ConfigResource]):
         self.include_documentation = include_documentation
         self.lookup = ResourceNode(ApiKey.DESCRIBE_CONFIGS)
 
-    def build(self, node: int, keys: list[ConfigResource], version: int) -> Message:
+    def build(self, node: int, keys: list[ConfigResource], version: int) -> Message | list[Sent]:
+        if version <= 2:
+            loggers = [k for k in keys if k.type is ConfigResourceType.BROKER_LOGGER]
+            if loggers and len(loggers) < len(keys):
+                # Kafka 2.0-2.5 all speak DescribeConfigs v2, and 2.2/2.3 know no broker loggers (KIP-412 came in
+                # 2.4): they fail every resource of a request that names one.  There the loggers travel in a
+                # request of their own, so that the broker's own configs are answered whatever the loggers get.
+                rest = [k for k in keys if k.type is not ConfigResourceType.BROKER_LOGGER]
+                return [(self._request(rest), rest), (self._request(loggers), loggers)]
+        return self._request(keys)
+
+    def _request(self, keys: list[ConfigResource]) -> Message:
         req: Any = message_type(ApiKey.DESCRIBE_CONFIGS, "request")
         # Synonyms (v1+) and documentation (v3+) are extras: an older broker's answer simply lacks them.
         return req(resources=[req.DescribeConfigsResource(  # type: ignore[no-any-return]
@@ -131,8 +142,20 @@ class DescribeConfigs(Operation[ConfigResource]):
         out: dict[ConfigResource, Outcome] = {}
         for r in response.results:
             key = _key(r.resource_type, r.resource_name)
-            if key is None:
-                continue
+            if key is None or key.type is ConfigResourceType.UNKNOWN:
+                # A broker that does not know the type asked for (a broker logger on Kafka 2.2/2.3) parses it as
+                # UNKNOWN and answers under that type: the answer belongs to the key of that name it did not
+                # answer under its own type.
+                typed = {(x.resource_type, x.resource_name) for x in response.results}
+                key = next((k for k in keys if k.name == r.resource_name and k not in out
+                            and (int(k.type), k.name) not in typed), None)
+                if key is None:
+                    continue
+                if r.error_code != ErrorCode.NONE:
+                    why = " (broker loggers need Kafka 2.4+)" if key.type is ConfigResourceType.BROKER_LOGGER else ""
+                    out[key] = _outcome(r.error_code, f"the broker does not know {key.type.cli_name} resources{why}: "
+                                        f"{r.error_message or 'refused'}", key)
+                    continue
             if r.error_code != ErrorCode.NONE:
                 out[key] = _outcome(r.error_code, r.error_message, key)
                 continue
