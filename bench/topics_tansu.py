@@ -30,6 +30,7 @@ from typing import Any
 
 from bench import topics as fake_bench
 from bench.common import markdown_table
+from kadmin.protocol.apis import ApiKey
 
 log = logging.getLogger("bench.topics_tansu")
 
@@ -105,7 +106,8 @@ def run(quick: bool = False) -> dict[str, Any]:
         broker.stop()
 
     node = next(iter(versions.values()))
-    asked = {k: node.apis[k].negotiated for k in (19, 32, 2) if k in node.apis}
+    asked = {k: node.apis[k].negotiated for k in (ApiKey.CREATE_TOPICS, ApiKey.DESCRIBE_CONFIGS, ApiKey.LIST_OFFSETS)
+             if k in node.apis}
     rows, cases, targets = [], [], []
     for case, label in (("create", f"create {n} topics on Tansu"),
                         ("describe", f"describe configs of {n} topics on Tansu"),
@@ -118,14 +120,20 @@ def run(quick: bool = False) -> dict[str, Any]:
             p = best[case][peer]
             rows.append({"case": label, "kadmin_s": round(k, 4), "peer": peer, "peer_s": round(p, 4),
                          "ratio": round(p / k, 2)})
+        if case == "describe":
+            continue  # no target: see the notes (Tansu answers no configs)
         faster = min(best[case]["confluent-kafka"], best[case]["kafka-python"])
         targets.append({"what": f"{label}: kadmin wall time vs the faster peer", "target": "<= 1.0x",
                         "measured": f"{k / faster:.2f}x", "met": k <= faster})
     return {"name": "topics_tansu", "rows": rows, "cases": cases, "targets": targets, "notes": [
         f"One Tansu broker ({broker.extra.get('binary', 'tansu')}, memory storage) started for this run; topics "
         f"of {PARTITIONS} partitions x {REPLICATION} replica; best of {REPEAT} runs taken in turns.",
-        f"Versions kadmin negotiated with Tansu: CreateTopics v{asked.get(19)}, DescribeConfigs v{asked.get(32)}, "
-        f"ListOffsets v{asked.get(2)}.",
+        f"Versions kadmin negotiated with Tansu: CreateTopics v{asked.get(ApiKey.CREATE_TOPICS)}, DescribeConfigs "
+        f"v{asked.get(ApiKey.DESCRIBE_CONFIGS)}, ListOffsets v{asked.get(ApiKey.LIST_OFFSETS)}.",
+        "Describe configs on Tansu is shown but has no target: Tansu answers a topic's DescribeConfigs with only "
+        "the configs set on it (none here), not the ~30 every Kafka broker returns, so the case times each "
+        "client's per-resource overhead on empty answers, not the work of describing configs (bench.topics has "
+        "that case on the FakeCluster).",
         f"List offsets: {offset_topics} topics x {OFFSET_PARTITIONS} partitions, one record produced to every "
         f"{PRODUCED_EVERY}th; every client's answer checked against that after its timer.",
         f"Set-up (start Tansu, create the topics, produce) {set_up_s:.1f} s; the whole run "

@@ -47,9 +47,18 @@ def normalise_keys(keys: Iterable[CK], check: Callable[[CK], N], call: str, what
     return out
 
 
+def hash_or_none(fields: tuple[object, ...]) -> int | None:
+    """The hash a key caches (TopicPartition, ConfigResource), or None when a field is unhashable: bad input that
+    validation refuses with its own message, which a TypeError from the constructor would pre-empt."""
+    try:
+        return hash(fields)
+    except TypeError:
+        return None
+
+
 def by_caller_key(results: Mapping[N, V], keys: Mapping[N, CK]) -> dict[CK, V]:
     """Results keyed by normalised keys, re-keyed by the caller's keys (``keys`` from :func:`normalise_keys`)."""
     return {key: results[normal] for normal, key in keys.items()}
 
 
-__all__ = ["PartitionKey", "ResourceKey", "by_caller_key", "normalise_keys"]
+__all__ = ["PartitionKey", "ResourceKey", "by_caller_key", "hash_or_none", "normalise_keys"]

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final
 
+from kadmin._keys import hash_or_none as _hash_or_none
 from kadmin._keys import normalise_keys
 
 # --- resources --------------------------------------------------------------------------------------------
@@ -60,14 +61,16 @@ class ConfigResource:
     name: str
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", hash((self.type, self.name)))
+        object.__setattr__(self, "_hash", _hash_or_none((self.type, self.name)))
 
     # Hashed once: resources are the keys of per-resource calls (1,000 topics at a time), and validation, the
     # driver's bookkeeping and the results' re-keying hash each key about fifteen times.
-    _hash: ClassVar[int]
+    _hash: ClassVar[int | None]
 
     def __hash__(self) -> int:
-        return self._hash
+        h = self._hash
+        # None: a field is unhashable (bad input that validation refuses with its own message).
+        return h if h is not None else hash((self.type, self.name))
 
     def __getstate__(self) -> dict[str, object]:
         # Never the cached hash: str hashes differ between processes (a Spark executor's, say).
@@ -76,7 +79,7 @@ class ConfigResource:
     def __setstate__(self, state: dict[str, Any]) -> None:
         object.__setattr__(self, "type", state["type"])
         object.__setattr__(self, "name", state["name"])
-        object.__setattr__(self, "_hash", hash((self.type, self.name)))
+        object.__setattr__(self, "_hash", _hash_or_none((self.type, self.name)))
 
     @classmethod
     def topic(cls, name: str) -> ConfigResource:

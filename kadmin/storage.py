@@ -236,8 +236,9 @@ class TopicSizes:
     size of the data); ``"all"`` counts every replica's current log (the disk the topic takes across the
     cluster, so about the former times the replication factor).  Future logs are never counted.  A partition
     whose copy could not be read is in ``missing`` with the reason, and a broker that did not answer is in
-    ``broker_errors`` (also a broker with an offline log dir): then the sizes are lower bounds, and ``complete``
-    is False.
+    ``broker_errors`` (also a broker with an offline log dir; with ``"all"``, a broker holding replicas that is
+    down): then the sizes are lower bounds, and ``complete`` is False.  Counting leaders, a down broker matters
+    only for the partitions it still leads, and those are in ``missing``.
     """
 
     sizes: dict[str, int]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from kadmin._keys import hash_or_none as _hash_or_none
 from kadmin.errors import KafkaError
 
 _set = object.__setattr__
@@ -15,14 +16,17 @@ class TopicPartition:
     partition: int
 
     def __post_init__(self) -> None:
-        _set(self, "_hash", hash((self.topic, self.partition)))
+        _set(self, "_hash", _hash_or_none((self.topic, self.partition)))
 
     # Hashed once: partitions are the keys of per-partition calls (10,000 at a time), and validation, routing,
     # the driver's bookkeeping and the results' re-keying hash each key about twenty times.
-    _hash: ClassVar[int]
+    _hash: ClassVar[int | None]
 
     def __hash__(self) -> int:
-        return self._hash
+        h = self._hash
+        # None: a field is unhashable (bad input); hashing then fails as it would have, when it is asked for,
+        # so that constructing such a key for validation to refuse with a clear message still works.
+        return h if h is not None else hash((self.topic, self.partition))
 
     def __getstate__(self) -> dict[str, object]:
         # Never the cached hash: str hashes differ between processes (a Spark executor's, say).
@@ -31,7 +35,7 @@ class TopicPartition:
     def __setstate__(self, state: dict[str, Any]) -> None:
         _set(self, "topic", state["topic"])
         _set(self, "partition", state["partition"])
-        _set(self, "_hash", hash((self.topic, self.partition)))
+        _set(self, "_hash", _hash_or_none((self.topic, self.partition)))
 
     def __str__(self) -> str:
         return f"{self.topic}-{self.partition}"

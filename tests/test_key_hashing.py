@@ -59,3 +59,24 @@ def test_an_illegal_topic_in_a_partition_key_names_the_key() -> None:
         validate_partition(("bad!", 0))
     with pytest.raises(TypeError, match="must be a str"):
         validate_partition((7, 0))
+
+
+@pytest.mark.parametrize(("key", "exc", "text"), [
+    ((["x"], 0), TypeError, "a topic name must be a str, not list"),
+    (("t", [1]), ValueError, "invalid partition number"),
+])
+def test_an_unhashable_field_still_gets_validations_message(key: tuple[object, object], exc: type[Exception],
+                                                            text: str) -> None:
+    # The hash is cached at construction; a field that cannot be hashed must not pre-empt the clear message.
+    with pytest.raises(exc, match=text):
+        validate_partition(key)
+
+
+def test_an_unhashable_resource_name_gets_validations_message() -> None:
+    from kadmin.configs import validate_resource
+
+    with pytest.raises(TypeError, match="a config resource name is a str, not list"):
+        validate_resource(("topic", ["x"]))
+    odd = TopicPartition(["x"], 0)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(odd)
