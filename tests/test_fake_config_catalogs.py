@@ -6,8 +6,10 @@ LogConfig's topic configs (2.2: 25, max.compaction.lag.ms from 2.3 by KIP-354, t
 public from 3.6, message.timestamp.before/after.max.ms from 3.6 by KIP-937, compression.gzip/lz4/zstd.level from
 3.8 by KIP-390, remote.log.copy.disable / remote.log.delete.on.disable from 3.9 by KIP-950, and 4.0 dropping
 message.format.version, message.downconversion.enable and message.timestamp.difference.max.ms).  Broker loggers
-(ConfigResource.Type BROKER_LOGGER = 8) arrived with KIP-412 in 2.4; before that the id parses as UNKNOWN and
-KafkaApis fails the whole DescribeConfigs request with INVALID_REQUEST.
+(ConfigResource.Type BROKER_LOGGER = 8) arrived with KIP-412 in 2.4, CLIENT_METRICS (16) with KIP-714 in 3.7 and
+GROUP (32) with KIP-848's group configs in 3.9; before that the id parses as UNKNOWN and KafkaApis fails the whole
+DescribeConfigs request with INVALID_REQUEST (before 2.6 echoing the id as 0 with the exception's text; from 2.6,
+generated messages, with the ids as sent and INVALID_REQUEST's stock text).
 """
 
 from __future__ import annotations
@@ -287,3 +289,101 @@ def test_the_library_knows_every_topic_config_the_fake_serves() -> None:
     served = {d.name for d in C.TOPIC_DEFS}
     assert served - KNOWN_CONFIGS == set()
     assert {d.name for d in C.TOPIC_DEFS if d.type == C.LIST} <= LIST_CONFIGS
+
+
+# --- types a release does not know fail the whole DescribeConfigs: client-metrics (KIP-714, 3.7), groups (3.9) ------
+
+#: Kafka's Errors.INVALID_REQUEST default message: what a generated-message broker (2.6+) puts on every resource when
+#: the request as a whole fails (DescribeConfigsRequest.getErrorResponse).
+STOCK_INVALID_REQUEST = ("This most likely occurs because of a request being malformed by the client library or the "
+                         "message was sent to an incompatible broker. See the broker logs for more details.")
+
+
+@pytest.fixture(scope="module", params=["2.2", "3.5", "3.9", "4.0"])
+def mixed_release(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture(scope="module")
+def mixed_cluster(mixed_release: str) -> Iterator[FakeCluster]:
+    with FakeCluster(1, versions=mixed_release) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def mixed_admin(mixed_cluster: FakeCluster) -> Iterator[AdminClient]:
+    with AdminClient(mixed_cluster.bootstrap, **FAST) as a:
+        yield a
+
+
+def test_raw_describe_naming_an_unknown_type_fails_every_resource(mixed_cluster: FakeCluster, mixed_admin: AdminClient,
+                                                                  mixed_release: str) -> None:
+    name = unique("raw")
+    assert isinstance(mixed_admin.create_topics([NewTopic(name, 1, 1)])[name], CreatedTopic)
+    resp = raw_describe(mixed_cluster, [(C.TOPIC, name), (C.GROUP, "g1")])
+    got = [(r.resource_type, r.resource_name, r.error_code, r.error_message) for r in resp.results]
+    if mixed_release == "2.2":
+        # Hand-written DescribeConfigsRequest: the group id was parsed as UNKNOWN, and the exception's text is kept.
+        why = "Unexpected resource type UNKNOWN for resource g1"
+        assert sorted(got) == [(0, "g1", INVALID_REQUEST, why), (C.TOPIC, name, INVALID_REQUEST, why)]
+    elif mixed_release == "3.5":
+        # No GROUP in 3.5's ConfigResource.Type: the topic fails with it, every type id echoed as sent.
+        assert got == [(C.TOPIC, name, INVALID_REQUEST, STOCK_INVALID_REQUEST),
+                       (C.GROUP, "g1", INVALID_REQUEST, STOCK_INVALID_REQUEST)]
+    else:
+        # 3.9 knows the type (its ZooKeeper-mode broker refuses the group alone); 4.0 (KRaft) serves both.
+        assert got[0][:3] == (C.TOPIC, name, 0) and resp.results[0].configs
+        assert got[1][:3] == (C.GROUP, "g1", INVALID_REQUEST if mixed_release == "3.9" else 0)
+    assert all(r.configs == [] for r in resp.results if r.error_code)
+
+
+def test_client_metrics_unknown_before_3_7_fails_the_request_raw(mixed_cluster: FakeCluster,
+                                                                 mixed_release: str) -> None:
+    node = str(mixed_cluster.node_ids[0])
+    resp = raw_describe(mixed_cluster, [(C.BROKER, node), (C.CLIENT_METRICS, "m1")])
+    codes = [(r.resource_type, r.error_code) for r in resp.results]
+    if mixed_release in ("2.2", "3.5"):
+        assert {code for _t, code in codes} == {INVALID_REQUEST}
+    else:
+        assert codes[0] == (C.BROKER, 0)
+
+
+def test_mixed_describe_answers_what_the_release_knows(mixed_cluster: FakeCluster, mixed_admin: AdminClient,
+                                                       mixed_release: str) -> None:
+    node = mixed_cluster.node_ids[0]
+    name = unique("mix")
+    assert isinstance(mixed_admin.create_topics([NewTopic(name, 1, 1)])[name], CreatedTopic)
+    topic, group = ConfigResource.topic(name), ConfigResource.group("g1")
+    metrics, broker = ConfigResource.client_metrics("m1"), ConfigResource.broker(node)
+    mixed_cluster.clear_log()
+    got = mixed_admin.describe_configs([topic, group, metrics, broker])
+    sent = sorted((e.node_id, sorted(int(k.split(":")[0]) for k in e.keys))
+                  for e in mixed_cluster.request_log if e.api_key == ApiKey.DESCRIBE_CONFIGS)
+    # Groups and client-metrics travel in requests of their own (one per type): the broker cannot be told from the
+    # DescribeConfigs version, and a release that lacks either type fails everything sent with it.
+    assert sent == [(node, [C.TOPIC, C.BROKER]), (node, [C.CLIENT_METRICS]), (node, [C.GROUP])]
+    got_topic, got_broker = got[topic], got[broker]
+    assert isinstance(got_topic, dict) and "retention.ms" in got_topic, got_topic
+    assert isinstance(got_broker, dict) and got_broker["broker.id"].value == str(node), got_broker
+    if mixed_release in ("2.2", "3.5"):
+        assert type(got[group]).__name__ == "InvalidRequestError"
+        assert "group configs need Kafka 3.9+" in str(got[group]), got[group]
+        assert type(got[metrics]).__name__ == "InvalidRequestError"
+        assert "client-metrics configs need Kafka 3.7+" in str(got[metrics]), got[metrics]
+    elif mixed_release == "3.9":
+        # ZooKeeper mode knows the types but serves neither: a per-resource refusal.
+        assert type(got[group]).__name__ == "InvalidRequestError"
+        assert type(got[metrics]).__name__ == "InvalidRequestError"
+    else:
+        assert isinstance(got[group], dict) and "consumer.session.timeout.ms" in got[group]
+        assert isinstance(got[metrics], dict)
+
+
+def test_topics_alone_stay_one_request(mixed_cluster: FakeCluster, mixed_admin: AdminClient) -> None:
+    names = [unique("one") for _ in range(3)]
+    created = mixed_admin.create_topics([NewTopic(n, 1, 1) for n in names])
+    assert all(isinstance(created[n], CreatedTopic) for n in names)
+    mixed_cluster.clear_log()
+    got = mixed_admin.describe_configs([ConfigResource.topic(n) for n in names])
+    assert all(isinstance(v, dict) for v in got.values())
+    assert len([e for e in mixed_cluster.request_log if e.api_key == ApiKey.DESCRIBE_CONFIGS]) == 1

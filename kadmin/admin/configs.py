@@ -3,7 +3,9 @@
 Routing (:class:`ResourceNode`): a broker or broker-logger resource with an id goes to that broker (only it
 answers for its own configs; any other says "Unexpected broker id"); every other resource (topics, groups,
 client-metrics, the cluster-wide broker default) goes to one node that speaks the API, so a call sends one
-request per named broker plus one for everything else: the protocol minimum.
+request per named broker plus one for everything else: the protocol minimum, except that DescribeConfigs sends group
+and client-metrics resources (and broker loggers at v2) in requests of their own, because a broker whose release
+lacks such a type fails every resource of the request that names it.
 
 Before Kafka 2.3 brokers only have AlterConfigs, which *replaces* all of a resource's dynamic configs.
 ``alter_configs`` then reads the resource (DescribeConfigs), keeps every dynamic config the caller does not
@@ -109,8 +111,31 @@ def _outcome(code: int, message: str | None, resource: ConfigResource) -> Outcom
     return Retry(err) if err.retriable else Failed(err)
 
 
+#: Resource types each Kafka release before the one named lacks, so that a DescribeConfigs naming one fails as a
+#: whole there: broker loggers (KIP-412), client-metrics (KIP-714), group configs (KIP-848, KAFKA-14511).
+_TYPE_SINCE = {ConfigResourceType.BROKER_LOGGER: ("broker loggers", "2.4"),
+               ConfigResourceType.CLIENT_METRICS: ("client-metrics configs", "3.7"),
+               ConfigResourceType.GROUP: ("group configs", "3.9")}
+#: Types sent apart from others (see DescribeConfigs.build); the first tuple from v3, the second at v0-v2.
+_APART = (ConfigResourceType.CLIENT_METRICS, ConfigResourceType.GROUP)
+_APART_V2 = (ConfigResourceType.BROKER_LOGGER, *_APART)
+#: How Kafka's Errors.INVALID_REQUEST default message starts: what a 2.6+ broker's whole-request refusal carries.
+_STOCK_INVALID_REQUEST = "This most likely occurs because of a request being malformed"
+
+
+def _type_refusal(key: ConfigResource, message: str | None) -> str:
+    """The message for a broker's INVALID_REQUEST on ``key`` that names no reason of its own (the whole-request
+    refusal of a type the broker's release lacks), saying which release added the type."""
+    known = _TYPE_SINCE.get(key.type)
+    if known is None:
+        return message or "refused"
+    what, since = known
+    return f"the broker does not know {key.type.cli_name} resources ({what} need Kafka {since}+): {message or 'refused'}"
+
+
 class DescribeConfigs(Operation[ConfigResource]):
-    """Configs of resources: one request per named broker, one for all other resources."""
+    """Configs of resources: one request per named broker, one for all other resources (groups and client-metrics
+    apart, see build)."""
 
     api = ApiKey.DESCRIBE_CONFIGS
 
@@ -120,15 +145,19 @@ class DescribeConfigs(Operation[ConfigResource]):
         self.lookup = ResourceNode(ApiKey.DESCRIBE_CONFIGS)
 
     def build(self, node: int, keys: list[ConfigResource], version: int) -> Message | list[Sent]:
-        if version <= 2:
-            loggers = [k for k in keys if k.type is ConfigResourceType.BROKER_LOGGER]
-            if loggers and len(loggers) < len(keys):
-                # Kafka 2.0-2.5 all speak DescribeConfigs v2, and 2.2/2.3 know no broker loggers (KIP-412 came in
-                # 2.4): they fail every resource of a request that names one.  There the loggers travel in a
-                # request of their own, so that the broker's own configs are answered whatever the loggers get.
-                rest = [k for k in keys if k.type is not ConfigResourceType.BROKER_LOGGER]
-                return [(self._request(rest), rest), (self._request(loggers), loggers)]
-        return self._request(keys)
+        # A broker fails every resource of a DescribeConfigs that names a type its release does not know (KafkaApis
+        # throws while sorting the resources for authorization).  Groups (3.9+) and client-metrics (3.7+) therefore
+        # travel in requests of their own, one per type, at every version: the broker's release cannot be told from
+        # the version it speaks.  Broker loggers (2.4+) do so at v2, which Kafka 2.0-2.5 all speak; from v3 (2.6+)
+        # every broker knows them.  Keys of one kind stay one request.
+        apart = _APART if version > 2 else _APART_V2
+        parts: dict[ConfigResourceType | None, list[ConfigResource]] = {}
+        for k in keys:
+            parts.setdefault(k.type if k.type in apart else None, []).append(k)
+        if len(parts) <= 1:
+            return self._request(keys)
+        order = [None, *apart]
+        return [(self._request(ks), ks) for _t, ks in sorted(parts.items(), key=lambda p: order.index(p[0]))]
 
     def _request(self, keys: list[ConfigResource]) -> Message:
         req: Any = message_type(ApiKey.DESCRIBE_CONFIGS, "request")
@@ -152,12 +181,15 @@ class DescribeConfigs(Operation[ConfigResource]):
                 if key is None:
                     continue
                 if r.error_code != ErrorCode.NONE:
-                    why = " (broker loggers need Kafka 2.4+)" if key.type is ConfigResourceType.BROKER_LOGGER else ""
-                    out[key] = _outcome(r.error_code, f"the broker does not know {key.type.cli_name} resources{why}: "
-                                        f"{r.error_message or 'refused'}", key)
+                    out[key] = _outcome(r.error_code, _type_refusal(key, r.error_message), key)
                     continue
             if r.error_code != ErrorCode.NONE:
-                out[key] = _outcome(r.error_code, r.error_message, key)
+                message = r.error_message
+                if r.error_code == ErrorCode.INVALID_REQUEST and (
+                        not message or message.startswith((_STOCK_INVALID_REQUEST, "Unexpected resource type"))):
+                    # A 2.6+ broker's whole-request refusal names the type as sent and gives no reason of its own.
+                    message = _type_refusal(key, message)
+                out[key] = _outcome(r.error_code, message, key)
                 continue
             out[key] = Done({c.name: self._entry(c, version) for c in sorted(r.configs, key=lambda c: c.name)})
         return out

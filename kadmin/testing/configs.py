@@ -228,28 +228,42 @@ def _catalog_of(rtype: int, rel_name: str) -> dict[str, ConfigDef]:
             if (d.since is None or rel >= _release_key(d.since)) and (d.until is None or rel <= _release_key(d.until))}
 
 
-#: KIP-412 (Kafka 2.4) added BROKER_LOGGER (8) to ConfigResource.Type; older brokers know only TOPIC and BROKER.
-BROKER_LOGGER_SINCE = (2, 4)
+#: The release whose ConfigResource.Type first has each type beyond TOPIC and BROKER: BROKER_LOGGER with KIP-412
+#: (2.4), CLIENT_METRICS with KIP-714 (3.7; 3.7's ConfigHelper knows BROKER, BROKER_LOGGER, CLIENT_METRICS and TOPIC
+#: only), GROUP with KIP-848's group configs (KAFKA-14511, merged for 3.9 after 3.8 branched).
+TYPE_SINCE = {BROKER_LOGGER: (2, 4), CLIENT_METRICS: (3, 7), GROUP: (3, 9)}
+#: From 2.6 DescribeConfigs is a generated message (KAFKA-9432): its error response repeats each resource's type id
+#: as sent and carries Errors.INVALID_REQUEST's stock message; before, the hand-written request had parsed the ids
+#: (an unknown one as UNKNOWN, 0) and the response carried the exception's own message.
+GENERATED_DESCRIBE_SINCE = (2, 6)
+INVALID_REQUEST_TEXT = ("This most likely occurs because of a request being malformed by the client library or the "
+                        "message was sent to an incompatible broker. See the broker logs for more details.")
 
 
 def supports_type(rtype: int, table: Mapping[int, tuple[int, int]]) -> bool:
-    """Resource types a broker knows: broker loggers from 2.4, group and client-metrics configs on KRaft brokers
-    only here."""
-    if rtype in (TOPIC, BROKER):
-        return True
-    if rtype == BROKER_LOGGER:
-        return _release_key(release(table)) >= BROKER_LOGGER_SINCE
+    """Resource types a broker serves configs for: those its release knows (see unparsed_type); group and
+    client-metrics configs on KRaft brokers only here."""
+    if unparsed_type(rtype, table):
+        return False
     if rtype in (GROUP, CLIENT_METRICS):
         return kraft(table)
-    return False
+    return True
 
 
 def unparsed_type(rtype: int, table: Mapping[int, tuple[int, int]]) -> bool:
-    """A type id this broker's ConfigResource.Type lacks, so it reads it as UNKNOWN (0): before 2.4 anything but
-    TOPIC and BROKER.  KafkaApis then throws InvalidRequestException("Unexpected resource type UNKNOWN for
-    resource <name>") while sorting the resources for authorization, and the whole DescribeConfigs request is
-    answered with that error for every resource (DescribeConfigsRequest.getErrorResponse)."""
-    return rtype not in (TOPIC, BROKER) and _release_key(release(table)) < BROKER_LOGGER_SINCE
+    """A type id this broker's ConfigResource.Type lacks (see TYPE_SINCE), so it reads it as UNKNOWN (0).  KafkaApis
+    (ConfigHelper from 3.x) then throws InvalidRequestException("Unexpected resource type UNKNOWN for resource
+    <name>") while sorting the resources for authorization, and the whole DescribeConfigs request is answered with
+    INVALID_REQUEST for every resource (DescribeConfigsRequest.getErrorResponse; see GENERATED_DESCRIBE_SINCE)."""
+    if rtype in (TOPIC, BROKER):
+        return False
+    since = TYPE_SINCE.get(rtype)
+    return since is None or _release_key(release(table)) < since
+
+
+def generated_describe(table: Mapping[int, tuple[int, int]]) -> bool:
+    """Whether this release's DescribeConfigs error response has the generated shape (GENERATED_DESCRIBE_SINCE)."""
+    return _release_key(release(table)) >= GENERATED_DESCRIBE_SINCE
 
 
 class ConfigValueError(Exception):

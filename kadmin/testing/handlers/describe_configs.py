@@ -4,9 +4,11 @@ As Kafka's ConfigHelper: any broker answers for topics (UNKNOWN_TOPIC_OR_PARTITI
 have); a broker or broker-logger resource must name the answering broker's own id, or "" for the cluster-wide
 broker defaults (which list only what was set cluster-wide); any other id is INVALID_REQUEST "Unexpected broker
 id" (so a client must send broker resources to that broker).  Group and client-metrics resources exist on KRaft
-brokers (the 4.0 preset); ZooKeeper-mode brokers answer INVALID_REQUEST for them.  Broker loggers exist from 2.4
-(KIP-412): an older broker parses type 8 as UNKNOWN and fails the whole request (INVALID_REQUEST for every resource,
-the logger echoed as type 0).  Sensitive values are never
+brokers (the 4.0 preset); ZooKeeper-mode brokers answer INVALID_REQUEST for them.  A type the release does not
+know (broker loggers before 2.4, KIP-412; client-metrics before 3.7, KIP-714; groups before 3.9, KIP-848) is parsed
+as UNKNOWN and fails the whole request: INVALID_REQUEST for every resource (before 2.6 with "Unexpected resource
+type UNKNOWN for resource <name>" and the unknown resource echoed as type 0; from 2.6 with the stock INVALID_REQUEST
+message and the types as sent).  Sensitive values are never
 sent (null value, IsSensitive).  v0 has IsDefault instead of ConfigSource; synonyms need v1+ and
 IncludeSynonyms; ConfigType and Documentation need v3+ and IncludeDocumentation for the text.
 """
@@ -157,11 +159,15 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     docs = version >= 3 and req.include_documentation
     unparsed = next((r for r in req.resources if C.unparsed_type(r.resource_type, ctx.table)), None)
     if unparsed is not None:
-        # A pre-2.4 broker fails the whole request over a type it cannot parse (see C.unparsed_type).
-        why = f"Unexpected resource type UNKNOWN for resource {unparsed.resource_name}"
+        # A type this release cannot parse fails the whole request (see C.unparsed_type), in the error response's
+        # shape of the release: before 2.6 the exception's message and the unknown resource echoed as UNKNOWN (0);
+        # from 2.6 (generated messages) INVALID_REQUEST's stock message and every type id as sent.
+        generated = C.generated_describe(ctx.table)
+        why = C.INVALID_REQUEST_TEXT if generated else \
+            f"Unexpected resource type UNKNOWN for resource {unparsed.resource_name}"
         return R(results=[R.DescribeConfigsResult(
             error_code=ErrorCode.INVALID_REQUEST, error_message=why, resource_name=r.resource_name, configs=[],
-            resource_type=0 if C.unparsed_type(r.resource_type, ctx.table) else r.resource_type)
+            resource_type=r.resource_type if generated or not C.unparsed_type(r.resource_type, ctx.table) else 0)
             for r in req.resources])
     results = []
     for res in req.resources:
