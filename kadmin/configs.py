@@ -189,10 +189,9 @@ class ConfigSource(enum.IntEnum):
 
     @classmethod
     def of(cls, code: int) -> ConfigSource:
-        try:
-            return cls(code)
-        except ValueError:
-            return cls.UNKNOWN
+        """The source of a wire code; a code this release of kadmin does not know is UNKNOWN.  A dict lookup, not
+        ``cls(code)``: a describe of 1,000 topics reads 36,000 of them, and the Enum call costs ~1 us each."""
+        return _SOURCE_OF.get(code, ConfigSource.UNKNOWN)
 
     @property
     def is_dynamic(self) -> bool:
@@ -200,6 +199,7 @@ class ConfigSource(enum.IntEnum):
         return self in _DYNAMIC
 
 
+_SOURCE_OF: Final = {int(s): s for s in ConfigSource}
 _DYNAMIC = frozenset({ConfigSource.DYNAMIC_TOPIC_CONFIG, ConfigSource.DYNAMIC_BROKER_CONFIG,
                       ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG, ConfigSource.DYNAMIC_BROKER_LOGGER_CONFIG,
                       ConfigSource.CLIENT_METRICS_CONFIG, ConfigSource.GROUP_CONFIG})
@@ -219,12 +219,11 @@ class ConfigType(enum.IntEnum):
 
     @classmethod
     def of(cls, code: int) -> ConfigType:
-        try:
-            return cls(code)
-        except ValueError:
-            return cls.UNKNOWN
+        """The type of a wire code (UNKNOWN for one kadmin does not know), by dict lookup as ConfigSource.of."""
+        return _TYPE_OF.get(code, ConfigType.UNKNOWN)
 
 
+_TYPE_OF: Final = {int(t): t for t in ConfigType}
 _MASK: Final = "<sensitive>"
 _SENSITIVE_NAME = re.compile(r"password|secret|jaas|credential|token|keystore\.key|certificate|\.key$")
 

@@ -201,7 +201,8 @@ class DescribeConfigs(Operation[ConfigResource]):
             synonyms: tuple[ConfigSynonym, ...] = ()
         else:
             source = ConfigSource.of(c.config_source)
-            synonyms = tuple(ConfigSynonym(s.name, s.value, ConfigSource.of(s.source)) for s in c.synonyms or ())
+            synonyms = tuple(ConfigSynonym(s.name, s.value, ConfigSource.of(s.source)) for s in c.synonyms) \
+                if c.synonyms else ()
         return ConfigEntry(c.name, None if c.is_sensitive else c.value, source, bool(c.is_sensitive),
                            bool(c.read_only), synonyms, ConfigType.of(c.config_type) if version >= 3 else
                            ConfigType.UNKNOWN, c.documentation if version >= 3 else None)
