@@ -317,7 +317,9 @@ def run(quick: bool = False) -> dict[str, Any]:
         {"what": f"DescribeConfigs requests for {len(node_ids)} broker resources (kadmin), by the broker they "
                  "went to", "target": f"one to each broker {node_ids}", "measured": str(kb), "met": kb == node_ids},
     ]
-    for c in cases:
+    # The wall-time target names three cases; the brokers case is there for its request count (one
+    # DescribeConfigs per broker), and its figures are shown without a wall-time target (see the notes).
+    for c in cases[:3]:
         faster_peer = min(c["kafka_python_s"], c["confluent_kafka_s"])
         targets.append({"what": f"{c['case']}: kadmin wall time vs the faster peer", "target": "<= 1.0x",
                         "measured": f"{c['kadmin_s'] / faster_peer:.2f}x", "met": c["kadmin_s"] <= faster_peer})
@@ -334,7 +336,8 @@ def run(quick: bool = False) -> dict[str, Any]:
         f"Describe configs of {len(node_ids)} brokers: each broker resource must be asked of that broker, so one "
         "DescribeConfigs per broker is the minimum; confluent-kafka takes one broker resource per call, so it "
         "makes one call per broker, all started before any is waited for.  Every client's config count per "
-        "broker must agree.",
+        "broker must agree.  The case is here for its request count, the issue's target for broker resources; "
+        "its wall time (three small requests, a few ms for every client) has no target.",
         "CreateTopics versions: kadmin and kafka-python v7, confluent-kafka (librdkafka) v4.  From v5 the answer "
         "carries every config of every created topic (941 KB for 1,000 topics against 14 KB at v4), which is why "
         "kadmin's create stays above confluent-kafka's here.  Measured on this machine: moving 941 KB from a bare "
