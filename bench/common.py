@@ -13,6 +13,8 @@ collector stays on, because real callers pay for the garbage collections their a
 from __future__ import annotations
 
 import gc
+import logging
+import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -62,3 +64,14 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str
     for row in cells[1:]:
         lines.append("| " + " | ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)) + " |")
     return "\n".join(lines)
+
+
+def print_run(run: Callable[[bool], dict[str, Any]], format_table: Callable[[dict[str, Any]], str]) -> None:
+    """What ``python -m bench.<module> [--quick]`` prints: the module's table, its targets and its notes."""
+    logging.basicConfig(level=logging.WARNING)
+    out = run("--quick" in sys.argv)
+    print(format_table(out))
+    for t in out["targets"]:
+        print(f"- {t['what']}: {t['measured']} (target {t['target']}) {'met' if t['met'] else 'NOT met'}")
+    for note in out["notes"]:
+        print(f"- {note}")

@@ -28,7 +28,6 @@ from __future__ import annotations
 import functools
 import logging
 import multiprocessing
-import sys
 import time
 import uuid
 import warnings
@@ -36,7 +35,7 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
-from bench.common import markdown_table
+from bench.common import markdown_table, print_run
 from kadmin.admin.partitions import ListedOffset, OffsetSpec
 from kadmin.client import AdminClient
 from kadmin.configs import ConfigResource
@@ -362,10 +361,4 @@ def format_table(result: dict[str, Any]) -> str:
 
 
 if __name__ == "__main__":
-    logging.basicConfig(level=logging.WARNING)
-    out = run(quick="--quick" in sys.argv)
-    print(format_table(out))
-    for t in out["targets"]:
-        print(f"- {t['what']}: {t['measured']} (target {t['target']}) {'met' if t['met'] else 'NOT met'}")
-    for note in out["notes"]:
-        print(f"- {note}")
+    print_run(run, format_table)

@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import functools
 import logging
-import sys
 import time
 import uuid
 from collections.abc import Callable
 from typing import Any
 
 from bench import topics as fake_bench
-from bench.common import markdown_table
+from bench.common import markdown_table, print_run
 from kadmin.protocol.apis import ApiKey
 
 log = logging.getLogger("bench.topics_tansu")
@@ -151,10 +150,4 @@ def format_table(result: dict[str, Any]) -> str:
 
 
 if __name__ == "__main__":
-    logging.basicConfig(level=logging.WARNING)
-    out = run(quick="--quick" in sys.argv)
-    print(format_table(out))
-    for t in out["targets"]:
-        print(f"- {t['what']}: {t['measured']} (target {t['target']}) {'met' if t['met'] else 'NOT met'}")
-    for note in out["notes"]:
-        print(f"- {note}")
+    print_run(run, format_table)
