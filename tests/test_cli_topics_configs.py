@@ -128,6 +128,10 @@ def test_sensitive_values_never_printed(cluster: FakeCluster) -> None:
     ("topics", "delete", "--topic-id", "not-a-uuid"),
     ("topics", "describe", ""),
     ("topics", "add-partitions", "t", "--partitions", "0"),
+    # An empty assignment (an unset "$ASSIGN") is refused, not read as "let the broker place the replicas".
+    ("topics", "create", "t", "--replica-assignment="),
+    ("topics", "create", "t", "--replica-assignment", " "),
+    ("topics", "add-partitions", "orders", "--partitions", "5", "--replica-assignment="),
     ("configs", "alter", "--entity-type", "topics", "--entity-name", "t"),
     ("configs", "alter", "--entity-type", "topics", "--entity-name", "t", "--add-config", "a"),
     ("configs", "alter", "--entity-type", "topics", "--entity-name", "t", "--append-config", "retention.ms=1"),

@@ -83,7 +83,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def parse_assignment(text: str) -> list[list[int]]:
-    """``1:2,2:3`` -> [[1, 2], [2, 3]] (kafka-topics.sh's --replica-assignment)."""
+    """``1:2,2:3`` -> [[1, 2], [2, 3]] (kafka-topics.sh's --replica-assignment).  An empty value is refused:
+    ``--replica-assignment "$ASSIGN"`` with an unset variable must not fall back to the broker's placement."""
+    if not text.strip():
+        raise UsageError("--replica-assignment is empty: give each partition's brokers (1:2,2:3) or leave the "
+                         "option out")
     out: list[list[int]] = []
     for part in text.split(","):
         ids = part.strip().split(":")
@@ -197,7 +201,7 @@ def _created_json(c: CreatedTopic) -> JsonDict:
 
 def run_create(ctx: Context) -> int:
     a = ctx.args
-    assignment = parse_assignment(a.replica_assignment) if a.replica_assignment else None
+    assignment = parse_assignment(a.replica_assignment) if a.replica_assignment is not None else None
     configs = parse_configs(a.config)
     wanted = [NewTopic(t, a.partitions, a.replication_factor, assignment, configs) for t in a.topics]
     checked = _checked(validate_new_topics, wanted)
@@ -224,7 +228,7 @@ def run_delete(ctx: Context) -> int:
 
 def run_add_partitions(ctx: Context) -> int:
     a = ctx.args
-    assignment = parse_assignment(a.replica_assignment) if a.replica_assignment else None
+    assignment = parse_assignment(a.replica_assignment) if a.replica_assignment is not None else None
     changes = _checked(validate_new_partitions, {t: NewPartitions(a.partitions, assignment) for t in a.topics})
     with ctx.admin() as admin:
         res = admin.create_partitions(changes, validate_only=a.validate_only)
