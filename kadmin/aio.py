@@ -576,8 +576,11 @@ class AdminClient:
                                ) -> dict[ResourceKey, dict[str, configs.ConfigEntry] | KafkaError]:
         """{resource: {config name: ConfigEntry}} for topics, brokers (by id; "" = cluster-wide defaults),
         broker loggers, groups and client-metrics subscriptions.  Broker resources are asked of that broker,
-        all others in one request to any node.  Sensitive values are never sent by brokers (value None).
-        Keyed as given: ``("topic", "t")`` or a broker ``"01"`` is answered under that key."""
+        all others in one request to any node (groups and client-metrics in requests of their own: a broker
+        whose release lacks such a type fails every resource of the request naming it).  Sensitive values are
+        never sent by brokers (value None).  Synonyms need Kafka 1.1+ and documentation 2.6+; an older broker's
+        entries come without them.  Keyed as given: ``("topic", "t")``, a broker ``"01"`` or ``("broker", 1)``
+        is answered under that key."""
         keys = configs.check_resources(resources)
         checked = list(keys)
         _check_bool(include_synonyms, "include_synonyms")

@@ -143,9 +143,15 @@ def validate_resource(resource: object) -> ConfigResource:
         raise TypeError(f"expected a ConfigResource (e.g. ConfigResource.topic('t')), not {resource!r}")
     t = resource_type(resource.type)
     name = resource.name
+    broker_kind = t in (ConfigResourceType.BROKER, ConfigResourceType.BROKER_LOGGER)
+    if broker_kind and isinstance(name, int) and not isinstance(name, bool):
+        # A broker is named by its id, so the id as an int is taken too (as ConfigResource.broker(1) takes it).
+        if name < 0:
+            raise ValueError(f"a {t.cli_name} resource is named by a broker id (an int >= 0), not {name!r}")
+        name = str(name)
     if not isinstance(name, str):
         raise TypeError(f"a config resource name is a str, not {type(name).__name__} ({name!r})")
-    if t in (ConfigResourceType.BROKER, ConfigResourceType.BROKER_LOGGER):
+    if broker_kind:
         if name == "" and t is ConfigResourceType.BROKER:
             return ConfigResource(t, "")
         if not name.isdigit() or not name.isascii():

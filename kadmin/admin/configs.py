@@ -155,16 +155,18 @@ class DescribeConfigs(Operation[ConfigResource]):
         for k in keys:
             parts.setdefault(k.type if k.type in apart else None, []).append(k)
         if len(parts) <= 1:
-            return self._request(keys)
+            return self._request(keys, version)
         order = [None, *apart]
-        return [(self._request(ks), ks) for _t, ks in sorted(parts.items(), key=lambda p: order.index(p[0]))]
+        return [(self._request(ks, version), ks) for _t, ks in sorted(parts.items(), key=lambda p: order.index(p[0]))]
 
-    def _request(self, keys: list[ConfigResource]) -> Message:
+    def _request(self, keys: list[ConfigResource], version: int) -> Message:
         req: Any = message_type(ApiKey.DESCRIBE_CONFIGS, "request")
-        # Synonyms (v1+) and documentation (v3+) are extras: an older broker's answer simply lacks them.
+        # Synonyms (v1+) and documentation (v3+) are extras: an older broker is not asked for them (the fields do
+        # not exist at its version) and its answer simply lacks them.
         return req(resources=[req.DescribeConfigsResource(  # type: ignore[no-any-return]
             resource_type=int(k.type), resource_name=k.name, configuration_keys=None) for k in keys],
-            include_synonyms=self.include_synonyms, include_documentation=self.include_documentation)
+            include_synonyms=self.include_synonyms and version >= 1,
+            include_documentation=self.include_documentation and version >= 3)
 
     def handle(self, node: int, keys: list[ConfigResource], response: Any,
                version: int) -> dict[ConfigResource, Outcome]:
