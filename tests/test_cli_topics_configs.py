@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from test_cli import run_cli, run_main
+from test_cli import assert_fits, run_cli, run_main
 
 from kadmin.errors import ErrorCode
 from kadmin.protocol.apis import ApiKey
@@ -227,3 +227,50 @@ def test_configs_describe_every_group_says_when_the_listing_is_incomplete(listed
     assert r.code == 1
     assert [x["broker"] for x in r.json()["listing_errors"]] == [2]
     assert [x["error"]["name"] for x in r.json()["listing_errors"]] == ["UNKNOWN_SERVER_ERROR"]
+
+
+# --- table output shows what the flags asked for (review4 item 2) ---------------------------------------------
+
+
+def test_configs_describe_table_shows_documentation(cluster: FakeCluster) -> None:
+    args = ("configs", "describe", "--entity-type", "topics", "--entity-name", "orders", "--all", "-b",
+            cluster.bootstrap)
+    docs = {c["name"]: c["documentation"] for c in run_main(*args, "--documentation", "-o", "json")
+            .json()["resources"][0]["configs"]}
+    assert docs["retention.ms"]
+    r = run_main(*args, "--documentation")
+    assert r.code == 0, r.err
+    lines = r.out.splitlines()
+    # One indented line per config, under the table, naming the config and carrying its whole text.
+    assert f"  retention.ms: {docs['retention.ms']}" in lines
+    assert sum(line.startswith("  ") and not line.startswith("   ") for line in lines) == len(docs)
+    assert_fits(r.out)
+    # Without the flag no documentation is printed; with --synonyms too, each config's synonyms come first.
+    assert f"  retention.ms: {docs['retention.ms']}" not in run_main(*args).out.splitlines()
+    both = run_main(*args, "--documentation", "--synonyms").out.splitlines()
+    at = both.index(f"  retention.ms: {docs['retention.ms']}")
+    assert both[at - 1].startswith("  retention.ms <- ")
+
+
+def test_documentation_lines_wrap_at_the_table_width_and_say_when_there_is_none() -> None:
+    from kadmin.cli.configs import _documentation_lines
+    from kadmin.configs import ConfigEntry
+
+    long = " ".join(["word"] * 60)
+    lines = _documentation_lines(ConfigEntry("some.config", "1", documentation=long))
+    assert len(lines) > 1 and all(len(line) <= 100 for line in lines)
+    assert lines[0].startswith("  some.config: word") and all(line.startswith("    ") for line in lines[1:])
+    assert " ".join(line.strip() for line in lines) == f"some.config: {long}"
+    assert _documentation_lines(ConfigEntry("old.config", "1")) == [
+        "  old.config: (no documentation from this broker)"]
+
+
+def test_topics_describe_table_shows_authorized_operations(cluster: FakeCluster) -> None:
+    args = ("topics", "describe", "orders", "--include-authorized-operations", "-b", cluster.bootstrap)
+    ops = run_main(*args, "-o", "json").json()["topics"][0]["authorized_operations"]
+    assert ops and "DESCRIBE" in ops
+    r = run_main(*args)
+    assert r.code == 0, r.err
+    assert [line for line in r.out.splitlines() if "authorized operations" in line] == [
+        f"orders: authorized operations: {', '.join(ops)}"]
+    assert "authorized operations" not in run_main(*args[:3], "-b", cluster.bootstrap).out

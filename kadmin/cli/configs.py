@@ -12,11 +12,12 @@ does not send them, and what the caller sets is not echoed.
 from __future__ import annotations
 
 import argparse
+import textwrap
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from kadmin.cli.config import UsageError
-from kadmin.cli.output import Column, JsonDict, error_json
+from kadmin.cli.output import MAX_WIDTH, Column, JsonDict, error_json
 from kadmin.configs import (
     AppendConfig,
     ConfigEntry,
@@ -108,6 +109,14 @@ def _shown(e: ConfigEntry) -> str | None:
     return MASK if e.is_sensitive or (e.value is not None and looks_sensitive(e.name)) else e.value
 
 
+def _documentation_lines(e: ConfigEntry) -> list[str]:
+    """``  name: text``, wrapped at the table width rather than cut: documentation is read whole.  A broker before
+    Kafka 2.6 sends none, which is said rather than left out."""
+    text = e.documentation or "(no documentation from this broker)"
+    return textwrap.wrap(f"{e.name}: {text}", MAX_WIDTH, initial_indent="  ", subsequent_indent="    ",
+                         break_long_words=False, break_on_hyphens=False) or [f"  {e.name}:"]
+
+
 def entry_json(e: ConfigEntry, synonyms: bool, docs: bool) -> JsonDict:
     out: JsonDict = {"name": e.name, "value": None if e.is_sensitive or looks_sensitive(e.name) else e.value,
                      "source": e.source.name, "sensitive": e.is_sensitive, "read_only": e.is_read_only,
@@ -174,11 +183,14 @@ def run_describe(ctx: Context) -> int:
         rows = [[e.name, _shown(e), e.source.name, "yes" if e.is_read_only else "no"] for e in shown(got)]
         p.table([Column("CONFIG", flex=True), Column("VALUE", flex=True), Column("SOURCE"), Column("READ-ONLY")],
                 rows)
-        if a.synonyms:
-            for e in shown(got):
+        # What --synonyms and --documentation asked for goes under the table, indented, config by config.
+        for e in shown(got):
+            if a.synonyms:
                 for s in e.synonyms:
                     value = MASK if e.is_sensitive or looks_sensitive(s.name) else s.value
                     p.lines([f"  {e.name} <- {s.name}={value} ({s.source.name})"])
+            if a.documentation:
+                p.lines(_documentation_lines(e), full=True)
     for r in failed:
         err = res[r]
         assert isinstance(err, KafkaError)

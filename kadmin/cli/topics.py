@@ -181,6 +181,13 @@ def run_describe(ctx: Context) -> int:
     if rows:
         p.table([Column("TOPIC", flex=True), Column("PARTITION", right=True), Column("LEADER", right=True),
                  Column("REPLICAS", flex=True), Column("ISR", flex=True), Column("OFFLINE", flex=True)], rows)
+    if a.include_authorized_operations:
+        # One line per topic, as groups describe prints them; "-" where the broker reported none.
+        for n in names:
+            d = res[n]
+            if not isinstance(d, KafkaError):
+                ops = ", ".join(sorted(d.authorized_operations)) if d.authorized_operations is not None else "-"
+                p.lines([f"{n}: authorized operations: {ops}"], full=True)
     for n in failed:
         err = res[n]
         assert isinstance(err, KafkaError)
