@@ -195,3 +195,41 @@ def test_bad_input_exits_2_and_sends_nothing(cluster: FakeCluster, args: tuple[s
     assert r.code == 2, r
     assert len(r.err_lines) == 1 and r.out == "", r
     assert cluster.request_log == []
+
+
+# --- a broker without the reassignment APIs (review4 item 4) -----------------------------------------------------
+
+
+@pytest.mark.parametrize("args", [("reassignments", "list"), ("reassignments", "alter", "orders:0=1", "--yes"),
+                                  ("reassignments", "cancel", "orders:0,1")], ids=["list", "alter", "cancel"])
+@pytest.mark.parametrize("fmt", ["table", "json"])
+def test_reassignments_on_a_broker_without_the_api_exit_2(args: tuple[str, ...], fmt: str) -> None:
+    # Kafka 2.2 has neither AlterPartitionReassignments nor ListPartitionReassignments (KIP-455 is 2.4): every
+    # subcommand says so in one line and exits 2, rather than failing each partition as if a retry could help.
+    with FakeCluster(brokers=2, versions="2.2") as old:
+        old.add_topic("orders", partitions=2)
+        r = run_main(*b(old), "-o", fmt, *args)
+        assert old.partition("orders", 0).adding == ()
+    assert r.code == 2, r
+    assert r.out == ""
+    assert len(r.err_lines) == 1 and r.err.startswith("kadmin: error: unsupported by this broker: "), r.err
+    assert "PartitionReassignments" in r.err
+
+
+def test_reassignments_alter_on_a_mixed_cluster_follows_the_controller() -> None:
+    # A rolling upgrade: the controller (the lowest id on the fake) is still 2.2, so the move cannot be made now;
+    # that is the one-line exit 2 too, as `reassignments list` gives on the same cluster.
+    with FakeCluster(brokers=2, versions={1: "2.2", 2: "3.9"}) as mixed:
+        mixed.add_topic("orders", partitions=2)
+        listed = run_main(*b(mixed), "reassignments", "list")
+        r = run_main(*b(mixed), "reassignments", "cancel", "orders:0")
+    assert listed.code == r.code == 2, (listed, r)
+    assert len(r.err_lines) == 1 and "unsupported by this broker" in r.err
+
+
+def test_reassignments_per_partition_errors_stay_per_partition(cluster: FakeCluster) -> None:
+    # The API exists: a partition the controller refuses is one failed key (exit 1), not a whole-command error.
+    r = run_main(*b(cluster), "reassignments", "alter", "audit:0=1,2", "nope:0=1", "--yes")
+    assert r.code == 1, r
+    assert r.out.splitlines()[1].split() == ["audit", "0", "started"]
+    assert [line.split(":")[1].strip() for line in r.err_lines] == ["nope-0"]
