@@ -233,3 +233,25 @@ def test_reassignments_per_partition_errors_stay_per_partition(cluster: FakeClus
     assert r.code == 1, r
     assert r.out.splitlines()[1].split() == ["audit", "0", "started"]
     assert [line.split(":")[1].strip() for line in r.err_lines] == ["nope-0"]
+
+
+# --- reassignments list names what does not exist (review4 item 6) ---------------------------------------------
+
+
+def test_reassignments_list_reports_unknown_topics_and_partitions(cluster: FakeCluster) -> None:
+    # Kafka answers a missing topic or partition as "not being moved": a misspelt name must not read as "nothing
+    # in progress, exit 0".
+    r = run_main(*b(cluster), "reassignments", "list", "orders", "nope")
+    assert r.code == 1, r
+    assert r.err_lines == ["kadmin: no reassignment in progress",
+                           "kadmin: nope: UNKNOWN_TOPIC_OR_PARTITION: topic 'nope': This server does not host "
+                           "this topic-partition."]
+    r = run_main(*b(cluster), "-o", "json", "reassignments", "list", "nope", "orders:1", "orders:7", "ghost:0")
+    assert r.code == 1, r
+    got = {(p["topic"], p["partition"]): (p["reassigning"], p["error"] and p["error"]["name"])
+           for p in r.json()["partitions"]}
+    assert got == {("nope", None): (None, "UNKNOWN_TOPIC_OR_PARTITION"), ("orders", 1): (False, None),
+                   ("orders", 7): (None, "UNKNOWN_TOPIC_OR_PARTITION"),
+                   ("ghost", 0): (None, "UNKNOWN_TOPIC_OR_PARTITION")}
+    r = run_main(*b(cluster), "reassignments", "list", "orders", "audit")
+    assert r.code == 0 and r.err_lines == ["kadmin: no reassignment in progress"]

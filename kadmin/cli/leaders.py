@@ -25,7 +25,7 @@ from kadmin.cli.partition_args import (
     read_json_file,
     topic_partitions,
 )
-from kadmin.errors import KafkaError, UnsupportedVersionError
+from kadmin.errors import ErrorCode, KafkaError, UnsupportedVersionError, error_for_code
 from kadmin.protocol.apis import ApiKey
 from kadmin.storage import ElectionResult, PartitionReassignment, validate_reassignments
 from kadmin.types import TopicPartition
@@ -109,22 +109,48 @@ def run_elect(ctx: Context) -> int:
 # --- reassignments -------------------------------------------------------------------------------------------
 
 
+def _unknown(admin: AdminClient, whole: list[str], named: list[TopicPartition],
+             ) -> tuple[dict[str, KafkaError], dict[TopicPartition, KafkaError]]:
+    """The named topics that could not be described and the named partitions that do not exist.  Kafka answers
+    ListPartitionReassignments for a missing topic or partition as "not being moved", so a misspelt name would
+    read as "nothing in progress": each is looked up (one describe_topics, as ``offsets list`` does) and is a
+    failed key instead."""
+    described = admin.describe_topics(list(dict.fromkeys([*whole, *(tp.topic for tp in named)])))
+    topics = {t: d for t, d in described.items() if isinstance(d, KafkaError)}
+    parts: dict[TopicPartition, KafkaError] = {}
+    for tp in named:
+        d = described[tp.topic]
+        if isinstance(d, KafkaError):
+            parts[tp] = d
+        elif tp.partition not in {pi.partition for pi in d.partitions}:
+            err = error_for_code(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+                                 f"topic {tp.topic!r} has {len(d.partitions)} partition(s), no partition "
+                                 f"{tp.partition}")
+            assert err is not None
+            parts[tp] = err
+    return {t: e for t, e in topics.items() if t in whole}, parts
+
+
 def run_list(ctx: Context) -> int:
     whole, named = topic_partitions(ctx.args.partitions) if ctx.args.partitions else ([], [])
     with ctx.admin() as admin:
         got: dict[TopicPartition, PartitionReassignment | None | KafkaError]
+        lost_topics, lost_parts = _unknown(admin, whole, named) if ctx.args.partitions else ({}, {})
+        asked = [tp for tp in named if tp not in lost_parts]
         if ctx.args.partitions and not whole:
-            got = admin.list_partition_reassignments(named)
+            got = admin.list_partition_reassignments(asked) if asked else {}
         else:
             ongoing = admin.list_partition_reassignments()
             got = {tp: r for tp, r in ongoing.items() if not ctx.args.partitions or tp.topic in whole}
-            got.update((tp, ongoing.get(tp)) for tp in named)  # named partitions: each answered
-    items: list[JsonDict] = []
-    failed: list[tuple[TopicPartition, KafkaError]] = []
+            got.update((tp, ongoing.get(tp)) for tp in asked)  # named partitions: each answered
+        got.update(lost_parts)
+    items: list[JsonDict] = [{"topic": t, "partition": None, "error": error_json(e), "reassigning": None}
+                             for t, e in lost_topics.items()]
+    failed: list[tuple[str, KafkaError]] = list(lost_topics.items())
     for tp, r in got.items():
         item: JsonDict = {"topic": tp.topic, "partition": tp.partition}
         if isinstance(r, KafkaError):
-            failed.append((tp, r))
+            failed.append((str(tp), r))
             items.append({**item, "error": error_json(r), "reassigning": None})
         elif r is None:
             items.append({**item, "error": None, "reassigning": False})
@@ -143,13 +169,14 @@ def run_list(ctx: Context) -> int:
              Column("REMOVING"), Column("TARGET")],
             [[it["topic"], it["partition"], ids(it["replicas"]), ids(it["adding"]), ids(it["removing"]),
               ids(it["target"])] for it in items if it.get("reassigning")])
-    if not items:
-        p.note("kadmin: no reassignment in progress")
+    some_exist = not ctx.args.partitions or len(failed) < len(whole) + len(named)
+    if some_exist and not any(it["error"] is None for it in items):
+        p.note("kadmin: no reassignment in progress")  # in what was asked and exists; failures follow
     for it in items:
         if it["reassigning"] is False:
             p.note(f"kadmin: {it['topic']}-{it['partition']}: no reassignment in progress")
-    for tp, err in failed:
-        p.key_error(str(tp), err)
+    for key, err in failed:
+        p.key_error(key, err)
     return 1 if failed else 0
 
 
