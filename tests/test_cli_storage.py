@@ -255,3 +255,26 @@ def test_reassignments_list_reports_unknown_topics_and_partitions(cluster: FakeC
                    ("ghost", 0): (None, "UNKNOWN_TOPIC_OR_PARTITION")}
     r = run_main(*b(cluster), "reassignments", "list", "orders", "audit")
     assert r.code == 0 and r.err_lines == ["kadmin: no reassignment in progress"]
+
+
+# --- offsets list: the JSON "time" is the option's spelling (review4 item 8) ------------------------------------
+
+
+@pytest.mark.parametrize(("time", "spelt"), [("max-timestamp", "max-timestamp"), ("-3", "max-timestamp"),
+                                             ("earliest-local", "earliest-local"), ("-4", "earliest-local"),
+                                             ("latest-tiered", "latest-tiered"), ("-5", "latest-tiered"),
+                                             ("LATEST", "latest"), ("-2", "earliest")])
+def test_offsets_list_json_time_is_the_options_spelling(cluster: FakeCluster, time: str, spelt: str) -> None:
+    r = run_main(*b(cluster), "-o", "json", "offsets", "list", "audit", "--time", time)
+    assert r.code == 0, r
+    doc = r.json()
+    assert (doc["time"], doc["timestamp"]) == (spelt, None)
+
+
+def test_offsets_list_json_time_of_a_timestamp_is_a_number(cluster: FakeCluster) -> None:
+    r = run_main(*b(cluster), "-o", "json", "offsets", "list", "audit", "--time", "1700000000000")
+    assert r.code == 0, r
+    doc = r.json()
+    assert (doc["time"], doc["timestamp"]) == ("timestamp", 1700000000000)
+    # The fake's records carry no timestamp at or after it: Kafka's "no such record" is offset -1.
+    assert [p["offset"] for p in doc["partitions"]] == [-1]

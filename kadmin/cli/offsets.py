@@ -41,6 +41,15 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     ls.set_defaults(run=run_list)
 
 
+def time_json(spec: OffsetSpec) -> JsonDict:
+    """The JSON ``time`` as the option spells it (``max-timestamp``, never the library's ``max_timestamp`` or a
+    display string), and for a timestamp spec ``"time": "timestamp"`` with the ms in a number of its own."""
+    for name, make in TIMES.items():
+        if make() == spec:
+            return {"time": name, "timestamp": None}
+    return {"time": "timestamp", "timestamp": spec.timestamp}
+
+
 def offset_spec(text: str) -> OffsetSpec:
     name = _BY_NUMBER.get(text.strip(), text.strip().lower())
     if name in TIMES:
@@ -81,7 +90,7 @@ def run_list(ctx: Context) -> int:
     failed = sum(1 for it in items if it["error"] is not None)
     p = ctx.printer
     if p.json:
-        p.emit("offsets list", {"time": str(spec), "isolation": ctx.args.isolation, "partitions": items})
+        p.emit("offsets list", {**time_json(spec), "isolation": ctx.args.isolation, "partitions": items})
         return 1 if failed else 0
     p.table([Column("TOPIC", flex=True), Column("PARTITION", right=True), Column("OFFSET", right=True),
              Column("TIMESTAMP", right=True), Column("LEADER-EPOCH", right=True)],
