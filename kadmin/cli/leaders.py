@@ -2,7 +2,8 @@
 
 ``leaders elect`` follows kafka-leader-election.sh: ``--election-type preferred|unclean`` for named partitions or
 ``--all-topic-partitions``.  A partition that already had the wanted leader is reported "not needed", which is
-not a failure.  An unclean election may lose records, so it asks first (or needs ``--yes``).
+not a failure (before Kafka 2.4, ElectPreferredLeaders v0, the broker reports such a partition "elected").  An
+unclean election may lose records, so it asks first (or needs ``--yes``).
 
 ``reassignments`` follows kafka-reassign-partitions.sh's JSON (``{"partitions": [{"topic": "t", "partition": 0,
 "replicas": [1, 2]}]}``) or takes ``TOPIC:PARTITION=1,2,3`` arguments; ``cancel`` stops ongoing moves and
