@@ -102,16 +102,20 @@ def test_configs_describe_and_alter(cluster: FakeCluster) -> None:
     assert errs["orders"] is None and errs["ghost"]["name"] == "UNKNOWN_TOPIC_OR_PARTITION"
 
 
+#: Kafka takes keystore secrets per listener only (unprefixed ssl.keystore.password is refused).
+_KEYSTORE_PW = "listener.name.internal.ssl.keystore.password"
+
+
 def test_sensitive_values_never_printed(cluster: FakeCluster) -> None:
     secret = "pa55-word-xyz"
     for fmt in ("json", "table"):
         r = run_main("configs", "alter", "--entity-type", "brokers", "--entity-name", "1", "--add-config",
-                     f"ssl.keystore.password={secret}", "-b", cluster.bootstrap, "-o", fmt)
+                     f"{_KEYSTORE_PW}={secret}", "-b", cluster.bootstrap, "-o", fmt)
         assert r.code == 0 and secret not in r.out + r.err
         r = run_main("configs", "describe", "--entity-type", "brokers", "--entity-name", "1", "--all",
                      "--synonyms", "-b", cluster.bootstrap, "-o", fmt, "--debug")
         assert r.code == 0 and secret not in r.out + r.err
-    assert cluster.resource_configs(4, "1")["ssl.keystore.password"] == secret
+    assert cluster.resource_configs(4, "1")[_KEYSTORE_PW] == secret
 
 
 @pytest.mark.parametrize("args", [

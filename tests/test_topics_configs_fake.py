@@ -43,6 +43,8 @@ from kadmin.versions import RELEASE_NAMES
 pytestmark = pytest.mark.timeout(60)
 
 FAST: dict[str, Any] = {"retry_backoff_s": 0.02, "retry_backoff_max_s": 0.1, "default_timeout_s": 10.0}
+#: A keystore secret as Kafka takes it: per listener (the unprefixed ssl.keystore.password is refused).
+KEYSTORE_PW = "listener.name.internal.ssl.keystore.password"
 TopicAlreadyExistsError = error_class_for_code(36)
 InvalidReplicationFactorError = error_class_for_code(38)
 InvalidPartitionsError = error_class_for_code(37)
@@ -291,15 +293,15 @@ def test_fallback_before_2_3_keeps_other_dynamic_configs() -> None:
         assert c.topic_configs("t") == {"retention.ms": "1000", "cleanup.policy": "compact"}
 
         # A sensitive dynamic config cannot be read back, so rewriting the broker's set would drop it.
-        c.set_resource_config(4, "2", "ssl.keystore.password", "secret")
+        c.set_resource_config(4, "2", KEYSTORE_PW, "secret")
         b2 = ConfigResource.broker(2)
         got = a.alter_configs({b2: [SetConfig("background.threads", "4")]})
         assert isinstance(got[b2], UnsupportedVersionError) and "sensitive" in got[b2].message
-        assert c.resource_configs(4, "2") == {"ssl.keystore.password": "secret"}
+        assert c.resource_configs(4, "2") == {KEYSTORE_PW: "secret"}
         # ...unless the call sets it too.
-        got = a.alter_configs({b2: [SetConfig("background.threads", "4"), SetConfig("ssl.keystore.password", "new")]})
+        got = a.alter_configs({b2: [SetConfig("background.threads", "4"), SetConfig(KEYSTORE_PW, "new")]})
         assert got == {b2: None}
-        assert c.resource_configs(4, "2") == {"ssl.keystore.password": "new", "background.threads": "4"}
+        assert c.resource_configs(4, "2") == {KEYSTORE_PW: "new", "background.threads": "4"}
 
 
 def test_mixed_cluster_uses_each_brokers_way() -> None:
@@ -459,7 +461,7 @@ def test_other_bad_input_refused_before_io(quiet: tuple[FakeCluster, AdminClient
 
 def test_sensitive_values_never_shown(caplog: pytest.LogCaptureFixture) -> None:
     secret = "hunter2-" + uuid.uuid4().hex
-    op = SetConfig("ssl.keystore.password", secret)
+    op = SetConfig(KEYSTORE_PW, secret)
     assert secret not in repr(op) and secret not in repr({ConfigResource.broker(1): [op]})
     assert secret not in repr(ConfigEntry("sasl.jaas.config", secret))
     assert secret not in repr(ConfigEntry("x", secret, is_sensitive=True))
@@ -469,10 +471,10 @@ def test_sensitive_values_never_shown(caplog: pytest.LogCaptureFixture) -> None:
             assert a.alter_configs({b: [op]}) == {b: None}
             entry = a.describe_configs([b], include_synonyms=True)[b]
         assert isinstance(entry, dict)
-        pw = entry["ssl.keystore.password"]
+        pw = entry[KEYSTORE_PW]
         assert pw.is_sensitive and pw.value is None and pw.source is ConfigSource.DYNAMIC_BROKER_CONFIG
         assert all(s.value is None for s in pw.synonyms)
-        assert c.resource_configs(4, "1") == {"ssl.keystore.password": secret}
+        assert c.resource_configs(4, "1") == {KEYSTORE_PW: secret}
     assert secret not in caplog.text
 
 

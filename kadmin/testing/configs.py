@@ -13,7 +13,9 @@ default (DEFAULT_CONFIG).  The fake has no server.properties, so STATIC_BROKER_C
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
@@ -267,10 +269,16 @@ def generated_describe(table: Mapping[int, tuple[int, int]]) -> bool:
 
 
 class ConfigValueError(Exception):
-    def __init__(self, code: int, message: str) -> None:
+    """Why a change is refused.  ``config_exception``: Kafka raised a ConfigException there, which a ZooKeeper-mode
+    broker (ZkAdminManager) answers as INVALID_REQUEST "Invalid config value for resource <resource>: <message>"
+    and a KRaft broker (ConfigAdminManager.validateBrokerConfigChange) as INVALID_REQUEST with the bare message
+    (see answer_message)."""
+
+    def __init__(self, code: int, message: str, config_exception: bool = False) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.config_exception = config_exception
 
 
 INVALID_CONFIG = 40
@@ -316,6 +324,122 @@ def list_items(value: str | None) -> list[str]:
     return [i.strip() for i in (value or "").split(",") if i.strip()]
 
 
+# --- dynamic broker configs (Kafka's DynamicBrokerConfig) -----------------------------------------------------
+
+#: Kafka's DynamicSecurityConfigs (SslConfigs.RECONFIGURABLE_CONFIGS): dynamic only per listener, as
+#: ``listener.name.<listener>.<name>``; unprefixed they are refused.  KIP-651 (2.7) added the PEM three: before 2.7
+#: they are names the broker does not know, so accepted as custom configs.
+DYNAMIC_SECURITY = ("ssl.keystore.type", "ssl.keystore.location", "ssl.keystore.password", "ssl.key.password",
+                    "ssl.truststore.type", "ssl.truststore.location", "ssl.truststore.password")
+DYNAMIC_SECURITY_PEM = ("ssl.keystore.certificate.chain", "ssl.keystore.key", "ssl.truststore.certificates")
+PEM_SINCE = (2, 7)
+#: DynamicListenerConfig.ReconfigurableConfigs less the cluster-level ones (max.connections,
+#: max.connection.creation.rate, num.network.threads): with DYNAMIC_SECURITY, Kafka's PerBrokerConfigs, which the
+#: cluster-wide default resource ("") refuses.  Not in the fake's catalog, they are otherwise custom names here.
+PER_BROKER_LISTENER = (
+    "advertised.listeners", "listeners", "listener.security.protocol.map", "principal.builder.class",
+    "ssl.protocol", "ssl.provider", "ssl.cipher.suites", "ssl.enabled.protocols", "ssl.keymanager.algorithm",
+    "ssl.trustmanager.algorithm", "ssl.endpoint.identification.algorithm", "ssl.secure.random.implementation",
+    "ssl.client.auth", "ssl.engine.factory.class", "sasl.mechanism.inter.broker.protocol", "sasl.jaas.config",
+    "sasl.enabled.mechanisms", "sasl.kerberos.service.name", "sasl.kerberos.kinit.cmd",
+    "sasl.kerberos.ticket.renew.window.factor", "sasl.kerberos.ticket.renew.jitter",
+    "sasl.kerberos.min.time.before.relogin", "sasl.kerberos.principal.to.local.rules",
+    "sasl.login.refresh.window.factor", "sasl.login.refresh.window.jitter", "sasl.login.refresh.min.period.seconds",
+    "sasl.login.refresh.buffer.seconds")
+CLUSTER_LEVEL_LISTENER = ("max.connections", "max.connection.creation.rate", "num.network.threads")
+#: Kafka's ListenerMechanismConfigs: overridden per listener AND mechanism
+#: (``listener.name.<l>.<mechanism>.sasl.jaas.config``), whose synonym is the base name.
+LISTENER_MECHANISM = ("sasl.jaas.config", "sasl.login.callback.handler.class", "sasl.login.class",
+                      "sasl.server.callback.handler.class", "connections.max.reauth.ms")
+#: Kafka's ListenerConfigRegex.
+_LISTENER_OVERRIDE = re.compile(r"listener\.name\.[^.]*\.(.*)")
+_PASSWORD_LIKE = ("password", "jaas.config", "ssl.keystore.key", "ssl.keystore.certificate.chain",
+                  "ssl.truststore.certificates")
+
+
+def listener_base(name: str) -> str | None:
+    """The config a ``listener.name.<l>.`` override stands for (the mechanism configs without their mechanism:
+    Kafka's brokerConfigSynonyms), or None for a name without the prefix."""
+    m = _LISTENER_OVERRIDE.fullmatch(name)
+    if m is None:
+        return None
+    base = m.group(1)
+    return next((c for c in LISTENER_MECHANISM if base.endswith(c)), base)
+
+
+def dynamic_security(table: Mapping[int, tuple[int, int]]) -> tuple[str, ...]:
+    pem = _release_key(release(table)) >= PEM_SINCE
+    return DYNAMIC_SECURITY + DYNAMIC_SECURITY_PEM if pem else DYNAMIC_SECURITY
+
+
+def broker_def(name: str, table: Mapping[int, tuple[int, int]]) -> ConfigDef:
+    """How the fake types a broker config: its catalog entry; a listener override as its base (Kafka's
+    KafkaConfig.configType, so ``listener.name.internal.ssl.keystore.password`` is a PASSWORD checked as one);
+    any other name is a custom config, which Kafka stores as given (DynamicConfig.Broker allows custom props):
+    STRING, or PASSWORD (so sensitive, never described) when the name looks like a secret.  Kafka itself
+    describes a name it has no type for as sensitive with type UNKNOWN; the fake's catalog is a small slice of
+    KafkaConfig, so it cannot tell such names from real ones it lacks and types them by name instead."""
+    cat = catalog(BROKER, table)
+    d = cat.get(name)
+    if d is not None:
+        return d
+    base = listener_base(name)
+    b = cat.get(base) if base is not None else None
+    if b is not None:
+        return dataclasses.replace(b, name=name, default=None, dynamic=True)
+    secret = name.endswith(_PASSWORD_LIKE)
+    return ConfigDef(name, PASSWORD if secret else STRING, None, "a config this fake broker does not know")
+
+
+def _per_broker_only(name: str, table: Mapping[int, tuple[int, int]]) -> bool:
+    """Kafka's perBrokerConfigs: the security and listener configs, and every listener override but those of the
+    cluster-level listener configs."""
+    m = _LISTENER_OVERRIDE.fullmatch(name)
+    if m is not None:
+        return m.group(1) not in CLUSTER_LEVEL_LISTENER
+    return name in PER_BROKER_LISTENER or name in dynamic_security(table)
+
+
+def _scala_set(names: Iterable[str]) -> str:
+    """How Kafka's message prints a Scala Set of names (Set1..Set4; a larger one is a HashSet in Scala 2.13)."""
+    items = sorted(names)
+    return f"{'Set' if len(items) <= 4 else 'HashSet'}({', '.join(items)})"
+
+
+def validate_broker(props: Mapping[str, str], per_broker: bool, table: Mapping[int, tuple[int, int]]) -> None:
+    """Kafka's DynamicBrokerConfig.validateConfigs over a broker resource's resulting dynamic configs, in its order:
+    known read-only configs ("Cannot update these configs dynamically"), unprefixed DynamicSecurityConfigs, the
+    values' types (of an override: its base's), and at the cluster default the per-broker configs.  Each is a
+    ConfigException in Kafka, so INVALID_REQUEST (see ConfigValueError)."""
+    cat = catalog(BROKER, table)
+
+    def refuse(bad: list[str], why: str) -> None:
+        if bad:
+            raise ConfigValueError(INVALID_REQUEST, f"{why}: {_scala_set(bad)}", config_exception=True)
+
+    refuse([k for k in props if k in cat and not cat[k].dynamic], "Cannot update these configs dynamically")
+    security = dynamic_security(table)
+    refuse([k for k in props if k in security],
+           "These security configs can be dynamically updated only per-listener using the listener prefix")
+    for k in sorted(props):
+        base = listener_base(k)
+        try:  # an override is checked as its base, under the base's name (Kafka's validateConfigTypes)
+            check_value(cat[base] if base in cat else broker_def(k, table), props[k])
+        except ConfigValueError as exc:
+            raise ConfigValueError(INVALID_REQUEST, exc.message, config_exception=True) from None
+    if not per_broker:
+        refuse([k for k in props if _per_broker_only(k, table)],
+               "Cannot update these configs at default cluster level, broker id must be specified")
+
+
+def answer_message(exc: ConfigValueError, rtype: int, name: str, table: Mapping[int, tuple[int, int]]) -> str:
+    """The error message a broker of this release sends for ``exc`` about resource (rtype, name)."""
+    if exc.config_exception and not kraft(table):
+        return (f"Invalid config value for resource ConfigResource(type={TYPE_NAMES.get(rtype, 'UNKNOWN')}, "
+                f"name='{name}'): {exc.message}")
+    return exc.message
+
+
 # --- changes (AlterConfigs, IncrementalAlterConfigs, CreateTopics) -----------------------------------------
 
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
@@ -323,12 +447,12 @@ _OP_WORD = {APPEND: "append", SUBTRACT: "subtract"}
 
 
 def _def_for(rtype: int, key: str, table: Mapping[int, tuple[int, int]]) -> ConfigDef:
+    if rtype == BROKER:
+        return broker_def(key, table)  # Kafka takes any name for a broker; validate_broker judges the result
     d = catalog(rtype, table).get(key)
     if d is None:
-        kind = {TOPIC: "topic", BROKER: "broker", GROUP: "group", CLIENT_METRICS: "client metrics"}.get(rtype, "")
+        kind = {TOPIC: "topic", GROUP: "group", CLIENT_METRICS: "client metrics"}.get(rtype, "")
         raise ConfigValueError(INVALID_CONFIG, f"Unknown {kind} config name: {key}")
-    if rtype == BROKER and not d.dynamic:
-        raise ConfigValueError(INVALID_REQUEST, f"Cannot update these configs dynamically: Set({key})")
     return d
 
 
@@ -353,8 +477,10 @@ def _logger_change(current: dict[str, str], ops: list[tuple[str, int, str | None
 
 
 def incremental_change(rtype: int, current: Mapping[str, str], ops: list[tuple[str, int, str | None]],
-                       table: Mapping[int, tuple[int, int]]) -> dict[str, str]:
-    """The resource's new dynamic configs after ``ops`` (name, op code, value), or ConfigValueError."""
+                       table: Mapping[int, tuple[int, int]], per_broker: bool = True) -> dict[str, str]:
+    """The resource's new dynamic configs after ``ops`` (name, op code, value), or ConfigValueError.  A broker
+    resource (``per_broker``: named by an id, not the cluster default "") is judged as a whole once the ops are
+    applied, as Kafka applies them to the stored configs and then validates the result (validate_broker)."""
     names = [k for k, _o, _v in ops]
     if len(set(names)) != len(names):
         raise ConfigValueError(INVALID_REQUEST, "Error due to duplicate config keys")
@@ -369,7 +495,8 @@ def incremental_change(rtype: int, current: Mapping[str, str], ops: list[tuple[s
         if op == SET:
             if value is None:
                 raise ConfigValueError(INVALID_REQUEST, f"Null value not supported for : {key}")
-            check_value(d, value)
+            if rtype != BROKER:
+                check_value(d, value)
             out[key] = value
         elif op == DELETE:
             out.pop(key, None)
@@ -384,14 +511,18 @@ def incremental_change(rtype: int, current: Mapping[str, str], ops: list[tuple[s
             else:
                 items = [i for i in items if i not in given]
             new = ",".join(items)
-            check_value(d, new)
+            if rtype != BROKER:
+                check_value(d, new)
             out[key] = new
+    if rtype == BROKER:
+        validate_broker(out, per_broker, table)
     return out
 
 
 def replace_all(rtype: int, pairs: list[tuple[str, str | None]],
-                table: Mapping[int, tuple[int, int]]) -> dict[str, str]:
-    """AlterConfigs: the given pairs become the resource's whole set of dynamic configs."""
+                table: Mapping[int, tuple[int, int]], per_broker: bool = True) -> dict[str, str]:
+    """AlterConfigs: the given pairs become the resource's whole set of dynamic configs (a broker's judged as a
+    whole, see incremental_change)."""
     if rtype == BROKER_LOGGER:
         raise ConfigValueError(INVALID_REQUEST, "AlterConfigs does not support the BROKER_LOGGER resource type; "
                                                 "use IncrementalAlterConfigs")
@@ -403,8 +534,11 @@ def replace_all(rtype: int, pairs: list[tuple[str, str | None]],
         d = _def_for(rtype, key, table)
         if value is None:
             raise ConfigValueError(INVALID_REQUEST, f"Null value not supported for : {key}")
-        check_value(d, value)
+        if rtype != BROKER:
+            check_value(d, value)
         out[key] = value
+    if rtype == BROKER:
+        validate_broker(out, per_broker, table)
     return out
 
 

@@ -76,14 +76,18 @@ def _broker_entries(ctx: RequestContext, name: str) -> list[Entry]:
     cat = C.catalog(C.BROKER, ctx.table)
     if name == "":
         # The cluster-wide resource lists only what was set cluster-wide.
-        return [_entry(cat.get(k), k, [(k, v, C.DYNAMIC_DEFAULT_BROKER)]) for k, v in sorted(default.items())]
+        return [_entry(C.broker_def(k, ctx.table), k, [(k, v, C.DYNAMIC_DEFAULT_BROKER)])
+                for k, v in sorted(default.items())]
     node = ctx.state.configs.get((C.BROKER, name), {})
     static = {"broker.id": name}
     me = next((b for b in ctx.live_brokers() if b[0] == ctx.node_id), None)
     if me is not None:
         static["advertised.listeners"] = f"PLAINTEXT://{me[1]}:{me[2]}"
     out = []
-    for k, d in sorted(cat.items()):
+    # Names outside the catalog (listener overrides, custom configs) are listed where set, as Kafka lists its
+    # KafkaConfig's originals; Kafka reports them read-only (not in DynamicBrokerConfig.AllDynamicConfigs).
+    for k in sorted(cat.keys() | node.keys() | default.keys()):
+        d = cat.get(k) or C.broker_def(k, ctx.table)
         syn: list[tuple[str, str | None, int]] = []
         if k in node:
             syn.append((k, node[k], C.DYNAMIC_BROKER))
@@ -91,8 +95,9 @@ def _broker_entries(ctx: RequestContext, name: str) -> list[Entry]:
             syn.append((k, default[k], C.DYNAMIC_DEFAULT_BROKER))
         if k in static:
             syn.append((k, static[k], C.STATIC_BROKER))
-        syn.append((k, d.default, C.DEFAULT))
-        out.append(_entry(d, k, syn, read_only=not d.dynamic))
+        if k in cat:
+            syn.append((k, d.default, C.DEFAULT))
+        out.append(_entry(d, k, syn, read_only=k not in cat or not d.dynamic))
     return out
 
 
