@@ -230,6 +230,39 @@ def test_special_offsets_per_release(release: str, max_ts: bool, local: bool, ti
                     assert isinstance(got, UnsupportedVersionError), (spec, got)
 
 
+@pytest.mark.parametrize(("release", "version"), [("2.2", 5), ("2.8", 6), ("3.0", 6), ("3.5", 7), ("3.9", 9)])
+def test_a_special_timestamp_a_release_predates_is_a_plain_timestamp(release: str, version: int) -> None:
+    """-3 (max-timestamp, 3.0), -4 (earliest-local, 3.5) and -5 (latest-tiered, 3.9) mean nothing to an older
+    broker: it looks them up as the timestamps they are, and every record is at or after them, so the first
+    record answers.  A broker that knows them answers them as such whatever version the request came in."""
+    with FakeCluster(brokers=1, versions=release) as c:
+        c.add_topic("t", partitions=1)
+        produce(c, "t", {0: [[20, 50, 30]]})
+        host, port = c.addresses[c.leader_of("t", 0)]
+        R: Any = fake_message_type(ApiKey.LIST_OFFSETS, "request")
+        with RawConnection(host, port) as conn:
+            def at(ts: int) -> tuple[int, int]:
+                req = R(replica_id=-1, isolation_level=0, topics=[R.ListOffsetsTopic(name="t", partitions=[
+                    R.ListOffsetsPartition(partition_index=0, timestamp=ts)])])
+                part = conn.request(ApiKey.LIST_OFFSETS, version, req).topics[0].partitions[0]
+                assert part.error_code == 0
+                return part.offset, part.timestamp
+            first = (0, BASE + 20)
+            assert at(-3) == ((1, BASE + 50) if release >= "3.0" else first)
+            assert at(-4) == ((0, -1) if release >= "3.5" else first)
+            assert at(-5) == ((-1, -1) if release >= "3.9" else first)
+        if release == "2.8":
+            # A real client asking max-timestamp of a 2.8 broker (confluent-kafka sends ListOffsets v6 there) gets
+            # what 2.8 answers: the first record at or after timestamp -3.
+            from confluent_kafka import TopicPartition as CkPartition
+            from confluent_kafka.admin import AdminClient as CkAdmin
+            from confluent_kafka.admin import OffsetSpec as CkOffsetSpec
+
+            ck = CkAdmin({"bootstrap.servers": c.bootstrap, "log_level": 0})
+            futures = ck.list_offsets({CkPartition("t", 0): CkOffsetSpec.max_timestamp()}, request_timeout=10)
+            assert [f.result(10).offset for f in futures.values()] == [0]
+
+
 def _v0(conn: RawConnection, topic: str, timestamp: int, max_offsets: int) -> list[int]:
     R: Any = fake_message_type(ApiKey.LIST_OFFSETS, "request")
     req = R(replica_id=-1, topics=[R.ListOffsetsTopic(name=topic, partitions=[R.ListOffsetsPartition(

@@ -132,10 +132,20 @@ def last_fetchable(ps: PartitionState, isolation_level: int) -> int:
     return ps.log_end
 
 
-def _lookup(ps: PartitionState, ts: int, isolation_level: int = 0) -> tuple[int, int, int]:
+#: The special timestamps and the ListOffsets version that introduced each (KIP-734 max-timestamp v7, KIP-405's
+#: earliest-local v8 and latest-tiered v9): a broker whose release predates one reads it as a plain timestamp.
+_SPECIAL_SINCE = {MAX_TIMESTAMP: 7, EARLIEST_LOCAL: 8, LATEST_TIERED: 9}
+
+
+def _lookup(ps: PartitionState, ts: int, isolation_level: int = 0, max_version: int = 10) -> tuple[int, int, int]:
     """(offset, timestamp, leader epoch) for a v1+ request's timestamp; offset -1 when nothing matches.  LATEST
-    is the last offset the isolation level may see, and a timestamp match at or beyond it is no match."""
+    is the last offset the isolation level may see, and a timestamp match at or beyond it is no match.
+    ``max_version`` is the answering broker's highest ListOffsets version: a special timestamp its release does
+    not know (-3 on Kafka 2.x, say) is looked up as the plain timestamp it is, as that broker would."""
     end = last_fetchable(ps, isolation_level)
+    if _SPECIAL_SINCE.get(ts, 0) > max_version:
+        found = offset_for_timestamp(ps.log, ts, ps.log_start, ps.log_end)
+        return found if found is not None and found[0] < end else (-1, -1, -1)
     if ts in (EARLIEST, EARLIEST_LOCAL):
         return ps.log_start, -1, ps.leader_epoch
     if ts == LATEST:
@@ -176,7 +186,8 @@ def handle_list_offsets(ctx: RequestContext, req: Any, version: int) -> Response
                         ps.log, p.timestamp, p.max_num_offsets, ps.log_start, ps.log_end,
                         int(time.time() * 1000))))
                 continue
-            offset, stamp, epoch = _lookup(ps, p.timestamp, req.isolation_level if version >= 2 else 0)
+            offset, stamp, epoch = _lookup(ps, p.timestamp, req.isolation_level if version >= 2 else 0,
+                                           ctx.table[LIST_OFFSETS][1])
             parts.append(R.ListOffsetsPartitionResponse(
                 partition_index=p.partition_index, error_code=NONE, timestamp=stamp, offset=offset,
                 leader_epoch=epoch if version >= 4 else -1))
