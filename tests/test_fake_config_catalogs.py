@@ -387,3 +387,17 @@ def test_topics_alone_stay_one_request(mixed_cluster: FakeCluster, mixed_admin: 
     got = mixed_admin.describe_configs([ConfigResource.topic(n) for n in names])
     assert all(isinstance(v, dict) for v in got.values())
     assert len([e for e in mixed_cluster.request_log if e.api_key == ApiKey.DESCRIBE_CONFIGS]) == 1
+
+
+def test_message_format_version_defaults_to_the_releases_own(cluster: FakeCluster, admin: AdminClient,
+                                                             release: str) -> None:
+    name = f"mfv-{uuid.uuid4().hex[:6]}"
+    assert isinstance(admin.create_topics([NewTopic(name, 1, 1)])[name], CreatedTopic)
+    got = admin.describe_configs([ConfigResource.topic(name)])[ConfigResource.topic(name)]
+    assert isinstance(got, dict)
+    want = {"2.2": "2.2-IV1", "2.6": "2.6-IV0", "3.9": "3.0-IV1"}.get(release)
+    if want is None:  # 4.0 removed the config
+        assert "message.format.version" not in got
+    else:
+        assert got["message.format.version"].value == want
+        assert got["message.format.version"].source is ConfigSource.DEFAULT_CONFIG

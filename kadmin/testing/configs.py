@@ -114,7 +114,12 @@ TOPIC_DEFS: tuple[ConfigDef, ...] = (
        synonym="log.cleaner.max.compaction.lag.ms", check=_between(1, None)),
     _d("max.message.bytes", INT, "1048588", "largest record batch accepted", synonym="message.max.bytes"),
     _d("message.downconversion.enable", BOOLEAN, "true", "down-convert for old consumers", until="3.9"),
-    _d("message.format.version", STRING, "3.0-IV1", "message format version", until="3.9"),
+    # The default is the release's own inter-broker protocol version (Kafka's ApiVersion.latestVersion): one
+    # definition per preset's release line.
+    _d("message.format.version", STRING, "2.2-IV1", "message format version", until="2.5"),
+    _d("message.format.version", STRING, "2.6-IV0", "message format version", since="2.6", until="2.7"),
+    _d("message.format.version", STRING, "2.8-IV1", "message format version", since="2.8", until="2.8"),
+    _d("message.format.version", STRING, "3.0-IV1", "message format version", since="3.0", until="3.9"),
     _d("message.timestamp.type", STRING, "CreateTime", "CreateTime or LogAppendTime",
        choices=("CreateTime", "LogAppendTime")),
     _d("message.timestamp.difference.max.ms", LONG, LONG_MAX, "largest gap between a CreateTime and the broker's "
