@@ -99,29 +99,36 @@ TOPIC_DEFS: tuple[ConfigDef, ...] = (
        choices=("delete", "compact")),
     _d("compression.type", STRING, "producer", "final compression of the topic's batches",
        synonym="compression.type", choices=("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")),
-    _d("delete.retention.ms", LONG, "86400000", "how long delete tombstones are kept on compacted topics"),
-    _d("file.delete.delay.ms", LONG, "60000", "wait before a deleted segment file is removed"),
-    _d("flush.messages", LONG, LONG_MAX, "fsync after this many messages"),
-    _d("flush.ms", LONG, LONG_MAX, "fsync after this long"),
+    _d("delete.retention.ms", LONG, "86400000", "how long delete tombstones are kept on compacted topics",
+       synonym="log.cleaner.delete.retention.ms"),
+    _d("file.delete.delay.ms", LONG, "60000", "wait before a deleted segment file is removed",
+       synonym="log.segment.delete.delay.ms"),
+    _d("flush.messages", LONG, LONG_MAX, "fsync after this many messages", synonym="log.flush.interval.messages"),
+    _d("flush.ms", LONG, LONG_MAX, "fsync after this long", synonym="log.flush.interval.ms"),
     _d("follower.replication.throttled.replicas", LIST, "", "replicas throttled on the follower side"),
-    _d("index.interval.bytes", INT, "4096", "bytes between offset index entries"),
+    _d("index.interval.bytes", INT, "4096", "bytes between offset index entries", synonym="log.index.interval.bytes"),
     _d("leader.replication.throttled.replicas", LIST, "", "replicas throttled on the leader side"),
     _d("local.retention.bytes", LONG, "-2", "local bytes kept with tiered storage", since="3.0", listed_since="3.6",
-       check=_between(-2, None)),
+       synonym="log.local.retention.bytes", check=_between(-2, None)),
     _d("local.retention.ms", LONG, "-2", "local time kept with tiered storage", since="3.0", listed_since="3.6",
-       check=_between(-2, None)),
+       synonym="log.local.retention.ms", check=_between(-2, None)),
     _d("max.compaction.lag.ms", LONG, LONG_MAX, "longest a message may stay uncompacted", since="2.3",
        synonym="log.cleaner.max.compaction.lag.ms", check=_between(1, None)),
     _d("max.message.bytes", INT, "1048588", "largest record batch accepted", synonym="message.max.bytes"),
-    _d("message.downconversion.enable", BOOLEAN, "true", "down-convert for old consumers", until="3.9"),
+    _d("message.downconversion.enable", BOOLEAN, "true", "down-convert for old consumers", until="3.9",
+       synonym="log.message.downconversion.enable"),
     # The default is the release's own inter-broker protocol version (Kafka's ApiVersion.latestVersion): one
     # definition per preset's release line.
-    _d("message.format.version", STRING, "2.2-IV1", "message format version", until="2.5"),
-    _d("message.format.version", STRING, "2.6-IV0", "message format version", since="2.6", until="2.7"),
-    _d("message.format.version", STRING, "2.8-IV1", "message format version", since="2.8", until="2.8"),
-    _d("message.format.version", STRING, "3.0-IV1", "message format version", since="3.0", until="3.9"),
+    _d("message.format.version", STRING, "2.2-IV1", "message format version",
+       synonym="log.message.format.version", until="2.5"),
+    _d("message.format.version", STRING, "2.6-IV0", "message format version",
+       synonym="log.message.format.version", since="2.6", until="2.7"),
+    _d("message.format.version", STRING, "2.8-IV1", "message format version",
+       synonym="log.message.format.version", since="2.8", until="2.8"),
+    _d("message.format.version", STRING, "3.0-IV1", "message format version",
+       synonym="log.message.format.version", since="3.0", until="3.9"),
     _d("message.timestamp.type", STRING, "CreateTime", "CreateTime or LogAppendTime",
-       choices=("CreateTime", "LogAppendTime")),
+       synonym="log.message.timestamp.type", choices=("CreateTime", "LogAppendTime")),
     _d("message.timestamp.difference.max.ms", LONG, LONG_MAX, "largest gap between a CreateTime and the broker's "
        "clock", synonym="log.message.timestamp.difference.max.ms", until="3.9", check=_between(0, None)),
     _d("message.timestamp.before.max.ms", LONG, LONG_MAX, "how far in the past a CreateTime may be",
@@ -139,18 +146,20 @@ TOPIC_DEFS: tuple[ConfigDef, ...] = (
     _d("remote.log.copy.disable", BOOLEAN, "false", "stop copying segments to tiered storage", since="3.9"),
     _d("remote.log.delete.on.disable", BOOLEAN, "false", "delete tiered data when tiered storage is turned off",
        since="3.9"),
-    _d("min.cleanable.dirty.ratio", DOUBLE, "0.5", "dirty ratio that triggers compaction"),
-    _d("min.compaction.lag.ms", LONG, "0", "shortest a message stays uncompacted"),
+    _d("min.cleanable.dirty.ratio", DOUBLE, "0.5", "dirty ratio that triggers compaction",
+       synonym="log.cleaner.min.cleanable.ratio"),
+    _d("min.compaction.lag.ms", LONG, "0", "shortest a message stays uncompacted",
+       synonym="log.cleaner.min.compaction.lag.ms"),
     _d("min.insync.replicas", INT, "1", "replicas that must acknowledge an acks=all write",
        synonym="min.insync.replicas"),
-    _d("preallocate", BOOLEAN, "false", "preallocate segment files"),
+    _d("preallocate", BOOLEAN, "false", "preallocate segment files", synonym="log.preallocate"),
     _d("remote.storage.enable", BOOLEAN, "false", "tiered storage for the topic", since="3.0", listed_since="3.6"),
     _d("retention.bytes", LONG, "-1", "size bound of each partition's log", synonym="log.retention.bytes"),
     _d("retention.ms", LONG, "604800000", "time bound of the log", synonym="log.retention.ms"),
     _d("segment.bytes", INT, "1073741824", "segment file size", synonym="log.segment.bytes"),
-    _d("segment.index.bytes", INT, "10485760", "offset index size"),
-    _d("segment.jitter.ms", LONG, "0", "random jitter on segment roll"),
-    _d("segment.ms", LONG, "604800000", "roll a segment after this long"),
+    _d("segment.index.bytes", INT, "10485760", "offset index size", synonym="log.index.size.max.bytes"),
+    _d("segment.jitter.ms", LONG, "0", "random jitter on segment roll", synonym="log.roll.jitter.ms"),
+    _d("segment.ms", LONG, "604800000", "roll a segment after this long", synonym="log.roll.ms"),
     _d("unclean.leader.election.enable", BOOLEAN, "false", "allow out-of-sync leaders",
        synonym="unclean.leader.election.enable"),
 )
@@ -178,6 +187,37 @@ BROKER_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in (
     _d("ssl.keystore.password", PASSWORD, None, "password of the listeners' keystore"),
     _d("unclean.leader.election.enable", BOOLEAN, "false", "default unclean.leader.election.enable"),
 )}
+
+#: Broker synonyms whose KafkaConfig default is null (the value then comes from a lower synonym: log.roll.hours,
+#: log.roll.jitter.hours, log.flush.scheduler.interval.ms), so DescribeConfigs shows no DEFAULT_CONFIG synonym.
+_NULL_DEFAULT_SYNONYMS = ("log.roll.ms", "log.roll.jitter.ms", "log.flush.interval.ms")
+#: KIP-405's broker-side log.local.retention.* (RemoteLogManagerConfig) arrived with tiered storage in 3.6.
+_SYNONYM_SINCE = {"log.local.retention.ms": "3.6", "log.local.retention.bytes": "3.6"}
+
+
+def _broker_synonym_defs() -> tuple[ConfigDef, ...]:
+    """The broker-side name of every topic config that has one (Kafka's ServerTopicConfigSynonyms, the
+    first-priority name), not already in BROKER_CONFIGS: typed and release-gated as their topic config and
+    updatable per broker and cluster-wide (Kafka's DynamicLogConfig reconfigures exactly these names)."""
+    return tuple(
+        dataclasses.replace(d, name=d.synonym, doc=f"default {d.name}", listed_since=None,
+                            default=None if d.synonym in _NULL_DEFAULT_SYNONYMS else d.default,
+                            since=_SYNONYM_SINCE.get(d.synonym, d.since))
+        for d in TOPIC_DEFS if d.synonym is not None and d.synonym not in BROKER_CONFIGS)
+
+
+#: The broker catalog: BROKER_CONFIGS, the topic configs' broker synonyms, and the lower-priority synonyms of
+#: the ms/hours chains (LogConfig's segment.ms <- log.roll.ms, log.roll.hours; retention.ms <- log.retention.ms,
+#: log.retention.minutes, log.retention.hours; ...), which Kafka does not update dynamically (they are not
+#: first-priority synonyms, so not in DynamicLogConfig): read-only here.
+BROKER_DEFS: tuple[ConfigDef, ...] = (*BROKER_CONFIGS.values(), *_broker_synonym_defs(),
+    _d("log.roll.hours", INT, "168", "segment.ms in hours, below log.roll.ms", dynamic=False),
+    _d("log.roll.jitter.hours", INT, "0", "segment.jitter.ms in hours, below log.roll.jitter.ms", dynamic=False),
+    _d("log.retention.minutes", INT, None, "retention.ms in minutes, below log.retention.ms", dynamic=False),
+    _d("log.retention.hours", INT, "168", "retention.ms in hours, below log.retention.minutes", dynamic=False),
+    _d("log.flush.scheduler.interval.ms", LONG, LONG_MAX, "flush.ms, below log.flush.interval.ms",
+       dynamic=False),
+)
 
 GROUP_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in (
     _d("consumer.heartbeat.interval.ms", INT, "5000", "heartbeat interval of KIP-848 consumer groups"),
@@ -228,8 +268,8 @@ def catalog(rtype: int, table: Mapping[int, tuple[int, int]]) -> dict[str, Confi
 @functools.lru_cache(maxsize=64)
 def _catalog_of(rtype: int, rel_name: str) -> dict[str, ConfigDef]:
     """Made once per (resource type, release); never handed out itself (see catalog)."""
-    base: Iterable[ConfigDef] = TOPIC_DEFS if rtype == TOPIC else {
-        BROKER: BROKER_CONFIGS, GROUP: GROUP_CONFIGS, CLIENT_METRICS: CLIENT_METRICS_CONFIGS}.get(rtype, {}).values()
+    base: Iterable[ConfigDef] = TOPIC_DEFS if rtype == TOPIC else BROKER_DEFS if rtype == BROKER else {
+        GROUP: GROUP_CONFIGS, CLIENT_METRICS: CLIENT_METRICS_CONFIGS}.get(rtype, {}).values()
     rel = _release_key(rel_name)
     return {d.name: d for d in base
             if (d.since is None or rel >= _release_key(d.since)) and (d.until is None or rel <= _release_key(d.until))}

@@ -40,9 +40,10 @@ class Entry:
 
 
 def _entry(d: C.ConfigDef | None, name: str, synonyms: list[tuple[str, str | None, int]],
-           read_only: bool = False) -> Entry:
+           read_only: bool = False, default: str | None = None) -> Entry:
+    """``default``: the value when no synonym applies (Kafka then reports the config's own value, DEFAULT_CONFIG)."""
     sensitive = d is not None and d.sensitive
-    value, source = (synonyms[0][1], synonyms[0][2]) if synonyms else (None, C.DEFAULT)
+    value, source = (synonyms[0][1], synonyms[0][2]) if synonyms else (default, C.DEFAULT)
     if sensitive:
         value = None
         synonyms = [(n, None, s) for n, _v, s in synonyms]
@@ -51,9 +52,16 @@ def _entry(d: C.ConfigDef | None, name: str, synonyms: list[tuple[str, str | Non
 
 
 def topic_entries(ctx: RequestContext, topic_configs: dict[str, str]) -> list[Entry]:
-    """Every topic config as the answering broker resolves it (also used by CreateTopics v5+)."""
+    """Every topic config as the answering broker resolves it (also used by CreateTopics v5+).
+
+    As Kafka's ConfigHelper.createTopicConfigEntry: the topic's own value, then the first-priority broker
+    synonym (ServerTopicConfigSynonyms) as set on this broker, cluster-wide, and its KafkaConfig default where
+    that is not null (log.roll.ms, log.retention.ms-style names with a null default give no DEFAULT_CONFIG
+    synonym).  A config without a broker synonym (the throttled-replicas lists, remote.storage.enable) has no
+    synonyms: its value is the topic default, source DEFAULT_CONFIG."""
     node = ctx.state.configs.get((C.BROKER, str(ctx.node_id)), {})
     default = ctx.state.configs.get((C.BROKER, ""), {})
+    brokers = C.catalog(C.BROKER, ctx.table)
     out = []
     for name, d in sorted(C.catalog(C.TOPIC, ctx.table).items()):
         if name not in topic_configs and not C.listed(d, ctx.table):
@@ -61,13 +69,15 @@ def topic_entries(ctx: RequestContext, topic_configs: dict[str, str]) -> list[En
         syn: list[tuple[str, str | None, int]] = []
         if name in topic_configs:
             syn.append((name, topic_configs[name], C.DYNAMIC_TOPIC))
-        if d.synonym is not None:
-            if d.synonym in node:
-                syn.append((d.synonym, node[d.synonym], C.DYNAMIC_BROKER))
-            if d.synonym in default:
-                syn.append((d.synonym, default[d.synonym], C.DYNAMIC_DEFAULT_BROKER))
-        syn.append((d.synonym or name, d.default, C.DEFAULT))
-        out.append(_entry(d, name, syn))
+        b = brokers.get(d.synonym) if d.synonym is not None else None  # gated by the broker's release
+        if b is not None:
+            if b.name in node:
+                syn.append((b.name, node[b.name], C.DYNAMIC_BROKER))
+            if b.name in default:
+                syn.append((b.name, default[b.name], C.DYNAMIC_DEFAULT_BROKER))
+            if b.default is not None:
+                syn.append((b.name, b.default, C.DEFAULT))
+        out.append(_entry(d, name, syn, default=d.default))
     return out
 
 
