@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from confluent_kafka import Consumer
+from confluent_kafka import Consumer, Producer
 from confluent_kafka import TopicPartition as CTopicPartition
 from kafka.admin import KafkaAdminClient
 from kafka.structs import TopicPartition as KTopicPartition
@@ -282,8 +282,9 @@ def test_topic_sizes_leader_or_all_replicas(cluster: FakeCluster) -> None:
         assert leader.sizes == {"orders": 300 * BYTES_PER_RECORD, "audit": 50 * BYTES_PER_RECORD}
         every = a.topic_sizes(["orders", "audit"], replicas="all")
         assert every.sizes == {"orders": 3 * 300 * BYTES_PER_RECORD, "audit": 2 * 50 * BYTES_PER_RECORD}
+        # DeleteRecords only moves the log start: the segments stay on disk until retention, so no bytes go.
         a.delete_records({TP("orders", 1): 150})
-        assert a.topic_sizes(["orders"]).sizes == {"orders": 150 * BYTES_PER_RECORD}
+        assert a.topic_sizes(["orders"]).sizes == {"orders": 300 * BYTES_PER_RECORD}
         unknown = a.topic_sizes(["orders", "nope"])
         assert isinstance(unknown.topic_errors["nope"], UnknownTopicOrPartitionError) and not unknown.complete
 
@@ -557,3 +558,71 @@ def test_topic_sizes_of_every_replica_name_a_copy_its_live_broker_left_out() -> 
     leader = topic_sizes({1: dirs_of(0), 2: dirs_of(1)}, {"t": desc}, "leader")
     # t-1 has no leader: never silently skipped.
     assert leader.sizes == {"t": 100} and set(leader.missing) == {TP("t", 1)} and not leader.complete
+
+
+# --- log dir sizes of produced records ---------------------------------------------------------------------
+
+
+def _kafka_python_sizes(c: FakeCluster) -> dict[tuple[int, str, int], int]:
+    """(broker, topic, partition) -> partition_size, as kafka-python's describe_log_dirs reads it."""
+    kp = KafkaAdminClient(bootstrap_servers=c.bootstrap, request_timeout_ms=5000)
+    try:
+        got = kp.describe_log_dirs()
+    finally:
+        kp.close()
+    return {(b["broker"], t["name"], p["partition_index"]): p["partition_size"]
+            for b in got for d in b["log_dirs"] for t in d["topics"] for p in t["partitions"]}
+
+
+def _kadmin_sizes(a: AdminClient) -> dict[tuple[int, str, int], int]:
+    return {(n, r.partition.topic, r.partition.partition): r.size_bytes
+            for n, dirs in a.describe_log_dirs().items() if isinstance(dirs, dict)
+            for d in dirs.values() for r in d.replicas}
+
+
+def _produce(c: FakeCluster, topic: str, count: int, value_size: int) -> None:
+    p = Producer({"bootstrap.servers": c.bootstrap, "linger.ms": 20, "compression.type": "none",
+                  "log_level": 3})
+    for _ in range(count):
+        p.produce(topic, b"v" * value_size, partition=0)
+    assert p.flush(10) == 0
+
+
+@pytest.mark.parametrize("release", ["2.2", "3.9"])
+def test_log_dir_sizes_are_the_produced_batches_and_delete_records_frees_nothing(release: str) -> None:
+    # Kafka reports the bytes of a log's segments: the record batches producers sent (values, plus headers).
+    # DeleteRecords only moves the log start; segments go later, on the retention check.
+    count, value_size = 40, 1000
+    with FakeCluster(brokers=1, versions=release) as c:
+        c.add_topic("t", partitions=1)
+        _produce(c, "t", count, value_size)
+        stored = sum(len(b.data) for b in c._partition("t", 0).log.batches)
+        theirs = _kafka_python_sizes(c)
+        with admin(c) as a:
+            ours = _kadmin_sizes(a)
+            assert ours == theirs == {(1, "t", 0): stored}
+            assert count * value_size <= stored < count * (value_size + 100)
+            assert a.delete_records({TP("t", 0): count // 2}) == {TP("t", 0): DeletedRecords(count // 2)}
+            assert watermarks(c, "t", range(1)) == [(count // 2, count)]
+            assert _kadmin_sizes(a) == _kafka_python_sizes(c) == {(1, "t", 0): stored}
+            assert a.topic_sizes(["t"]).sizes == {"t": stored}
+            # Deleting everything frees nothing either; what is produced after it adds its batches.
+            a.delete_records({TP("t", 0): -1})
+            _produce(c, "t", 1, value_size)
+            after = _kadmin_sizes(a)[(1, "t", 0)]
+            assert stored + value_size <= after < stored + value_size + 100
+            assert c.partition("t", 0).log_start == count
+
+
+def test_log_dir_sizes_count_records_nobody_wrote_as_before_and_keep_them_after_delete_records() -> None:
+    with FakeCluster(brokers=1) as c:
+        c.add_topic("t", partitions=1, offsets=[10])
+        _produce(c, "t", 5, 500)
+        stored = sum(len(b.data) for b in c._partition("t", 0).log.batches)
+        assert stored >= 5 * 500
+        with admin(c) as a:
+            expected = {(1, "t", 0): 10 * BYTES_PER_RECORD + stored}
+            assert _kadmin_sizes(a) == _kafka_python_sizes(c) == expected
+            a.delete_records({TP("t", 0): 12})
+            assert _kadmin_sizes(a) == _kafka_python_sizes(c) == expected
+            assert c.partition("t", 0).log_start == 12

@@ -8,7 +8,8 @@ Why gaps: tests also move offsets without producing (``add_topic(offsets=...)``,
 offsets hold records nobody wrote; Fetch serves them as batches of records with no key, no value and no
 timestamp, so a consumer positioned anywhere in the log makes progress, exactly as over a real log of that
 length.  A log end moved below stored batches truncates them (as a replica truncating to a new leader's log);
-a log start moved past them (DeleteRecords) drops them.
+a log start moved past them (DeleteRecords) makes them unreadable, though they still count in the partition's
+size, as segments on disk do until retention deletes them.
 
 Old message formats (magic 0 and 1, Produce v0-v2 and Fetch v0-v3): appended messages are converted up to
 one v2 batch, and Fetch below v4 converts batches down, as a broker does with message.format.version 3.0.
@@ -293,15 +294,37 @@ class PartitionLog:
     #: Wall-clock ms of the last append (the one segment's last-modified time, which ListOffsets v0 reads).
     modified_ms: int = field(default_factory=lambda: int(time.time() * 1000))
 
+    #: Batches wholly below the log start: no longer readable, but still in the segment files a broker keeps
+    #: until retention deletes them, so they still count in the partition's size (:meth:`disk_bytes`).
+    retired: list[StoredBatch] = field(default_factory=list, repr=False)
+
     def _trim(self, log_start: int, log_end: int) -> None:
         # A lowered log end truncates whole batches (the gap up to it reads as records nobody wrote).
         while self.batches and self.batches[-1].last_offset >= log_end:
             self.batches.pop()
+        while self.retired and self.retired[-1].last_offset >= log_end:
+            self.retired.pop()
         drop = 0
         while drop < len(self.batches) and self.batches[drop].last_offset < log_start:
             drop += 1
         if drop:
+            self.retired.extend(self.batches[:drop])
             del self.batches[:drop]
+
+    def disk_bytes(self, since: int, until: int, log_start: int, log_end: int, per_gap_offset: int) -> int:
+        """The bytes offsets ``since`` to ``until`` (exclusive) take on disk: every stored batch holding one of
+        them, whole (a segment holds whole batches), plus ``per_gap_offset`` for each offset no batch covers
+        (records nobody wrote have no bytes of their own; the caller's model sizes them).  Batches below the
+        log start count while ``since`` reaches them: DeleteRecords only moves the log start, and Kafka keeps
+        the segments until retention deletes them."""
+        self._trim(log_start, log_end)
+        stored = covered = 0
+        for b in (*self.retired, *self.batches):
+            if b.last_offset < since or b.base_offset >= until:
+                continue
+            stored += len(b.data)
+            covered += min(b.last_offset, until - 1) - max(b.base_offset, since) + 1
+        return stored + max(0, until - since - covered) * per_gap_offset
 
     def append(self, batch: IncomingBatch, base_offset: int, leader_epoch: int, log_start: int) -> bytes:
         """Store ``batch`` at ``base_offset`` (the partition's log end); returns the stored bytes."""

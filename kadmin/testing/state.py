@@ -162,8 +162,8 @@ class Group:
                              tuple(dataclasses.replace(m) for m in self.consumer_members.values()))
 
 
-#: Bytes one record takes in the fake's log: a partition's size is its retained records times this, so it
-#: grows with the log end offset and shrinks when DeleteRecords moves the log start.
+#: Bytes a record nobody wrote takes in a partition's size (offsets from ``add_topic(offsets=...)`` or
+#: ``set_log_end``, which no stored batch covers); produced records count the bytes of their batches.
 BYTES_PER_RECORD = 100
 #: Each broker's one log directory unless a test configures others (Kafka's log.dirs default).
 DEFAULT_LOG_DIR = "/tmp/kafka-logs"
@@ -214,6 +214,10 @@ class PartitionState:
     #: The records producers wrote (Produce/Fetch, kadmin.testing.record_log); offsets between log_start and
     #: log_end that no batch covers read as records nobody wrote.
     log: PartitionLog = field(default_factory=PartitionLog, repr=False)
+    #: Where the log on disk begins once DeleteRecords moved the log start past it (None: at the log start).
+    #: Kafka's DeleteRecords only moves the log start offset; the segments below it stay, and count in
+    #: DescribeLogDirs, until retention deletes them, which the fake does not model.
+    disk_start: int | None = None
 
     def in_sync(self, live: Container[int]) -> list[int]:
         """The live in-sync replicas, in replica order."""
@@ -228,8 +232,19 @@ class PartitionState:
             return self.leader
         return isr[0] if isr else -1
 
+    def delete_records(self, offset: int) -> None:
+        """Move the log start up to ``offset`` (DeleteRecords), keeping what is on disk."""
+        if offset > self.log_start:
+            if self.disk_start is None:
+                self.disk_start = self.log_start
+            self.log_start = offset
+
     def size_bytes(self, lag: int = 0) -> int:
-        return max(0, self.log_end - self.log_start - lag) * BYTES_PER_RECORD
+        """The bytes this replica's log takes on disk, as DescribeLogDirs reports them: the stored batches
+        (whole) from where the log on disk begins, plus BYTES_PER_RECORD per offset no batch covers.  ``lag``:
+        a future log (AlterReplicaLogDirs) that has copied all but the last ``lag`` offsets."""
+        since = self.log_start if self.disk_start is None else min(self.disk_start, self.log_start)
+        return self.log.disk_bytes(since, self.log_end - lag, self.log_start, self.log_end, BYTES_PER_RECORD)
 
     def snapshot(self, live: Container[int]) -> PartitionSnapshot:
         return PartitionSnapshot(self.leader_id(live), self.leader_epoch, tuple(self.replicas),

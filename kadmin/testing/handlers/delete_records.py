@@ -46,7 +46,7 @@ def _delete(ctx: RequestContext, topic: Topic | None, index: int, offset: int, l
     target = part.log_end if offset == HIGH_WATERMARK else offset
     if target < 0 or target > part.log_end:
         return ErrorCode.OFFSET_OUT_OF_RANGE, -1
-    part.log_start = max(part.log_start, target)
+    part.delete_records(target)
     return ErrorCode.NONE, part.log_start
 
 

@@ -4,8 +4,10 @@ As Kafka's ReplicaManager.describeLogDirs: one result per log directory of the a
 directory answers KAFKA_STORAGE_ERROR and no topics; a null topic list means every replica the broker holds,
 and requested partitions the broker holds no replica of are left out (not errors).  A current log's offset
 lag is how far its end trails the high watermark (0 here: every fake replica is caught up); a future log's
-(AlterReplicaLogDirs moving it to another directory) is how far it trails the current log.  Sizes follow
-:data:`kadmin.testing.state.BYTES_PER_RECORD`.  v3 adds the top-level error, v4 the volume's total and usable
+(AlterReplicaLogDirs moving it to another directory) is how far it trails the current log.  A size is what the
+log's segments take on disk (PartitionState.size_bytes): the bytes of the record batches producers wrote, plus
+:data:`kadmin.testing.state.BYTES_PER_RECORD` per offset no producer wrote; DeleteRecords does not shrink it, as
+Kafka frees segments only on its retention check.  v3 adds the top-level error, v4 the volume's total and usable
 bytes (usable: total minus what the directory's replicas take).
 """
 
