@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from kadmin.cli.config import UsageError
-from kadmin.cli.output import Column, JsonDict, error_json
-from kadmin.errors import KafkaError, UnsupportedVersionError
+from kadmin.cli.output import Column, JsonDict, error_json, raise_if_all_refused
+from kadmin.errors import KafkaError
 from kadmin.offset_reset import MemberToRemove, PartitionReset, ResetTo, parse_duration
 from kadmin.types import TopicPartition
 
@@ -155,13 +155,6 @@ def run_reset(ctx: Context) -> int:
     return 0 if plan.complete else 1
 
 
-def _all_refused(results: dict[Any, Any]) -> None:
-    """Every key refused for want of the API: the command could not run (exit 2)."""
-    errs = list(results.values())
-    if errs and all(isinstance(e, UnsupportedVersionError) for e in errs):
-        raise errs[0]
-
-
 def run_delete_offsets(ctx: Context) -> int:
     gid = _group(ctx.args.group_id)
     topics, parts = topic_specs(ctx.args.topic)
@@ -175,7 +168,7 @@ def run_delete_offsets(ctx: Context) -> int:
             ctx.printer.note(f"kadmin: group {gid} has no committed offsets for {', '.join(topics)}")
             return 0
         res = admin.delete_consumer_group_offsets(gid, parts)
-    _all_refused(res)
+    raise_if_all_refused(res)
     p = ctx.printer
     failed = {tp: e for tp, e in res.items() if e is not None}
     if p.json:
@@ -201,7 +194,7 @@ def run_remove_members(ctx: Context) -> int:
     with ctx.admin() as admin:
         res = admin.remove_members_from_consumer_group(gid, None if ctx.args.all else wanted,
                                                        reason=ctx.args.reason)
-    _all_refused(res)
+    raise_if_all_refused(res)
     p = ctx.printer
     failed = {m: e for m, e in res.items() if e is not None}
     if p.json:

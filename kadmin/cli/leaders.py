@@ -16,7 +16,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from kadmin.cli.config import UsageError
-from kadmin.cli.output import Column, JsonDict, error_json
+from kadmin.cli.output import Column, JsonDict, error_json, raise_if_all_refused
 from kadmin.cli.partition_args import (
     assignment,
     confirm,
@@ -26,8 +26,7 @@ from kadmin.cli.partition_args import (
     read_json_file,
     topic_partitions,
 )
-from kadmin.errors import ErrorCode, KafkaError, UnsupportedVersionError, error_for_code
-from kadmin.protocol.apis import ApiKey
+from kadmin.errors import ErrorCode, KafkaError, error_for_code
 from kadmin.storage import ElectionResult, PartitionReassignment, validate_reassignments
 from kadmin.types import TopicPartition
 
@@ -222,34 +221,13 @@ def _report_alter(ctx: Context, command: str, got: dict[TopicPartition, None | K
     return 1 if failed else 0
 
 
-def _unless_api_missing(admin: AdminClient, got: dict[TopicPartition, None | KafkaError]) -> None:
-    """Raise the UnsupportedVersionError (exit 2, one "unsupported by this broker" line, as ``list`` gives)
-    when every partition failed with it because the controller, which serves the request, has no
-    AlterPartitionReassignments (before Kafka 2.4): the whole command is impossible there, not partitions to
-    retry.  Asked only after such a failure; with the controller unknown, only when no broker has the API."""
-    errors = list(got.values())
-    if not errors or not all(isinstance(e, UnsupportedVersionError) for e in errors):
-        return
-    try:
-        versions = admin.api_versions()
-        controller = admin.describe_cluster().controller_id
-    except KafkaError:
-        return  # cannot tell: the per-partition errors stand
-    asked = [versions[controller]] if controller in versions else list(versions.values())
-    key = ApiKey.ALTER_PARTITION_REASSIGNMENTS
-    if all((r := nv.apis.get(key)) is None or r.negotiated is None for nv in asked):
-        first = errors[0]
-        assert isinstance(first, UnsupportedVersionError)
-        raise first
-
-
 def run_alter(ctx: Context) -> int:
     targets = _targets(ctx.args)
     confirm(f"Move {len(targets)} partition(s) to new replicas? Their data will be copied between brokers.",
             ctx.args.yes)
     with ctx.admin() as admin:
         got = admin.alter_partition_reassignments(targets)
-        _unless_api_missing(admin, got)
+    raise_if_all_refused(got)
     return _report_alter(ctx, "reassignments alter", got, "started")
 
 
@@ -257,5 +235,5 @@ def run_cancel(ctx: Context) -> int:
     parts = explicit_partitions(ctx.args.partitions)
     with ctx.admin() as admin:
         got = admin.alter_partition_reassignments(dict.fromkeys(parts))
-        _unless_api_missing(admin, got)
+    raise_if_all_refused(got)
     return _report_alter(ctx, "reassignments cancel", got, "cancelled")

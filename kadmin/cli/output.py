@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from kadmin.errors import KafkaError, KafkaTimeoutError
+from kadmin.errors import KafkaError, KafkaTimeoutError, UnsupportedVersionError
 from kadmin.quotas import ClientQuotaEntity
 
 FORMAT_VERSION = 1
@@ -95,6 +95,14 @@ def shorten(text: str, limit: int = MAX_WIDTH) -> str:
 
 
 # --- JSON ---------------------------------------------------------------------------------------------------
+
+
+def raise_if_all_refused(results: Mapping[Any, object]) -> None:
+    """Every key refused for want of the API (UnsupportedVersionError): the command could not run, so its one
+    error is raised (exit 2, one "unsupported by this broker" line) instead of a failed key per key."""
+    errs = [e for e in results.values() if isinstance(e, UnsupportedVersionError)]
+    if errs and len(errs) == len(results):
+        raise errs[0]
 
 
 def error_json(err: BaseException) -> JsonDict:
