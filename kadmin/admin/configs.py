@@ -171,25 +171,26 @@ class DescribeConfigs(Operation[ConfigResource]):
     def handle(self, node: int, keys: list[ConfigResource], response: Any,
                version: int) -> dict[ConfigResource, Outcome]:
         out: dict[ConfigResource, Outcome] = {}
+        typed: set[tuple[int, str]] | None = None
         for r in response.results:
             key = _key(r.resource_type, r.resource_name)
-            if key is None or key.type is ConfigResourceType.UNKNOWN:
+            echoed = key is None or key.type is ConfigResourceType.UNKNOWN
+            if echoed:
                 # A broker that does not know the type asked for (a broker logger on Kafka 2.2/2.3) parses it as
                 # UNKNOWN and answers under that type: the answer belongs to the key of that name it did not
                 # answer under its own type.
-                typed = {(x.resource_type, x.resource_name) for x in response.results}
+                if typed is None:
+                    typed = {(x.resource_type, x.resource_name) for x in response.results}
                 key = next((k for k in keys if k.name == r.resource_name and k not in out
                             and (int(k.type), k.name) not in typed), None)
-                if key is None:
-                    continue
-                if r.error_code != ErrorCode.NONE:
-                    out[key] = _outcome(r.error_code, _type_refusal(key, r.error_message), key)
-                    continue
+            if key is None:
+                continue
             if r.error_code != ErrorCode.NONE:
                 message = r.error_message
-                if r.error_code == ErrorCode.INVALID_REQUEST and (
-                        not message or message.startswith((_STOCK_INVALID_REQUEST, "Unexpected resource type"))):
-                    # A 2.6+ broker's whole-request refusal names the type as sent and gives no reason of its own.
+                if echoed or (r.error_code == ErrorCode.INVALID_REQUEST and (
+                        not message or message.startswith((_STOCK_INVALID_REQUEST, "Unexpected resource type")))):
+                    # The whole-request refusal of a type the broker's release lacks: echoed as UNKNOWN before
+                    # 2.6, named as sent with no reason of its own from 2.6.
                     message = _type_refusal(key, message)
                 out[key] = _outcome(r.error_code, message, key)
                 continue
