@@ -61,15 +61,14 @@ def topic_entries(ctx: RequestContext, topic_configs: dict[str, str]) -> list[En
     synonyms: its value is the topic default, source DEFAULT_CONFIG."""
     node = ctx.state.configs.get((C.BROKER, str(ctx.node_id)), {})
     default = ctx.state.configs.get((C.BROKER, ""), {})
-    brokers = C.catalog(C.BROKER, ctx.table)
     out = []
-    for name, d in sorted(C.catalog(C.TOPIC, ctx.table).items()):
-        if name not in topic_configs and not C.listed(d, ctx.table):
+    for d, is_listed, b in C.topic_resolution(ctx.table):  # b: the broker synonym, gated by the broker's release
+        name = d.name
+        if name not in topic_configs and not is_listed:
             continue  # an internal config of this release: described only where set
         syn: list[tuple[str, str | None, int]] = []
         if name in topic_configs:
             syn.append((name, topic_configs[name], C.DYNAMIC_TOPIC))
-        b = brokers.get(d.synonym) if d.synonym is not None else None  # gated by the broker's release
         if b is not None:
             if b.name in node:
                 syn.append((b.name, node[b.name], C.DYNAMIC_BROKER))
