@@ -10,7 +10,9 @@ An operation says *what* (in the style of Kafka's AdminApiDriver handlers):
 * ``max_in_flight``: a per-call bound on requests in flight (large batched writes);
 * ``build(node, keys, version)``: the request for the node's negotiated version, or a list of (request, keys)
   pairs when the version needs one request per key or the keys are cut into batches (KIP-347/KIP-699: the
-  choice is made per node and per attempt, never once per client);
+  choice is made per node and per attempt, never once per client); or a :class:`Built` that also names the
+  keys this version cannot carry ({key: UnsupportedVersionError}), so that one key's missing feature fails
+  that key alone while the others are sent (Java's ``handleUnsupportedVersionException``);
 * ``handle(node, keys, response, version)``: one :data:`Outcome` per key of that request.
 
 The driver owns *how*, once for every operation: routing keys to nodes, per-node version negotiation, sending
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
@@ -82,6 +84,39 @@ Outcome = Done[Any] | Failed | Retry
 Sent = tuple[Message, list[Any]]
 
 
+@dataclass(frozen=True)
+class Built(Generic[K]):
+    """What ``build`` returns when this node's version cannot carry some of the keys.
+
+    ``sends`` carries every other key (one request, or (request, keys) pairs; an empty list when nothing is
+    left to send); ``refused`` fails each refused key alone, unsent, with its own error (an
+    :class:`~kadmin.errors.UnsupportedVersionError` naming the feature and the version it needs).  Raising
+    from ``build`` instead still fails every key routed to the node: keep that for what no key can avoid
+    (a whole-request option such as validate_only)."""
+
+    sends: Message | list[Sent]
+    refused: Mapping[K, KafkaError]
+
+
+def split_by_version(keys: Iterable[K], version: int, needs: Callable[[K], tuple[int, str] | None], *,
+                     api: ApiKey, node: int) -> tuple[list[K], dict[K, KafkaError]]:
+    """Split ``keys`` into those ``version`` can carry and {key: UnsupportedVersionError} for the others.
+
+    ``needs(key)`` gives (the lowest version that carries the key, what needs it), or None when any version
+    does.  The error names the key, the feature, the version it needs and the one the node speaks."""
+    ok: list[K] = []
+    refused: dict[K, KafkaError] = {}
+    for k in keys:
+        need = needs(k)
+        if need is None or need[0] <= version:
+            ok.append(k)
+        else:
+            refused[k] = UnsupportedVersionError(
+                f"{need[1]} (asked for {k}) needs {api.kafka_name} v{need[0]}+; node {node} speaks "
+                f"up to v{version}")
+    return ok, refused
+
+
 @dataclass
 class Context:
     """What operations run against: one per AdminClient."""
@@ -123,8 +158,9 @@ class Operation(Generic[K]):
     def name(self) -> str:
         return self.api.kafka_name
 
-    def build(self, node: int, keys: list[K], version: int) -> Message | list[Sent]:
-        """One request carrying every key, or a list of (request, the keys it carries)."""
+    def build(self, node: int, keys: list[K], version: int) -> Message | list[Sent] | Built[K]:
+        """One request carrying every key, or a list of (request, the keys it carries); a :class:`Built` when
+        some keys cannot travel at ``version`` (see :func:`split_by_version`)."""
         raise NotImplementedError
 
     def handle(self, node: int, keys: list[K], response: Any, version: int) -> Mapping[K, Outcome]:
@@ -297,7 +333,16 @@ class _Run(Generic[K]):
         except KafkaError as exc:
             into.update(dict.fromkeys(keys, _retry_or_fail(exc)))
             return
+        if isinstance(built, Built):
+            # Keys this version cannot carry fail alone; the rest travel (the architecture's per-key refusal).
+            refused = built.refused
+            into.update({k: Failed(err) for k, err in refused.items()})
+            built = built.sends
+            if not isinstance(built, list):
+                built = [(built, [k for k in keys if k not in refused])]
         sends: list[Sent] = built if isinstance(built, list) else [(built, keys)]
+        if not sends:
+            return
         if len(sends) > 1 and self._bound is None:
             await self._pipelined(node, sends, version, into)
         else:
@@ -408,4 +453,5 @@ def _retrieve(task: asyncio.Future[Any]) -> None:
         task.exception()
 
 
-__all__ = ["Context", "Done", "Failed", "Lookup", "Operation", "Outcome", "Retry", "Sent", "run"]
+__all__ = ["Built", "Context", "Done", "Failed", "Lookup", "Operation", "Outcome", "Retry", "Sent", "run",
+           "split_by_version"]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kadmin._keys import normalise_keys
-from kadmin.admin._driver import Done, Failed, Operation, Outcome, Retry
+from kadmin.admin._driver import Built, Done, Failed, Operation, Outcome, Retry, split_by_version
 from kadmin.admin.lookups import PartitionLeader
 from kadmin.errors import ErrorCode, UnsupportedVersionError, error_for_code
 from kadmin.protocol import Message, message_type
@@ -128,6 +128,11 @@ def isolation_level_code(level: str) -> int:
     return ISOLATION_LEVELS[level]
 
 
+def _spec_need(spec: OffsetSpec) -> tuple[int, str] | None:
+    need = spec.min_version
+    return (need, str(spec)) if need > 0 else None
+
+
 class ListOffsets(Operation[TopicPartition]):
     """Offsets per partition, one request per partition leader."""
 
@@ -140,22 +145,26 @@ class ListOffsets(Operation[TopicPartition]):
         self.tolerate_unknown_topics = tolerate_unknown_topics
         self.lookup = PartitionLeader(tolerate_unknown_topics=tolerate_unknown_topics)
 
-    def build(self, node: int, keys: list[TopicPartition], version: int) -> Message:
-        need = max(self.specs[tp].min_version for tp in keys)
-        if need > version:
-            odd = next(tp for tp in keys if self.specs[tp].min_version > version)
-            raise UnsupportedVersionError(f"node {node} speaks ListOffsets up to v{version}; {self.specs[odd]} "
-                                          f"(asked for {odd}) needs v{need}+")
+    def build(self, node: int, keys: list[TopicPartition], version: int) -> Message | Built[TopicPartition]:
         if self.isolation_level and version < 2:
+            # The isolation level is the whole request's: no partition can avoid it.
             raise UnsupportedVersionError(f"node {node} speaks ListOffsets up to v{version}; read_committed "
                                           "needs v2+ (Kafka 0.11)")
+        # A spec this leader's version cannot carry (max_timestamp needs v7) fails its partition alone; the
+        # leader's other partitions are asked.
+        specs = self.specs
+        ok, refused = split_by_version(keys, version, lambda tp: _spec_need(specs[tp]),
+                                       api=self.api, node=node)
         req: Any = message_type(ApiKey.LIST_OFFSETS, "request")
         topics: dict[str, list[Any]] = {}
-        for tp in keys:
+        for tp in ok:
             topics.setdefault(tp.topic, []).append(req.ListOffsetsPartition(
-                partition_index=tp.partition, timestamp=self.specs[tp].timestamp, max_num_offsets=1))
-        return req(replica_id=-1, isolation_level=self.isolation_level,  # type: ignore[no-any-return]
-                   topics=[req.ListOffsetsTopic(name=t, partitions=ps) for t, ps in topics.items()])
+                partition_index=tp.partition, timestamp=specs[tp].timestamp, max_num_offsets=1))
+        msg = req(replica_id=-1, isolation_level=self.isolation_level,
+                  topics=[req.ListOffsetsTopic(name=t, partitions=ps) for t, ps in topics.items()])
+        if not refused:
+            return msg  # type: ignore[no-any-return]
+        return Built(sends=[(msg, ok)] if ok else [], refused=refused)
 
     def handle(self, node: int, keys: list[TopicPartition], response: Any,
                version: int) -> dict[TopicPartition, Outcome]:
