@@ -34,7 +34,17 @@ from kadmin.acls import (
     binding_from_wire,
     check_principal,
 )
-from kadmin.admin._driver import Context, Done, Failed, Operation, Outcome, Retry, Sent
+from kadmin.admin._driver import (
+    Built,
+    Context,
+    Done,
+    Failed,
+    Operation,
+    Outcome,
+    Retry,
+    Sent,
+    split_by_version,
+)
 from kadmin.admin.lookups import candidate_nodes
 from kadmin.config import ClientConfig
 from kadmin.errors import (
@@ -158,14 +168,29 @@ class NodeCarrying(Generic[K]):
             self._avoid.clear()
 
 
-def _check_version(api: ApiKey, version: int, needs: Iterable[int]) -> None:
-    """A node whose version dropped between lookup and build (a downgrade): fail, never send a binding it
-    would misread.  (Nothing to check at the newest version, which carries everything.)"""
+def _feature(need: int) -> str:
+    if need >= USER_RESOURCES_SINCE:
+        return "USER resources (Kafka 2.8+, KIP-679)"
+    return "PREFIXED and MATCH patterns (Kafka 2.0+, KIP-290)"
+
+
+def _carried(api: ApiKey, node: int, keys: list[K], version: int,
+             needs: Callable[[K], int]) -> tuple[list[K], dict[K, KafkaError]]:
+    """A node whose version dropped between lookup and build (a downgrade): the keys it can no longer carry fail
+    alone, unsent (never a binding it would misread); the others travel.  (Nothing to check at the newest
+    version, which carries everything.)"""
     if version >= USER_RESOURCES_SINCE:
-        return
-    need = max(needs, default=0)
-    if version < need:
-        raise UnsupportedVersionError(f"{_why(api, need)}; this node now speaks v{version}")
+        return keys, {}
+
+    def need(k: K) -> tuple[int, str] | None:
+        n = needs(k)
+        return (n, _feature(n)) if n > 0 else None
+
+    return split_by_version(keys, version, need, api=api, node=node)
+
+
+def _built(sends: list[Sent], refused: dict[K, KafkaError]) -> list[Sent] | Built[K]:
+    return Built(sends=sends, refused=refused) if refused else sends
 
 
 def _outcome(code: int, message: str | None) -> Outcome | None:
@@ -200,10 +225,11 @@ class DescribeAcls(Operation[AclBindingFilter]):
     def __init__(self) -> None:
         self.lookup: NodeCarrying[AclBindingFilter] = NodeCarrying(self.api, filter_needs)
 
-    def build(self, node: int, keys: list[AclBindingFilter], version: int) -> list[Sent]:
-        _check_version(self.api, version, (filter_needs(f) for f in keys))
+    def build(self, node: int, keys: list[AclBindingFilter],
+              version: int) -> list[Sent] | Built[AclBindingFilter]:
+        ok, refused = _carried(self.api, node, keys, version, filter_needs)
         req = message_type(ApiKey.DESCRIBE_ACLS, "request")
-        return [(req(**_filter_fields(f, version)), [f]) for f in keys]
+        return _built([(req(**_filter_fields(f, version)), [f]) for f in ok], refused)
 
     def handle(self, node: int, keys: list[AclBindingFilter], response: Any,
                version: int) -> dict[AclBindingFilter, Outcome]:
@@ -241,8 +267,8 @@ class CreateAcls(Operation[AclBinding]):
         self.max_in_flight = max_concurrency
         self.lookup: NodeCarrying[AclBinding] = NodeCarrying(self.api, binding_needs)
 
-    def build(self, node: int, keys: list[AclBinding], version: int) -> list[Sent]:
-        _check_version(self.api, version, (binding_needs(b) for b in keys))
+    def build(self, node: int, keys: list[AclBinding], version: int) -> list[Sent] | Built[AclBinding]:
+        keys, refused = _carried(self.api, node, keys, version, binding_needs)
         req: Any = message_type(ApiKey.CREATE_ACLS, "request")
         C = req.AclCreation
         with_pattern = version >= PATTERN_TYPES_SINCE
@@ -257,8 +283,8 @@ class CreateAcls(Operation[AclBinding]):
                      operation=int(e.operation), permission_type=int(e.permission))
 
         n = self.batch_size
-        return [(req(creations=[creation(b) for b in keys[i:i + n]]), keys[i:i + n])
-                for i in range(0, len(keys), n)]
+        return _built([(req(creations=[creation(b) for b in keys[i:i + n]]), keys[i:i + n])
+                       for i in range(0, len(keys), n)], refused)
 
     def handle(self, node: int, keys: list[AclBinding], response: Any, version: int) -> dict[AclBinding, Outcome]:
         results = response.results
@@ -291,15 +317,16 @@ class DeleteAcls(Operation[AclBindingFilter]):
         self._sent: dict[AclBindingFilter, int] = {}
         self._answered: dict[AclBindingFilter, int] = {}
 
-    def build(self, node: int, keys: list[AclBindingFilter], version: int) -> list[Sent]:
-        _check_version(self.api, version, (filter_needs(f) for f in keys))
+    def build(self, node: int, keys: list[AclBindingFilter],
+              version: int) -> list[Sent] | Built[AclBindingFilter]:
+        keys, refused = _carried(self.api, node, keys, version, filter_needs)
         req: Any = message_type(ApiKey.DELETE_ACLS, "request")
         F = req.DeleteAclsFilter
         for f in keys:
             self._sent[f] = self._sent.get(f, 0) + 1
         n = self.batch_size
-        return [(req(filters=[F(**_filter_fields(f, version)) for f in keys[i:i + n]]), keys[i:i + n])
-                for i in range(0, len(keys), n)]
+        return _built([(req(filters=[F(**_filter_fields(f, version)) for f in keys[i:i + n]]), keys[i:i + n])
+                       for i in range(0, len(keys), n)], refused)
 
     def handle(self, node: int, keys: list[AclBindingFilter], response: Any,
                version: int) -> dict[AclBindingFilter, Outcome]:

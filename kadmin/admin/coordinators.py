@@ -53,6 +53,7 @@ class FindCoordinator(Operation[str]):
     def build(self, node: int, keys: list[str], version: int) -> Message | list[tuple[Message, list[str]]]:
         req = message_type(ApiKey.FIND_COORDINATOR, "request")
         if self.key_type == TRANSACTION and version < 1:
+            # The key type is the whole call's (every key is a transactional id): no key can travel.
             raise UnsupportedVersionError(
                 f"FindCoordinator v{version} cannot look up transaction coordinators (key type 1 needs v1+)")
         if version >= BATCHED_SINCE:

@@ -93,6 +93,7 @@ class AlterGroupOffsets(Operation[TopicPartition]):
 
     def build(self, node: int, keys: list[TopicPartition], version: int) -> Message:
         if version < 1:
+            # v0 itself stores offsets in ZooKeeper: no partition of the call can be written to the coordinator.
             raise UnsupportedVersionError(f"node {node} speaks OffsetCommit v0 only, which stores offsets in "
                                           f"ZooKeeper, not in the group's coordinator")
         req: Any = message_type(ApiKey.OFFSET_COMMIT, "request")
@@ -163,6 +164,7 @@ class RemoveMembers(Operation[MemberToRemove]):
 
     def build(self, node: int, keys: list[MemberToRemove], version: int) -> Message:
         if version < 3:
+            # Removing other members (the Members array, KIP-345) is v3's request shape: no member can travel.
             raise UnsupportedVersionError(f"node {node} speaks LeaveGroup up to v{version}; removing members "
                                           f"needs v3+ (Kafka 2.4, KIP-345)")
         req: Any = message_type(ApiKey.LEAVE_GROUP, "request")

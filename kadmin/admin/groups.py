@@ -259,6 +259,7 @@ class ListGroups(Operation[int]):
         self.lookup = AllNodes()
 
     def build(self, node: int, keys: list[int], version: int) -> Message:
+        # The state and type filters are the whole request's (one list per broker, no per-key part): all fail.
         if self.states is not None and version < 4:
             raise UnsupportedVersionError(
                 f"node {node} speaks ListGroups up to v{version}; filtering by state needs v4+ (Kafka 2.6)")
@@ -334,6 +335,7 @@ class OffsetFetch(Operation[str]):
             tlist = None if topics is None else [T(name=t, partition_indexes=ps) for t, ps in topics.items()]
             return req(groups=[G(group_id=g, topics=tlist) for g in keys])  # type: ignore[no-any-return]
         if topics is None and version < 2:
+            # "All partitions" is the call's option, the same for every group: no group can travel without it.
             raise UnsupportedVersionError(
                 f"OffsetFetch v{version} cannot fetch all partitions of a group; pass partitions explicitly")
         T1 = req.OffsetFetchRequestTopic

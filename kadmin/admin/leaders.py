@@ -69,6 +69,7 @@ class ElectLeaders(Operation[Key]):
 
     def build(self, node: int, keys: list[Key], version: int) -> Message:
         if self.election_type != ElectionType.PREFERRED and version < 1:
+            # The election type is the whole request's (one per call, for every partition): all fail.
             raise UnsupportedVersionError(f"node {node} speaks ElectLeaders v{version} (Kafka 2.2's preferred-only "
                                           "ElectPreferredLeaders); unclean elections need v1+ (Kafka 2.4)")
         req: Any = message_type(ApiKey.ELECT_LEADERS, "request")

@@ -56,6 +56,7 @@ class CreateDelegationToken(Operation[str]):
     def build(self, node: int, keys: list[str], version: int) -> Message:
         req: Any = message_type(ApiKey.CREATE_DELEGATION_TOKEN, "request")
         if self.owner is not None and version < OWNER_SINCE:
+            # The owner is the request's (its one key is the token): nothing can travel without it.
             raise UnsupportedVersionError(f"a token for another owner needs CreateDelegationToken v{OWNER_SINCE}+ "
                                           f"(Kafka 3.3+); node {node} speaks v{version}: nothing was sent")
         renewers = [req.CreatableRenewers(principal_type=r.partition(":")[0], principal_name=r.partition(":")[2])

@@ -18,7 +18,17 @@ import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
-from kadmin.admin._driver import Context, Done, Failed, Operation, Outcome, Retry, run
+from kadmin.admin._driver import (
+    Built,
+    Context,
+    Done,
+    Failed,
+    Operation,
+    Outcome,
+    Retry,
+    run,
+    split_by_version,
+)
 from kadmin.admin.lookups import AnyNode, Controller, NodeSpeaking
 from kadmin.configs import ConfigEntry, ConfigSource
 from kadmin.errors import ErrorCode, KafkaError, ProtocolError, UnsupportedVersionError, error_for_code
@@ -42,6 +52,10 @@ ZERO_UUID = uuid.UUID(int=0)
 ALL_TOPICS = "*all*"
 #: Partitions per DescribeTopicPartitions answer we ask for (Kafka's broker caps it at 2000).
 PAGE_PARTITIONS = 2000
+#: CreateTopics v4 (Kafka 2.4, KIP-464) takes -1 for "the broker's default" partition count / replication factor.
+DEFAULTS_SINCE = 4
+#: DeleteTopics v6 (Kafka 2.8, KIP-516) deletes topics by id.
+IDS_SINCE = 6
 
 
 def _error(code: int, message: str | None, what: str) -> KafkaError:
@@ -125,6 +139,7 @@ class DescribeTopicsMetadata(Operation[str]):
 
     def build(self, node: int, keys: list[str], version: int) -> Message:
         if self.include_ops and version < 8:
+            # include_authorized_operations is the whole request's (one flag for every topic): all fail.
             raise UnsupportedVersionError(f"node {node} speaks Metadata up to v{version}; authorized operations "
                                           "need v8+ (Kafka 2.3)")
         return _metadata_request(keys, version, self.include_ops)
@@ -260,33 +275,41 @@ class CreateTopics(Operation[str]):
         self.validate_only = validate_only
         self.lookup = ControllerSpeaking(self.api)
 
-    def build(self, node: int, keys: list[str], version: int) -> Message:
+    def build(self, node: int, keys: list[str], version: int) -> Message | Built[str]:
         if self.validate_only and version < 1:
+            # validate_only is the whole request's: no topic can travel without it.
             raise UnsupportedVersionError(f"node {node} speaks CreateTopics v0 only; validate_only needs v1+")
+        # A topic asking for the broker's default partition count or replication factor (-1, v4+) fails alone
+        # on an older controller; the call's other topics are created.
+        ok, refused = split_by_version(keys, version, self._need, api=self.api, node=node)
         req: Any = message_type(ApiKey.CREATE_TOPICS, "request")
         topics = []
-        defaults: list[str] = []
-        for k in keys:
+        for k in ok:
             t = self.topics[k]
             a = t.assignment
             partitions = -1 if a is not None or t.partitions is None else t.partitions
             rf = -1 if a is not None or t.replication_factor is None else t.replication_factor
-            if a is None and (partitions == -1 or rf == -1):
-                defaults.append(k)
             topics.append(req.CreatableTopic(
                 name=k, num_partitions=partitions, replication_factor=rf,
                 assignments=[req.CreatableReplicaAssignment(partition_index=i, broker_ids=list(r))
                              for i, r in enumerate(a)] if a is not None else [],
                 configs=[req.CreatableTopicConfig(name=n, value=v) for n, v in t.configs.items()]
                 if t.configs else []))
-        if defaults and version < 4:
-            raise UnsupportedVersionError(
-                f"node {node} speaks CreateTopics up to v{version}; the broker's default partition count or "
-                f"replication factor (asked for {', '.join(defaults[:5])}) needs v4+ (Kafka 2.4): give both")
         kw: dict[str, Any] = {"topics": topics, "timeout_ms": self.timeout_ms}
         if version >= 1:
             kw["validate_only"] = self.validate_only
-        return req(**kw)  # type: ignore[no-any-return]
+        msg = req(**kw)
+        if not refused:
+            return msg  # type: ignore[no-any-return]
+        return Built(sends=[(msg, ok)] if ok else [], refused=refused)
+
+    def _need(self, name: str) -> tuple[int, str] | None:
+        """(v4, why) for a topic that leaves its partition count or replication factor to the broker."""
+        t = self.topics[name]
+        if t.assignment is None and (t.partitions is None or t.replication_factor is None):
+            return DEFAULTS_SINCE, ("the broker's default partition count or replication factor (Kafka 2.4+; "
+                                    "give both for an older controller)")
+        return None
 
     def handle(self, node: int, keys: list[str], response: Any, version: int) -> dict[str, Outcome]:
         out: dict[str, Outcome] = {}
@@ -364,6 +387,10 @@ class ValidateCreateTopics(CreateTopics):
     write: ClassVar[bool] = False
 
 
+def _id_need(key: TopicRef) -> tuple[int, str] | None:
+    return (IDS_SINCE, "deleting a topic by id (Kafka 2.8+)") if isinstance(key, uuid.UUID) else None
+
+
 class DeleteTopics(Operation[TopicRef]):
     """Delete topics by name or id (ids need v6, Kafka 2.8), all in one request to the controller."""
 
@@ -375,17 +402,18 @@ class DeleteTopics(Operation[TopicRef]):
         self.timeout_ms = timeout_ms
         self.lookup = ControllerSpeaking(self.api)
 
-    def build(self, node: int, keys: list[TopicRef], version: int) -> Message:
+    def build(self, node: int, keys: list[TopicRef], version: int) -> Message | Built[TopicRef]:
         req: Any = message_type(ApiKey.DELETE_TOPICS, "request")
-        if version >= 6:
+        if version >= IDS_SINCE:
             topics = [req.DeleteTopicState(name=None, topic_id=k) if isinstance(k, uuid.UUID)
                       else req.DeleteTopicState(name=k, topic_id=ZERO_UUID) for k in keys]
             return req(topics=topics, timeout_ms=self.timeout_ms)  # type: ignore[no-any-return]
-        ids = [k for k in keys if isinstance(k, uuid.UUID)]
-        if ids:
-            raise UnsupportedVersionError(f"node {node} speaks DeleteTopics up to v{version}; deleting by topic "
-                                          f"id ({ids[0]}) needs v6+ (Kafka 2.8)")
-        return req(topic_names=list(keys), timeout_ms=self.timeout_ms)  # type: ignore[no-any-return]
+        # A topic named by id fails alone on an older controller; the topics named by name are deleted.
+        names, refused = split_by_version(keys, version, _id_need, api=self.api, node=node)
+        msg = req(topic_names=names, timeout_ms=self.timeout_ms)
+        if not refused:
+            return msg  # type: ignore[no-any-return]
+        return Built(sends=[(msg, names)] if names else [], refused=refused)
 
     def handle(self, node: int, keys: list[TopicRef], response: Any, version: int) -> dict[TopicRef, Outcome]:
         # From v6 the answer to a delete by name carries the topic's id too (KRaft), so an answer is filed under
