@@ -9,7 +9,9 @@ the controller) to change them.
   driver: a request sent and never answered leaves its topics "possibly applied"; a resend answered with what an
   applied first send looks like (TOPIC_ALREADY_EXISTS for a create, UNKNOWN_TOPIC_OR_PARTITION/UNKNOWN_TOPIC_ID
   for a delete, INVALID_PARTITIONS for a partition increase) is reported in doubt, never as the truth.
-* Every topic of a call travels in one request to the controller (the protocol minimum).
+* Every topic of a call travels in one request to the controller (the protocol minimum), except a topic the
+  controller's version cannot carry (broker defaults before CreateTopics v4, an id before DeleteTopics v6): that
+  topic fails alone with an UnsupportedVersionError, unsent, and the others are created or deleted.
 """
 
 from __future__ import annotations
@@ -263,7 +265,8 @@ def _controller_outcome(code: int, err: KafkaError) -> Outcome | None:
 
 
 class CreateTopics(Operation[str]):
-    """Create topics, all in one request to the controller."""
+    """Create topics, all in one request to the controller; a topic leaving its partition count or replication
+    factor to the broker before v4 (Kafka 2.4) fails alone, unsent, and the others travel."""
 
     api = ApiKey.CREATE_TOPICS
     write: ClassVar[bool] = True
@@ -392,7 +395,8 @@ def _id_need(key: TopicRef) -> tuple[int, str] | None:
 
 
 class DeleteTopics(Operation[TopicRef]):
-    """Delete topics by name or id (ids need v6, Kafka 2.8), all in one request to the controller."""
+    """Delete topics by name or id, all in one request to the controller; an id before v6 (Kafka 2.8) fails
+    alone, unsent, and the names travel."""
 
     api = ApiKey.DELETE_TOPICS
     write: ClassVar[bool] = True
