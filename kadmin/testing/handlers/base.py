@@ -1,4 +1,5 @@
-"""What a handler gets (a RequestContext) and what it provides (an ApiHandler), plus small shared helpers.
+"""What a handler gets (a RequestContext), what it provides (an ApiHandler), the registry it joins (HANDLERS,
+filled by each handler module's ``register`` call), plus small shared helpers.
 
 Handlers are synchronous and run with the cluster lock held: they read and change shared state, build a
 response object, and return.  Waiting (latency, injected delays) happens in the broker, outside the lock.
@@ -6,6 +7,7 @@ response object, and return.  Waiting (latency, injected delays) happens in the 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -157,11 +159,30 @@ Keys = Callable[[Any, int], tuple[str, ...]]
 
 @dataclass(frozen=True)
 class ApiHandler:
+    """What one API key's handler file registered: how to answer, how to refuse, and what to log."""
+
     api_key: int
     handle: Handle
     error_response: ErrorResponse
     keys: Keys
+    #: The module whose top-level code registered it (the file a reader opens for this key).
+    module: str = ""
+    #: Versions served, narrower than the schema's; None: every version both schemas have.
+    only_versions: tuple[int, int] | None = None
 
+    @property
+    def versions(self) -> tuple[int, int]:
+        """(lowest, highest) version this handler answers: what its request and response schemas both
+        define, narrowed by ``only_versions``.  The broker closes the connection on any other version."""
+        req, resp = fake_message_type(self.api_key, "request"), fake_message_type(self.api_key, "response")
+        lo, hi = max(req.MIN_VERSION, resp.MIN_VERSION), min(req.MAX_VERSION, resp.MAX_VERSION)
+        if self.only_versions is not None:
+            lo, hi = max(lo, self.only_versions[0]), min(hi, self.only_versions[1])
+        return lo, hi
+
+    def serves(self, version: int) -> bool:
+        lo, hi = self.versions
+        return lo <= version <= hi
 
 @dataclass(frozen=True)
 class NoResponse:
@@ -171,12 +192,33 @@ class NoResponse:
     close: bool = False
 
 
+#: The registry: API key -> its handler, filled by each handler module's ``register`` call when
+#: kadmin.testing.handlers imports it (every module of the package is imported; there is no list to edit).
 HANDLERS: dict[int, ApiHandler] = {}
 
 
+def _registering_module() -> str:
+    """The module whose top-level code is running the registration (through helpers such as
+    alter_configs_common.register_alter, which register on their caller's behalf)."""
+    frame = sys._getframe(2)
+    while frame.f_back is not None and frame.f_code.co_name != "<module>":
+        frame = frame.f_back
+    return str(frame.f_globals.get("__name__", ""))
+
+
 def register(api_key: int, *, handle: Handle, error_response: ErrorResponse,
-             keys: Keys | None = None) -> None:
-    HANDLERS[api_key] = ApiHandler(api_key, handle, error_response, keys or (lambda _req, _v: ()))
+             keys: Keys | None = None, versions: tuple[int, int] | None = None) -> None:
+    """Make the fake serve ``api_key``: called once, at the top level of the key's own handler module.
+
+    ``versions`` narrows what is served below the schemas' range (rarely needed: a preset advertising a
+    version the handler does not serve fails tests/test_fake_registry.py).  A key registered twice is a
+    mistake (two files claiming one API), refused at import."""
+    module = _registering_module()
+    current = HANDLERS.get(api_key)
+    if current is not None and current.module != module:
+        raise RuntimeError(f"API key {api_key} is registered by {current.module} and again by {module}")
+    HANDLERS[int(api_key)] = ApiHandler(int(api_key), handle, error_response, keys or (lambda _req, _v: ()), module,
+                                   versions)
 
 
 def response_class(api_key: int) -> Any:

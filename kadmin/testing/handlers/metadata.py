@@ -1,4 +1,4 @@
-"""Metadata (key 3) and DescribeCluster (key 60): who the brokers are, who leads what.
+"""Metadata (key 3): who the brokers are, who leads what.
 
 Only live brokers are listed, and a partition whose preferred leader is down is led by its next live
 replica (or has no leader), as after a real broker failure and leader election.
@@ -12,11 +12,9 @@ from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import (
     AUTH_OPS_NOT_REQUESTED,
     LEADER_NOT_AVAILABLE,
-    MISMATCHED_ENDPOINT_TYPE,
     NONE,
     TOPIC_AUTHORIZATION_FAILED,
     UNKNOWN_TOPIC_OR_PARTITION,
-    UNSUPPORTED_ENDPOINT_TYPE,
     RequestContext,
     Response,
     register,
@@ -26,7 +24,6 @@ from kadmin.testing.state import Topic
 
 METADATA = 3
 UNKNOWN_TOPIC_ID = 100
-DESCRIBE_CLUSTER = 60
 # KIP-430 bits of everything that can be done to a topic (what a cluster without an authorizer reports).
 _TOPIC_OPS = az.all_operations(az.TOPIC)
 
@@ -116,23 +113,4 @@ def keys_metadata(req: Any, version: int) -> tuple[str, ...]:
     return tuple(t.name or "" for t in req.topics) if req.topics else ()
 
 
-def handle_describe_cluster(ctx: RequestContext, req: Any, version: int) -> Response:
-    R = response_class(DESCRIBE_CLUSTER)
-    if version >= 1 and req.endpoint_type != 1:
-        # KafkaApis: a broker listener only answers for EndpointType BROKER (1); 2 is the controller's.
-        code = MISMATCHED_ENDPOINT_TYPE if req.endpoint_type == 2 else UNSUPPORTED_ENDPOINT_TYPE
-        return R(error_code=code, error_message=f"endpoint type {req.endpoint_type} is not served here",
-                 endpoint_type=req.endpoint_type, cluster_id=ctx.cluster.cluster_id)
-    return R(error_code=NONE, cluster_id=ctx.cluster.cluster_id, controller_id=ctx.cluster._controller_id(),
-             brokers=[R.DescribeClusterBroker(broker_id=n, host=h, port=p, rack=None)
-                      for n, h, p in ctx.live_brokers()],
-             cluster_authorized_operations=(cluster_operations(ctx) if req.include_cluster_authorized_operations
-                                            else AUTH_OPS_NOT_REQUESTED))
-
-
-def error_describe_cluster(ctx: RequestContext, req: Any, version: int, code: int) -> Response:
-    return response_class(DESCRIBE_CLUSTER)(error_code=code, cluster_id=ctx.cluster.cluster_id)
-
-
 register(METADATA, handle=handle_metadata, error_response=error_metadata, keys=keys_metadata)
-register(DESCRIBE_CLUSTER, handle=handle_describe_cluster, error_response=error_describe_cluster)
