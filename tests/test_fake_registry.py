@@ -1,8 +1,10 @@
-"""The fake cluster's handlers register themselves, one file per API key, and cover what the presets advertise.
+"""The fake cluster's handlers register themselves, one file per API key, and cover what the presets advertise;
+its state is split by area.
 
 Why: adding an API to the fake must be one new file in kadmin/testing/handlers/ (no import list, no
-``__all__``, no table to extend), and the fake must never advertise an API it does not serve.  Both are
-checked here from the registry as the package fills it on import, not from a list kept beside it.
+``__all__``, no table to extend), plus an area module in kadmin/testing/state/ if it keeps a new kind of
+state, and the fake must never advertise an API it does not serve.  Handlers are checked here from the
+registry as the package fills it on import, not from a list kept beside it.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import pkgutil
 import re
 import sys
 from collections import defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +28,7 @@ from kadmin.testing.handlers import HANDLERS
 from kadmin.testing.handlers.base import ApiHandler, register
 from kadmin.testing.rawclient import ConnectionClosed, RawConnection
 from kadmin.testing.schemas import fake_message_type
+from kadmin.testing.state.quotas import Quotas
 from kadmin.versions import API_NAMES, RELEASE_NAMES, RELEASES
 
 pytestmark = pytest.mark.timeout(60)
@@ -113,6 +117,29 @@ def test_the_broker_dispatches_through_the_registry(monkeypatch: pytest.MonkeyPa
             with pytest.raises((ConnectionClosed, OSError)):
                 conn.request(ApiKey.DESCRIBE_CLUSTER, 0)
     assert seen == [1]
+
+
+@dataclass
+class _Transactions:
+    """An area no handler has yet: what a new API's own state module would define."""
+
+    open: dict[str, int] = field(default_factory=dict)
+
+
+def test_a_new_kind_of_state_is_an_area_made_on_first_use_and_owned_by_one_cluster() -> None:
+    with FakeCluster(brokers=1) as a, FakeCluster(brokers=1) as b:
+        with a._lock:
+            first = a._state.area(_Transactions)
+            first.open["t-1"] = 7
+            assert a._state.area(_Transactions) is first
+        with b._lock:
+            assert b._state.area(_Transactions).open == {}
+        # The existing areas answer through the same door: what a test seeds, a handler's area holds.
+        a.set_quota({"user": "alice"}, "producer_byte_rate", 1024.0)
+        with a._lock:
+            assert a._state.area(Quotas) == {(("user", "alice"),): {"producer_byte_rate": 1024.0}}
+        with b._lock:
+            assert a._state.area(Quotas) is not b._state.area(Quotas) and b._state.area(Quotas) == {}
 
 
 _CLIENT_SIDE = ("kadmin.admin", "kadmin.network", "kadmin.client", "kadmin.aio", "kadmin.cli", "kadmin.spark")

@@ -44,7 +44,7 @@ from kadmin.testing.handlers.base import (
     response_class,
 )
 from kadmin.testing.handlers.describe_client_quotas import QuotaRequestError
-from kadmin.testing.state import QUOTA_ENTITY_TYPES, QuotaEntity, quota_entity
+from kadmin.testing.state.quotas import QUOTA_ENTITY_TYPES, QuotaEntity, Quotas, quota_entity
 
 API_KEY = 49
 
@@ -129,14 +129,14 @@ def alter_entry(ctx: RequestContext, entry: Any, seen_entities: set[QuotaEntity]
             _check_value(keys, key, value, zero_allowed=zk_mode)
     if validate_only:
         return
-    current = ctx.state.quotas.setdefault(entity, {})
+    current = ctx.state.area(Quotas).setdefault(entity, {})
     for key, value in ops.items():
         if value is None:
             current.pop(key, None)
         else:
             current[key] = float(value)
     if not current:
-        del ctx.state.quotas[entity]
+        del ctx.state.area(Quotas)[entity]
 
 
 def _entity_text(entity: QuotaEntity) -> str:

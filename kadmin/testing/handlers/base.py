@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 from kadmin.protocol import Message
 from kadmin.testing.authorizer import ANONYMOUS, all_operations
 from kadmin.testing.schemas import fake_message_type
-from kadmin.testing.state import ClusterState, Group, partition_for
+from kadmin.testing.state.base import ClusterState
+from kadmin.testing.state.coordinators import Coordinators
+from kadmin.testing.state.groups import Group, Groups
 
 if TYPE_CHECKING:
     from kadmin.testing.cluster import FakeCluster
@@ -49,9 +51,6 @@ UNSUPPORTED_ENDPOINT_TYPE = 115
 
 #: Kafka's default for offset.metadata.max.bytes.
 OFFSET_METADATA_MAX_BYTES = 4096
-#: Kafka's defaults for offsets.topic.num.partitions and transaction.state.log.num.partitions.
-GROUP_METADATA_PARTITIONS = 50
-TXN_STATE_PARTITIONS = 50
 #: Value Kafka sends for "authorized operations not requested".
 AUTH_OPS_NOT_REQUESTED = -2147483648
 
@@ -114,14 +113,7 @@ class RequestContext:
 
     def take_loading(self, group_id: str) -> bool:
         """True (and one count used up) if the group's coordinator is still 'loading' it."""
-        left = self.state.loading.get(group_id, 0)
-        if left <= 0:
-            return False
-        if left == 1:
-            del self.state.loading[group_id]
-        else:
-            self.state.loading[group_id] = left - 1
-        return True
+        return self.state.area(Coordinators).take_loading(group_id)
 
     def group_error(self, group_id: str) -> int:
         """The coordinator checks every group-scoped API makes first: right node, done loading."""
@@ -132,7 +124,7 @@ class RequestContext:
         return NONE
 
     def group(self, group_id: str) -> Group | None:
-        return self.state.groups.get(group_id)
+        return self.state.area(Groups).get(group_id)
 
     # --- controller-bound APIs (ElectLeaders, Alter/ListPartitionReassignments)
     @property
@@ -232,7 +224,3 @@ def has_field(cls: type[Message], attr: str, version: int) -> bool:
         if f.attr == attr:
             return version in f.spec.versions
     return False
-
-
-def hash_partition(key: str, key_type: int) -> int:
-    return partition_for(key, TXN_STATE_PARTITIONS if key_type == 1 else GROUP_METADATA_PARTITIONS)

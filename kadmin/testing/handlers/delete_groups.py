@@ -17,6 +17,7 @@ from kadmin.testing.handlers.base import (
     register,
     response_class,
 )
+from kadmin.testing.state.groups import Groups
 
 API_KEY = 42
 
@@ -37,7 +38,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
                 err = NON_EMPTY_GROUP
             else:
                 # Deleting a group also drops its committed offsets (GroupMetadataManager.cleanupGroupMetadata).
-                del ctx.state.groups[gid]
+                del ctx.state.area(Groups)[gid]
         results.append(R.DeletableGroupResult(group_id=gid, error_code=err))
     return R(throttle_time_ms=0, results=results)
 

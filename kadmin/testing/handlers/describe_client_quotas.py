@@ -28,7 +28,7 @@ from kadmin.testing.handlers.base import (
     register,
     response_class,
 )
-from kadmin.testing.state import QUOTA_ENTITY_TYPES, QuotaEntity
+from kadmin.testing.state.quotas import QUOTA_ENTITY_TYPES, QuotaEntity, Quotas
 
 API_KEY = 48
 
@@ -84,7 +84,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     except QuotaRequestError as e:
         return R(error_code=e.code, error_message=e.message, entries=None)
     entries = []
-    for entity, values in sorted(ctx.state.quotas.items(), key=lambda kv: repr(kv[0])):
+    for entity, values in sorted(ctx.state.area(Quotas).items(), key=lambda kv: repr(kv[0])):
         if values and _matches(entity, comps, strict):
             entries.append(R.EntryData(
                 entity=[R.EntityData(entity_type=t, entity_name=n) for t, n in entity],

@@ -17,6 +17,7 @@ from kadmin.testing.handlers.base import (
     register,
     response_class,
 )
+from kadmin.testing.state.groups import Groups
 
 API_KEY = 16
 
@@ -29,7 +30,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     out = []
     # Without DESCRIBE on the cluster, a principal sees only the groups it may describe (KafkaApis).
     all_visible = ctx.authorize(az.CLUSTER, az.CLUSTER_NAME, az.DESCRIBE)
-    for g in sorted(ctx.state.groups.values(), key=lambda g: g.group_id):
+    for g in sorted(ctx.state.area(Groups).values(), key=lambda g: g.group_id):
         if ctx.is_coordinator(g.group_id):
             classic.expire(g)  # members whose session ran out are gone by now, as with Kafka's timers
             cg.expire(ctx.state, g)

@@ -25,7 +25,7 @@ from kadmin.testing.handlers.base import (
     register,
     response_class,
 )
-from kadmin.testing.state import PartitionState
+from kadmin.testing.state.topics import PartitionState, Topics
 from kadmin.testing.time_index import legacy_offsets_before, offset_for_timestamp, offset_of_max_timestamp
 
 API_KEY = 2
@@ -73,7 +73,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     live = {n for n, _h, _p in ctx.live_brokers()}
     topics = []
     for t in req.topics:
-        topic = ctx.state.topics.get(t.name)
+        topic = ctx.state.area(Topics).get(t.name)
         parts = []
         allowed = ctx.authorize(az.TOPIC, t.name, az.DESCRIBE)
         for p in t.partitions:

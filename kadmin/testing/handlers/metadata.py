@@ -20,7 +20,7 @@ from kadmin.testing.handlers.base import (
     register,
     response_class,
 )
-from kadmin.testing.state import Topic
+from kadmin.testing.state.topics import Topic, Topics
 
 METADATA = 3
 UNKNOWN_TOPIC_ID = 100
@@ -64,12 +64,12 @@ def handle_metadata(ctx: RequestContext, req: Any, version: int) -> Response:
     include_ops = version >= 8 and req.include_topic_authorized_operations
     topics = []
     if names is None:
-        for known in sorted(ctx.state.topics.values(), key=lambda t: t.name):
+        for known in sorted(ctx.state.area(Topics).values(), key=lambda t: t.name):
             # "All topics" lists only those the principal may describe (KafkaApis filters them silently).
             if ctx.authorize(az.TOPIC, known.name, az.DESCRIBE):
                 topics.append(_topic(ctx, R, known, live, include_ops))
     else:
-        by_id = {t.topic_id: t for t in ctx.state.topics.values()}
+        by_id = {t.topic_id: t for t in ctx.state.area(Topics).values()}
         for name, wanted in zip(names, req.topics, strict=True):
             if name is None and version >= 10:
                 # A topic asked for by id (KIP-516): KIP-848 consumers resolve their assignment this way.
@@ -80,7 +80,7 @@ def handle_metadata(ctx: RequestContext, req: Any, version: int) -> Response:
                 else:
                     topics.append(_topic(ctx, R, found, live, include_ops))
                 continue
-            t = ctx.state.topics.get(name)
+            t = ctx.state.area(Topics).get(name)
             if not ctx.authorize(az.TOPIC, name, az.DESCRIBE):
                 # Unauthorized names are refused whether or not they exist, so that existence does not leak.
                 topics.append(R.MetadataResponseTopic(error_code=TOPIC_AUTHORIZATION_FAILED, name=name))
@@ -102,7 +102,7 @@ def error_metadata(ctx: RequestContext, req: Any, version: int, code: int) -> Re
     R = response_class(METADATA)
     names = _requested_names(ctx, req, version)
     if names is None:
-        names = sorted(ctx.state.topics)
+        names = sorted(ctx.state.area(Topics))
     brokers = ctx.live_brokers()
     return R(brokers=[R.MetadataResponseBroker(node_id=n, host=h, port=p) for n, h, p in brokers],
              cluster_id=ctx.cluster.cluster_id, controller_id=ctx.cluster._controller_id(),

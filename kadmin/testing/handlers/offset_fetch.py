@@ -17,7 +17,7 @@ from kadmin.testing.handlers.base import (
     register,
     response_class,
 )
-from kadmin.testing.state import CommittedOffset
+from kadmin.testing.state.groups import CommittedOffset
 
 API_KEY = 9
 
