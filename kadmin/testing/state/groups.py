@@ -140,8 +140,9 @@ class Groups(dict[str, Group]):
         self.config: dict[str, int] = {}
 
     def add(self, group_id: str, state: str, protocol_type: str, protocol: str,
-                  members: Sequence[Member | ConsumerMember | Mapping[str, Any]], group_type: str,
-                  generation_id: int | None) -> None:
+            members: Sequence[Member | ConsumerMember | Mapping[str, Any]], group_type: str,
+            generation_id: int | None) -> None:
+        """Create or replace a group, keeping its committed offsets (FakeCluster.add_group)."""
         if group_type in ("consumer", "share"):
             self._add_assigned(group_id, state, protocol_type, protocol, members, group_type, generation_id)
             return
@@ -153,11 +154,11 @@ class Groups(dict[str, Group]):
         gen = generation_id if generation_id is not None else (1 if mems else 0)
         old = self.get(group_id)
         self[group_id] = Group(group_id, state, protocol_type, protocol, group_type, gen, mems,
-                                      dict(old.offsets) if old else {})
+                               dict(old.offsets) if old else {})
 
     def _add_assigned(self, group_id: str, state: str, protocol_type: str, protocol: str,
-                            members: Sequence[Member | ConsumerMember | Mapping[str, Any]], group_type: str,
-                            group_epoch: int | None) -> None:
+                      members: Sequence[Member | ConsumerMember | Mapping[str, Any]], group_type: str,
+                      group_epoch: int | None) -> None:
         """A seeded consumer-protocol or share group: members with their assignments, as the broker holds them."""
         states = CONSUMER_GROUP_STATES if group_type == "consumer" else SHARE_GROUP_STATES
         if state not in states:

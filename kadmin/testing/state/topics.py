@@ -157,7 +157,8 @@ class Topics(dict[str, Topic]):
     """The area: every topic by name."""
 
     def add(self, name: str, partitions: int, node_ids: Sequence[int], replication_factor: int | None,
-                  offsets: Mapping[int, int | tuple[int, int]] | Sequence[int] | int | None) -> None:
+            offsets: Mapping[int, int | tuple[int, int]] | Sequence[int] | int | None) -> None:
+        """Create a topic with round-robin replicas over ``node_ids`` (FakeCluster.add_topic)."""
         if partitions < 1:
             raise ValueError("a topic needs at least one partition")
         nodes = sorted(node_ids)
