@@ -2,7 +2,7 @@
 
 The fake has no transaction coordinator (kadmin.versions withholds AddPartitionsToTxn/EndTxn, and a
 transactional Produce is refused), so no transaction is ever open and the last stable offset, what
-READ_COMMITTED "latest" answers, is the high watermark (kadmin/testing/handlers/offsets.py last_fetchable).
+READ_COMMITTED "latest" answers, is the high watermark (kadmin/testing/handlers/list_offsets.py last_fetchable).
 What can be tested: both levels answer the high watermark as confluent-kafka's consumers (read_committed and
 read_uncommitted) read it, on every preset, across leaders, after DeleteRecords moved the log start.
 """

@@ -88,7 +88,7 @@ def test_rdkafka_mock_read_committed_agrees_with_confluent_kafka(rdkafka_mock: R
     read_committed consumer is answered.  Measured (librdkafka 2.16 mock): with a transaction left open the
     mock still answers the high watermark for READ_COMMITTED (it keeps no last stable offset), so the LSO
     below an open transaction cannot be checked against this peer; kadmin's fake has no transactions at all
-    (its LSO is the high watermark by construction, kadmin/testing/handlers/offsets.py last_fetchable)."""
+    (its LSO is the high watermark by construction, kadmin/testing/handlers/list_offsets.py last_fetchable)."""
     topic = unique("txn")
     produce(rdkafka_mock.bootstrap, topic, {0: 3})
     tx = Producer({"bootstrap.servers": rdkafka_mock.bootstrap, "transactional.id": unique("tx"), "log_level": 0})

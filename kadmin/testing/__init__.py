@@ -17,7 +17,9 @@ A pytest fixture, ``fake_cluster``, lives in :mod:`kadmin.testing.pytest_plugin`
 
 from kadmin.testing.cluster import FakeCluster, SaslConfig
 from kadmin.testing.requestlog import RequestLogEntry
-from kadmin.testing.state import CommittedOffset, GroupSnapshot, LogDir, Member, PartitionSnapshot
+from kadmin.testing.state.groups import CommittedOffset, GroupSnapshot, Member
+from kadmin.testing.state.log_dirs import LogDir
+from kadmin.testing.state.topics import PartitionSnapshot
 
 __all__ = ["CommittedOffset", "FakeCluster", "GroupSnapshot", "LogDir", "Member", "PartitionSnapshot",
            "RequestLogEntry", "SaslConfig"]

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Sequence
 
 from kadmin.testing.cluster import FakeCluster
-from kadmin.testing.state import Member
+from kadmin.testing.state.groups import Member
 from kadmin.versions import DEFAULT_RELEASE, RELEASE_NAMES
 
 

@@ -286,7 +286,7 @@ class Broker:
                      api_key, version)
             return False
         handler = HANDLERS.get(api_key)
-        if handler is None or version > fake_message_type(api_key, "request").MAX_VERSION or body_offset < 0:
+        if handler is None or not handler.serves(version) or body_offset < 0:
             self._log(api_key, version, corr, (), client_id)
             log.warning("broker %d: closing connection: the fake cluster does not implement API %d v%d",
                         self.node_id, api_key, version)

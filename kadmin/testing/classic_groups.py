@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kadmin.testing.deferred import new_future, resolve
-from kadmin.testing.state import Group, Member
+from kadmin.testing.state.groups import Group, Member
 
 NONE = 0
 ILLEGAL_GENERATION = 22

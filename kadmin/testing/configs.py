@@ -19,7 +19,9 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from kadmin.testing.state import ClusterState
+from kadmin.testing.state.base import ClusterState
+from kadmin.testing.state.resource_configs import ResourceConfigs
+from kadmin.testing.state.topics import Topics
 from kadmin.versions import guess_release
 
 TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP = 2, 4, 8, 16, 32
@@ -608,14 +610,14 @@ def replace_all(rtype: int, pairs: list[tuple[str, str | None]],
 def current(state: ClusterState, rtype: int, name: str) -> dict[str, str]:
     """The resource's dynamic configs (a copy); the resource must exist."""
     if rtype == TOPIC:
-        return dict(state.topics[name].configs)
-    return dict(state.configs.get((rtype, name), {}))
+        return dict(state.area(Topics)[name].configs)
+    return dict(state.area(ResourceConfigs).get((rtype, name), {}))
 
 
 def store(state: ClusterState, rtype: int, name: str, configs: dict[str, str]) -> None:
     if rtype == TOPIC:
-        state.topics[name].configs = configs
+        state.area(Topics)[name].configs = configs
     elif configs:
-        state.configs[(rtype, name)] = configs
+        state.area(ResourceConfigs)[(rtype, name)] = configs
     else:
-        state.configs.pop((rtype, name), None)
+        state.area(ResourceConfigs).pop((rtype, name), None)

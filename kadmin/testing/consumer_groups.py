@@ -24,7 +24,9 @@ import time
 import uuid
 from collections.abc import Iterable
 
-from kadmin.testing.state import ClusterState, ConsumerMember, Group
+from kadmin.testing.state.base import ClusterState
+from kadmin.testing.state.groups import ConsumerMember, Group, Groups
+from kadmin.testing.state.topics import Topics
 
 NONE = 0
 UNKNOWN_MEMBER_ID = 25
@@ -44,8 +46,7 @@ TopicPartition = tuple[str, int]
 
 
 def config(state: ClusterState, key: str) -> int:
-    overrides: dict[str, int] = getattr(state, "group_config", {})
-    return int(overrides.get(key, DEFAULT_CONFIG[key]))
+    return int(state.area(Groups).config.get(key, DEFAULT_CONFIG[key]))
 
 
 def new_member_id() -> str:
@@ -57,14 +58,14 @@ def new_member_id() -> str:
 
 
 def subscribed_topics(state: ClusterState, m: ConsumerMember) -> list[str]:
-    names = {t for t in m.subscribed_topic_names if t in state.topics}
+    names = {t for t in m.subscribed_topic_names if t in state.area(Topics)}
     if m.subscribed_topic_regex:
         try:
             pattern = re.compile(m.subscribed_topic_regex)
         except re.error:
             pattern = None
         if pattern is not None:
-            names |= {t for t, topic in state.topics.items() if not topic.internal and pattern.fullmatch(t)}
+            names |= {t for t, topic in state.area(Topics).items() if not topic.internal and pattern.fullmatch(t)}
     return sorted(names)
 
 
@@ -79,7 +80,7 @@ def compute_target(state: ClusterState, g: Group) -> None:
     if g.assignor == "range":
         for t in topics:
             subs = [m.member_id for m in members if t in wants[m.member_id]]
-            parts = sorted(state.topics[t].partitions)
+            parts = sorted(state.area(Topics)[t].partitions)
             per, extra = divmod(len(parts), len(subs))
             start = 0
             for i, mid in enumerate(subs):
@@ -88,7 +89,7 @@ def compute_target(state: ClusterState, g: Group) -> None:
                 start += n
     else:
         for t in topics:
-            for p in sorted(state.topics[t].partitions):
+            for p in sorted(state.area(Topics)[t].partitions):
                 subs = [m.member_id for m in members if t in wants[m.member_id]]
                 least = min(subs, key=lambda mid: (len(targets[mid]), mid))
                 targets[least].add((t, p))
@@ -175,7 +176,7 @@ def assignment_changed(m: ConsumerMember) -> bool:
 
 def group_for_heartbeat(state: ClusterState, group_id: str, epoch: int) -> tuple[int, str | None, Group | None]:
     """The group a heartbeat is for, created by a first join; (error, message, group)."""
-    g = state.groups.get(group_id)
+    g = state.area(Groups).get(group_id)
     if g is not None and g.group_type == "classic" and not g.members and g.state in ("Empty", "Dead"):
         # Kafka converts an empty classic group (offsets kept) when a consumer-protocol member joins.
         g.group_type, g.protocol_type, g.protocol, g.runtime = "consumer", "consumer", "", None
@@ -184,7 +185,7 @@ def group_for_heartbeat(state: ClusterState, group_id: str, epoch: int) -> tuple
         if epoch != 0:
             return GROUP_ID_NOT_FOUND, f"Consumer group {group_id} not found.", None
         g = Group(group_id, state="Empty", protocol_type="consumer", group_type="consumer", assignor="uniform")
-        state.groups[group_id] = g
+        state.area(Groups)[group_id] = g
     if g.group_type != "consumer":
         return GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group.", None
     return NONE, None, g

@@ -17,21 +17,23 @@ from kadmin._error_codes import ErrorCode
 from kadmin.protocol.apis import ApiKey
 from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
+from kadmin.testing.state.log_dirs import LogDirs
+from kadmin.testing.state.topics import Topics
 
 API_KEY = ApiKey.ALTER_REPLICA_LOG_DIRS
 
 
 def _move(ctx: RequestContext, path: str, topic: str, index: int) -> int:
-    dirs = {d.path: d for d in ctx.state.dirs_of(ctx.node_id)}
+    dirs = {d.path: d for d in ctx.state.area(LogDirs).dirs_of(ctx.node_id)}
     if path not in dirs:
         return ErrorCode.LOG_DIR_NOT_FOUND
     if dirs[path].offline:
         return ErrorCode.KAFKA_STORAGE_ERROR
-    t = ctx.state.topics.get(topic)
+    t = ctx.state.area(Topics).get(topic)
     part = t.partitions.get(index) if t is not None else None
     if part is None or ctx.node_id not in part.replicas:
         return ErrorCode.REPLICA_NOT_AVAILABLE
-    current = ctx.state.replica_dir(part, ctx.node_id)
+    current = ctx.state.area(LogDirs).replica_dir(part, ctx.node_id)
     if dirs.get(current) is not None and dirs[current].offline:
         return ErrorCode.KAFKA_STORAGE_ERROR
     part.future.pop(ctx.node_id, None)

@@ -1,4 +1,5 @@
-"""What a handler gets (a RequestContext) and what it provides (an ApiHandler), plus small shared helpers.
+"""What a handler gets (a RequestContext), what it provides (an ApiHandler), the registry it joins (HANDLERS,
+filled by each handler module's ``register`` call), plus small shared helpers.
 
 Handlers are synchronous and run with the cluster lock held: they read and change shared state, build a
 response object, and return.  Waiting (latency, injected delays) happens in the broker, outside the lock.
@@ -6,6 +7,7 @@ response object, and return.  Waiting (latency, injected delays) happens in the 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -13,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 from kadmin.protocol import Message
 from kadmin.testing.authorizer import ANONYMOUS, all_operations
 from kadmin.testing.schemas import fake_message_type
-from kadmin.testing.state import ClusterState, Group, partition_for
+from kadmin.testing.state.base import ClusterState
+from kadmin.testing.state.coordinators import Coordinators
+from kadmin.testing.state.groups import Group, Groups
 
 if TYPE_CHECKING:
     from kadmin.testing.cluster import FakeCluster
@@ -47,9 +51,6 @@ UNSUPPORTED_ENDPOINT_TYPE = 115
 
 #: Kafka's default for offset.metadata.max.bytes.
 OFFSET_METADATA_MAX_BYTES = 4096
-#: Kafka's defaults for offsets.topic.num.partitions and transaction.state.log.num.partitions.
-GROUP_METADATA_PARTITIONS = 50
-TXN_STATE_PARTITIONS = 50
 #: Value Kafka sends for "authorized operations not requested".
 AUTH_OPS_NOT_REQUESTED = -2147483648
 
@@ -112,14 +113,7 @@ class RequestContext:
 
     def take_loading(self, group_id: str) -> bool:
         """True (and one count used up) if the group's coordinator is still 'loading' it."""
-        left = self.state.loading.get(group_id, 0)
-        if left <= 0:
-            return False
-        if left == 1:
-            del self.state.loading[group_id]
-        else:
-            self.state.loading[group_id] = left - 1
-        return True
+        return self.state.area(Coordinators).take_loading(group_id)
 
     def group_error(self, group_id: str) -> int:
         """The coordinator checks every group-scoped API makes first: right node, done loading."""
@@ -130,7 +124,7 @@ class RequestContext:
         return NONE
 
     def group(self, group_id: str) -> Group | None:
-        return self.state.groups.get(group_id)
+        return self.state.area(Groups).get(group_id)
 
     # --- controller-bound APIs (ElectLeaders, Alter/ListPartitionReassignments)
     @property
@@ -157,11 +151,30 @@ Keys = Callable[[Any, int], tuple[str, ...]]
 
 @dataclass(frozen=True)
 class ApiHandler:
+    """What one API key's handler file registered: how to answer, how to refuse, and what to log."""
+
     api_key: int
     handle: Handle
     error_response: ErrorResponse
     keys: Keys
+    #: The module whose top-level code registered it (the file a reader opens for this key).
+    module: str = ""
+    #: Versions served, narrower than the schema's; None: every version both schemas have.
+    only_versions: tuple[int, int] | None = None
 
+    @property
+    def versions(self) -> tuple[int, int]:
+        """(lowest, highest) version this handler answers: what its request and response schemas both
+        define, narrowed by ``only_versions``.  The broker closes the connection on any other version."""
+        req, resp = fake_message_type(self.api_key, "request"), fake_message_type(self.api_key, "response")
+        lo, hi = max(req.MIN_VERSION, resp.MIN_VERSION), min(req.MAX_VERSION, resp.MAX_VERSION)
+        if self.only_versions is not None:
+            lo, hi = max(lo, self.only_versions[0]), min(hi, self.only_versions[1])
+        return lo, hi
+
+    def serves(self, version: int) -> bool:
+        lo, hi = self.versions
+        return lo <= version <= hi
 
 @dataclass(frozen=True)
 class NoResponse:
@@ -171,12 +184,33 @@ class NoResponse:
     close: bool = False
 
 
+#: The registry: API key -> its handler, filled by each handler module's ``register`` call when
+#: kadmin.testing.handlers imports it (every module of the package is imported; there is no list to edit).
 HANDLERS: dict[int, ApiHandler] = {}
 
 
+def _registering_module() -> str:
+    """The module whose top-level code is running the registration (through helpers such as
+    alter_configs_common.register_alter, which register on their caller's behalf)."""
+    frame = sys._getframe(2)
+    while frame.f_back is not None and frame.f_code.co_name != "<module>":
+        frame = frame.f_back
+    return str(frame.f_globals.get("__name__", ""))
+
+
 def register(api_key: int, *, handle: Handle, error_response: ErrorResponse,
-             keys: Keys | None = None) -> None:
-    HANDLERS[api_key] = ApiHandler(api_key, handle, error_response, keys or (lambda _req, _v: ()))
+             keys: Keys | None = None, versions: tuple[int, int] | None = None) -> None:
+    """Make the fake serve ``api_key``: called once, at the top level of the key's own handler module.
+
+    ``versions`` narrows what is served below the schemas' range (rarely needed: a preset advertising a
+    version the handler does not serve fails tests/test_fake_registry.py).  A key registered twice is a
+    mistake (two files claiming one API), refused at import."""
+    module = _registering_module()
+    current = HANDLERS.get(api_key)
+    if current is not None and current.module != module:
+        raise RuntimeError(f"API key {api_key} is registered by {current.module} and again by {module}")
+    HANDLERS[int(api_key)] = ApiHandler(int(api_key), handle, error_response, keys or (lambda _req, _v: ()), module,
+                                   versions)
 
 
 def response_class(api_key: int) -> Any:
@@ -190,7 +224,3 @@ def has_field(cls: type[Message], attr: str, version: int) -> bool:
         if f.attr == attr:
             return version in f.spec.versions
     return False
-
-
-def hash_partition(key: str, key_type: int) -> int:
-    return partition_for(key, TXN_STATE_PARTITIONS if key_type == 1 else GROUP_METADATA_PARTITIONS)

@@ -22,7 +22,9 @@ from kadmin.testing.handlers.base import (
     register,
     response_class,
 )
-from kadmin.testing.state import ClusterState, ConsumerMember
+from kadmin.testing.state.base import ClusterState
+from kadmin.testing.state.groups import ConsumerMember
+from kadmin.testing.state.topics import Topics
 
 API_KEY = 69
 #: AclOperation bits a superuser holds on a group: READ (3), DELETE (6), DESCRIBE (8), DESCRIBE_CONFIGS (10),
@@ -36,8 +38,8 @@ def assignment(R: Any, state: ClusterState, parts: frozenset[tuple[str, int]]) -
     for t, p in sorted(parts):
         by_topic.setdefault(t, []).append(p)
     return R.Assignment(topic_partitions=[
-        R.TopicPartitions(topic_id=state.topics[t].topic_id, topic_name=t, partitions=ps)
-        for t, ps in by_topic.items() if t in state.topics])
+        R.TopicPartitions(topic_id=state.area(Topics)[t].topic_id, topic_name=t, partitions=ps)
+        for t, ps in by_topic.items() if t in state.area(Topics)])
 
 
 def not_found(R: Any, group_id: str, code: int, message: str | None) -> Any:

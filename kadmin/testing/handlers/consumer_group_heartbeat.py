@@ -15,7 +15,8 @@ from kadmin._error_codes import ErrorCode
 from kadmin.testing import authorizer as az
 from kadmin.testing import consumer_groups as cg
 from kadmin.testing.handlers.base import NONE, RequestContext, Response, register, response_class
-from kadmin.testing.state import ConsumerMember
+from kadmin.testing.state.groups import ConsumerMember
+from kadmin.testing.state.topics import Topics
 
 API_KEY = 68
 
@@ -28,7 +29,7 @@ def _error(code: int, message: str | None, member_id: str = "", epoch: int = 0) 
 def _owned(ctx: RequestContext, req: Any) -> list[tuple[str, int]] | None:
     if req.topic_partitions is None:
         return None
-    by_id = {t.topic_id: name for name, t in ctx.state.topics.items()}
+    by_id = {t.topic_id: name for name, t in ctx.state.area(Topics).items()}
     return [(by_id[tp.topic_id], p) for tp in req.topic_partitions if tp.topic_id in by_id for p in tp.partitions]
 
 
@@ -97,7 +98,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     R = response_class(API_KEY)
     assignment = None
     if cg.assignment_changed(m) or epoch == 0:
-        ids = {name: t.topic_id for name, t in ctx.state.topics.items()}
+        ids = {name: t.topic_id for name, t in ctx.state.area(Topics).items()}
         by_topic: dict[str, list[int]] = {}
         for t, p in sorted(m.assigned):
             by_topic.setdefault(t, []).append(p)

@@ -16,7 +16,7 @@ from kadmin.protocol.apis import ApiKey
 from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
 from kadmin.testing.handlers.topic_rules import assignment_error, place
-from kadmin.testing.state import PartitionState
+from kadmin.testing.state.topics import PartitionState, Topics
 
 API_KEY = ApiKey.CREATE_PARTITIONS
 
@@ -24,7 +24,7 @@ API_KEY = ApiKey.CREATE_PARTITIONS
 def _grow(ctx: RequestContext, t: Any, validate_only: bool, live: set[int]) -> tuple[int, str | None]:
     if not ctx.acts_as_controller():
         return ErrorCode.NOT_CONTROLLER, "This is not the correct controller for this cluster."
-    topic = ctx.state.topics.get(t.name)
+    topic = ctx.state.area(Topics).get(t.name)
     if topic is None:
         return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{t.name}' does not exist."
     now = len(topic.partitions)
@@ -47,7 +47,7 @@ def _grow(ctx: RequestContext, t: Any, validate_only: bool, live: set[int]) -> t
         if rf > len(live):
             return ErrorCode.INVALID_REPLICATION_FACTOR, (f"Unable to replicate the partition {rf} time(s): only "
                                                           f"{len(live)} broker(s) are registered.")
-        replicas = place(sorted(live), now, t.count - now, rf, len(ctx.state.topics))
+        replicas = place(sorted(live), now, t.count - now, rf, len(ctx.state.area(Topics)))
     if not validate_only:
         for i, r in enumerate(replicas):
             topic.partitions[now + i] = PartitionState(replicas=list(r))

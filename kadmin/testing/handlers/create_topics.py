@@ -25,7 +25,8 @@ from kadmin.testing import configs as C
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
 from kadmin.testing.handlers.describe_configs import topic_entries
 from kadmin.testing.handlers.topic_rules import assignment_error, flattened, name_error, place
-from kadmin.testing.state import PartitionState, Topic
+from kadmin.testing.state.resource_configs import ResourceConfigs
+from kadmin.testing.state.topics import PartitionState, Topic, Topics
 
 API_KEY = ApiKey.CREATE_TOPICS
 
@@ -39,7 +40,7 @@ def _plan(ctx: RequestContext, t: Any, version: int, live: set[int], flat: dict[
     nulls = [c.name for c in t.configs if c.value is None]
     if nulls:
         return _null_configs(ctx, nulls)
-    defaults = ctx.state.configs.get((C.BROKER, ""), {})
+    defaults = ctx.state.area(ResourceConfigs).get((C.BROKER, ""), {})
     if t.assignments:
         if t.num_partitions != -1 or t.replication_factor != -1:
             return ErrorCode.INVALID_REQUEST, ("Both numPartitions or replicationFactor and replicasAssignments "
@@ -73,7 +74,7 @@ def _plan(ctx: RequestContext, t: Any, version: int, live: set[int], flat: dict[
                                                           f"target replication factor of {rf} cannot be reached "
                                                           f"because only {len(live)} broker(s) are registered."), \
                 None
-        replicas = place(sorted(live), 0, partitions, rf, len(ctx.state.topics))
+        replicas = place(sorted(live), 0, partitions, rf, len(ctx.state.area(Topics)))
     configs: dict[str, str] = {}
     for c in t.configs:
         d = cat.get(c.name)
@@ -142,7 +143,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
             topic_id = uuid.uuid4()
             if not validate_only:
                 flat[t.name.replace(".", "_")] = t.name
-                ctx.state.topics[t.name] = Topic(
+                ctx.state.area(Topics)[t.name] = Topic(
                     t.name, topic_id, {i: PartitionState(replicas=list(r)) for i, r in enumerate(replicas)},
                     internal=False, configs=configs)
             if version >= 5:

@@ -16,7 +16,7 @@ from kadmin._error_codes import ErrorCode
 from kadmin.protocol.apis import ApiKey
 from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
-from kadmin.testing.state import PartitionState, Topic
+from kadmin.testing.state.topics import PartitionState, Topic, Topics
 
 API_KEY = ApiKey.DELETE_RECORDS
 HIGH_WATERMARK = -1
@@ -55,7 +55,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     live = ctx.live_ids()
     topics = []
     for t in req.topics:
-        topic = ctx.state.topics.get(t.name)
+        topic = ctx.state.area(Topics).get(t.name)
         parts = []
         for p in t.partitions:
             code, low = _delete(ctx, topic, p.partition_index, p.offset, live)

@@ -19,6 +19,7 @@ from kadmin._error_codes import ErrorCode
 from kadmin.protocol.apis import ApiKey
 from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
+from kadmin.testing.state.topics import Topics
 
 API_KEY = ApiKey.DELETE_TOPICS
 ZERO = uuid.UUID(int=0)
@@ -47,7 +48,7 @@ def _zookeeper(ctx: RequestContext, entries: list[tuple[str | None, uuid.UUID]])
                         "both be empty"))
             continue
         if name is None:
-            name = next((t.name for t in ctx.state.topics.values() if t.topic_id == topic_id), None)
+            name = next((t.name for t in ctx.state.area(Topics).values() if t.topic_id == topic_id), None)
             if name is None:
                 out.append((None, topic_id, ErrorCode.UNKNOWN_TOPIC_ID, None))
                 continue
@@ -57,13 +58,13 @@ def _zookeeper(ctx: RequestContext, entries: list[tuple[str | None, uuid.UUID]])
         if not ctx.authorize(az.TOPIC, name, az.DELETE):
             # Refused whether or not it exists, so that existence does not leak.
             out.append((name, topic_id, ErrorCode.TOPIC_AUTHORIZATION_FAILED, None))
-        elif name not in ctx.state.topics:
+        elif name not in ctx.state.area(Topics):
             out.append((name, topic_id, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, None))
         else:
             doomed.add(name)
             out.append((name, topic_id, ErrorCode.NONE, None))
     for name in doomed:
-        del ctx.state.topics[name]
+        del ctx.state.area(Topics)[name]
     return out
 
 
@@ -85,7 +86,7 @@ def _kraft(ctx: RequestContext, entries: list[tuple[str | None, uuid.UUID]]) -> 
     out += [(n, ZERO, ErrorCode.INVALID_REQUEST, "Duplicate topic name.") for n, k in names.items() if k > 1]
     dup_ids = {t for t, k in ids.items() if k > 1}
     out += [(None, t, ErrorCode.INVALID_REQUEST, "Duplicate topic id.") for t in dup_ids]
-    by_id = {t.topic_id: t.name for t in ctx.state.topics.values()}
+    by_id = {t.topic_id: t.name for t in ctx.state.area(Topics).values()}
     id_to_name: dict[uuid.UUID, str] = {}
     for topic_id in (t for t, k in ids.items() if k == 1):
         name = by_id.get(topic_id)
@@ -97,7 +98,7 @@ def _kraft(ctx: RequestContext, entries: list[tuple[str | None, uuid.UUID]]) -> 
         else:
             id_to_name[topic_id] = name
     for name in (n for n, k in names.items() if k == 1):
-        found = ctx.state.topics.get(name)
+        found = ctx.state.area(Topics).get(name)
         if not ctx.authorize(az.TOPIC, name, az.DESCRIBE):
             out.append((name, ZERO, ErrorCode.TOPIC_AUTHORIZATION_FAILED, "Topic authorization failed."))
         elif found is None:
@@ -113,7 +114,7 @@ def _kraft(ctx: RequestContext, entries: list[tuple[str | None, uuid.UUID]]) -> 
         else:
             id_to_name[found.topic_id] = name
     for topic_id, name in id_to_name.items():
-        del ctx.state.topics[name]
+        del ctx.state.area(Topics)[name]
         out.append((name, topic_id, ErrorCode.NONE, None))
     return out
 

@@ -23,6 +23,8 @@ from kadmin.protocol.apis import ApiKey
 from kadmin.testing import authorizer as az
 from kadmin.testing import configs as C
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
+from kadmin.testing.state.resource_configs import ResourceConfigs
+from kadmin.testing.state.topics import Topics
 
 API_KEY = ApiKey.DESCRIBE_CONFIGS
 
@@ -59,8 +61,8 @@ def topic_entries(ctx: RequestContext, topic_configs: dict[str, str]) -> list[En
     that is not null (log.roll.ms, log.retention.ms-style names with a null default give no DEFAULT_CONFIG
     synonym).  A config without a broker synonym (the throttled-replicas lists, remote.storage.enable) has no
     synonyms: its value is the topic default, source DEFAULT_CONFIG."""
-    node = ctx.state.configs.get((C.BROKER, str(ctx.node_id)), {})
-    default = ctx.state.configs.get((C.BROKER, ""), {})
+    node = ctx.state.area(ResourceConfigs).get((C.BROKER, str(ctx.node_id)), {})
+    default = ctx.state.area(ResourceConfigs).get((C.BROKER, ""), {})
     out = []
     for d, is_listed, b in C.topic_resolution(ctx.table):  # b: the broker synonym, gated by the broker's release
         name = d.name
@@ -81,13 +83,13 @@ def topic_entries(ctx: RequestContext, topic_configs: dict[str, str]) -> list[En
 
 
 def _broker_entries(ctx: RequestContext, name: str) -> list[Entry]:
-    default = ctx.state.configs.get((C.BROKER, ""), {})
+    default = ctx.state.area(ResourceConfigs).get((C.BROKER, ""), {})
     cat = C.catalog(C.BROKER, ctx.table)
     if name == "":
         # The cluster-wide resource lists only what was set cluster-wide.
         return [_entry(C.broker_def(k, ctx.table), k, [(k, v, C.DYNAMIC_DEFAULT_BROKER)])
                 for k, v in sorted(default.items())]
-    node = ctx.state.configs.get((C.BROKER, name), {})
+    node = ctx.state.area(ResourceConfigs).get((C.BROKER, name), {})
     static = {"broker.id": name}
     me = next((b for b in ctx.live_brokers() if b[0] == ctx.node_id), None)
     if me is not None:
@@ -111,13 +113,13 @@ def _broker_entries(ctx: RequestContext, name: str) -> list[Entry]:
 
 
 def _logger_entries(ctx: RequestContext, name: str) -> list[Entry]:
-    levels = {**C.LOGGERS, **ctx.state.configs.get((C.BROKER_LOGGER, name), {})}
+    levels = {**C.LOGGERS, **ctx.state.area(ResourceConfigs).get((C.BROKER_LOGGER, name), {})}
     return [Entry(k, v, C.DYNAMIC_BROKER_LOGGER, False, False, ((k, v, C.DYNAMIC_BROKER_LOGGER),), C.STRING, None)
             for k, v in sorted(levels.items())]
 
 
 def _plain_entries(ctx: RequestContext, rtype: int, name: str, source: int) -> list[Entry]:
-    own = ctx.state.configs.get((rtype, name), {})
+    own = ctx.state.area(ResourceConfigs).get((rtype, name), {})
     out = []
     for k, d in sorted(C.catalog(rtype, ctx.table).items()):
         syn: list[tuple[str, str | None, int]] = [(k, own[k], source)] if k in own else []
@@ -147,7 +149,7 @@ def resource_error(ctx: RequestContext, rtype: int, name: str,
                                                f"but received {name}")
         return None
     if rtype == C.TOPIC:
-        if name not in ctx.state.topics:
+        if name not in ctx.state.area(Topics):
             return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{name}' does not exist."
         return None
     if not name:
@@ -157,7 +159,7 @@ def resource_error(ctx: RequestContext, rtype: int, name: str,
 
 def entries(ctx: RequestContext, rtype: int, name: str) -> list[Entry]:
     if rtype == C.TOPIC:
-        return topic_entries(ctx, ctx.state.topics[name].configs)
+        return topic_entries(ctx, ctx.state.area(Topics)[name].configs)
     if rtype == C.BROKER:
         return _broker_entries(ctx, name)
     if rtype == C.BROKER_LOGGER:

@@ -15,6 +15,7 @@ from kadmin._error_codes import ErrorCode
 from kadmin.protocol.apis import ApiKey
 from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
+from kadmin.testing.state.topics import Topics
 
 API_KEY = ApiKey.DESCRIBE_TOPIC_PARTITIONS
 MAX_PARTITIONS = 2000
@@ -25,7 +26,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     live = ctx.live_ids()
     # Every topic: only those the principal may describe; named ones it may not: TOPIC_AUTHORIZATION_FAILED.
     names = sorted({t.name for t in req.topics}) if req.topics else \
-        sorted(n for n in ctx.state.topics if ctx.authorize(az.TOPIC, n, az.DESCRIBE))
+        sorted(n for n in ctx.state.area(Topics) if ctx.authorize(az.TOPIC, n, az.DESCRIBE))
     cursor = req.cursor
     if cursor is not None:
         names = [n for n in names if n >= cursor.topic_name]
@@ -33,7 +34,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     out = []
     next_cursor = None
     for name in names:
-        topic = ctx.state.topics.get(name)
+        topic = ctx.state.area(Topics).get(name)
         if not ctx.authorize(az.TOPIC, name, az.DESCRIBE):
             out.append(R.DescribeTopicPartitionsResponseTopic(
                 error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED, name=name, is_internal=False, partitions=[]))

@@ -24,7 +24,7 @@ from kadmin._error_codes import ErrorCode
 from kadmin.protocol.apis import ApiKey
 from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
-from kadmin.testing.state import PartitionState
+from kadmin.testing.state.topics import PartitionState, Topics
 
 API_KEY = ApiKey.ELECT_LEADERS
 PREFERRED, UNCLEAN = 0, 1
@@ -61,7 +61,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     everything = req.topic_partitions is None
     wanted: list[tuple[str, list[int]]]
     if everything:
-        wanted = [(n, sorted(t.partitions)) for n, t in sorted(ctx.state.topics.items())]
+        wanted = [(n, sorted(t.partitions)) for n, t in sorted(ctx.state.area(Topics).items())]
     else:
         wanted = [(t.topic, list(t.partitions)) for t in req.topic_partitions]
     if not ctx.acts_as_controller():
@@ -72,7 +72,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     before_kip460 = ctx.table.get(API_KEY, (0, 0))[1] == 0
     results = []
     for name, indexes in wanted:
-        topic = ctx.state.topics.get(name)
+        topic = ctx.state.area(Topics).get(name)
         parts = []
         for index in indexes:
             part = topic.partitions.get(index) if topic is not None else None

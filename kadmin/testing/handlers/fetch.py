@@ -30,7 +30,7 @@ from kadmin.testing.deferred import Deferred, new_future
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
 from kadmin.testing.handlers.records_common import epoch_error, find_partition, node_endpoints
 from kadmin.testing.record_log import RecordError
-from kadmin.testing.state import PartitionState, Topic
+from kadmin.testing.state.topics import PartitionState, Topic, Topics
 
 API_KEY = ApiKey.FETCH
 READ_COMMITTED = 1
@@ -40,7 +40,7 @@ def _topic_of(ctx: RequestContext, t: Any, version: int, by_id: dict[Any, Topic]
     if version >= 13:
         found = (by_id or {}).get(t.topic_id)
         return (found.name if found is not None else ""), found
-    return t.topic, ctx.state.topics.get(t.topic)
+    return t.topic, ctx.state.area(Topics).get(t.topic)
 
 
 def _answer(ctx: RequestContext, req: Any, version: int) -> tuple[Any, int, bool, list[PartitionState]]:
@@ -53,7 +53,7 @@ def _answer(ctx: RequestContext, req: Any, version: int) -> tuple[Any, int, bool
     failed = False
     leaders: set[int] = set()
     read: list[PartitionState] = []
-    by_id = {tp.topic_id: tp for tp in ctx.state.topics.values()} if version >= 13 else None
+    by_id = {tp.topic_id: tp for tp in ctx.state.area(Topics).values()} if version >= 13 else None
     out_topics = []
     for t in req.topics:
         name, topic = _topic_of(ctx, t, version, by_id)

@@ -19,6 +19,8 @@ from kadmin._error_codes import ErrorCode
 from kadmin.protocol.apis import ApiKey
 from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
+from kadmin.testing.state.producer_ids import ProducerIds
+from kadmin.testing.state.topics import Topics
 
 API_KEY = ApiKey.INIT_PRODUCER_ID
 #: Kafka's transaction.max.timeout.ms default (15 minutes).
@@ -27,15 +29,15 @@ MAX_EPOCH = 32767
 
 
 def _new_id(ctx: RequestContext) -> int:
-    pid = ctx.state.next_producer_id
-    ctx.state.next_producer_id += 1
+    pid = ctx.state.area(ProducerIds).next_id
+    ctx.state.area(ProducerIds).next_id += 1
     return pid
 
 
 def _may_write_idempotently(ctx: RequestContext) -> bool:
     if ctx.authorize(az.CLUSTER, az.CLUSTER_NAME, az.IDEMPOTENT_WRITE):
         return True
-    return any(ctx.authorize(az.TOPIC, name, az.WRITE) for name in ctx.state.topics)
+    return any(ctx.authorize(az.TOPIC, name, az.WRITE) for name in ctx.state.area(Topics))
 
 
 def handle(ctx: RequestContext, req: Any, version: int) -> Response:
@@ -54,7 +56,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
         return R(error_code=ErrorCode.NOT_COORDINATOR, producer_id=-1, producer_epoch=-1)
     if not 0 < req.transaction_timeout_ms <= TRANSACTION_MAX_TIMEOUT_MS:
         return R(error_code=ErrorCode.INVALID_TRANSACTION_TIMEOUT, producer_id=-1, producer_epoch=-1)
-    known = ctx.state.transactional_producers.get(tid)
+    known = ctx.state.area(ProducerIds).transactional.get(tid)
     if version >= 3 and req.producer_id >= 0 and known is not None and (req.producer_id, req.producer_epoch) != known:
         return R(error_code=ErrorCode.PRODUCER_FENCED if version >= 4 else ErrorCode.INVALID_PRODUCER_EPOCH,
                  producer_id=-1, producer_epoch=-1)
@@ -62,7 +64,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
         pid, epoch = _new_id(ctx), 0
     else:
         pid, epoch = known[0], known[1] + 1
-    ctx.state.transactional_producers[tid] = (pid, epoch)
+    ctx.state.area(ProducerIds).transactional[tid] = (pid, epoch)
     return R(error_code=ErrorCode.NONE, producer_id=pid, producer_epoch=epoch)
 
 

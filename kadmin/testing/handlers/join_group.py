@@ -15,7 +15,7 @@ from kadmin.testing import authorizer as az
 from kadmin.testing import classic_groups as classic
 from kadmin.testing.deferred import Deferred
 from kadmin.testing.handlers.base import NONE, RequestContext, Response, register, response_class
-from kadmin.testing.state import Group
+from kadmin.testing.state.groups import Group, Groups
 
 API_KEY = 11
 INVALID_GROUP_ID = 24
@@ -42,7 +42,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
         return _answer(version, classic.JoinResult(err, member_id=req.member_id))
     g = ctx.group(req.group_id)
     if g is None or g.state == "Dead":
-        g = ctx.state.groups[req.group_id] = Group(req.group_id, state="Empty", protocol_type=req.protocol_type)
+        g = ctx.state.area(Groups)[req.group_id] = Group(req.group_id, state="Empty", protocol_type=req.protocol_type)
     elif g.group_type != "classic":
         if g.consumer_members:
             return _answer(version, classic.JoinResult(classic.INCONSISTENT_GROUP_PROTOCOL, member_id=req.member_id))

@@ -13,6 +13,7 @@ from kadmin._error_codes import ErrorCode
 from kadmin.protocol.apis import ApiKey
 from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
+from kadmin.testing.state.resource_configs import ResourceConfigs
 
 API_KEY = ApiKey.LIST_CONFIG_RESOURCES
 CLIENT_METRICS = 16
@@ -22,7 +23,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     if not ctx.authorize(az.CLUSTER, az.CLUSTER_NAME, az.DESCRIBE_CONFIGS):
         return error_response(ctx, req, version, ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
     R = response_class(API_KEY)
-    names = sorted(name for (rtype, name), cfg in ctx.state.configs.items() if rtype == CLIENT_METRICS and cfg)
+    names = sorted(name for (rtype, name), cfg in ctx.state.area(ResourceConfigs).items() if rtype == CLIENT_METRICS and cfg)
     return R(throttle_time_ms=0, error_code=ErrorCode.NONE,
              client_metrics_resources=[R.ClientMetricsResource(name=n) for n in names])
 

@@ -1,4 +1,4 @@
-"""Metadata (key 3) and DescribeCluster (key 60): who the brokers are, who leads what.
+"""Metadata (key 3): who the brokers are, who leads what.
 
 Only live brokers are listed, and a partition whose preferred leader is down is led by its next live
 replica (or has no leader), as after a real broker failure and leader election.
@@ -12,21 +12,18 @@ from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import (
     AUTH_OPS_NOT_REQUESTED,
     LEADER_NOT_AVAILABLE,
-    MISMATCHED_ENDPOINT_TYPE,
     NONE,
     TOPIC_AUTHORIZATION_FAILED,
     UNKNOWN_TOPIC_OR_PARTITION,
-    UNSUPPORTED_ENDPOINT_TYPE,
     RequestContext,
     Response,
     register,
     response_class,
 )
-from kadmin.testing.state import Topic
+from kadmin.testing.state.topics import Topic, Topics
 
 METADATA = 3
 UNKNOWN_TOPIC_ID = 100
-DESCRIBE_CLUSTER = 60
 # KIP-430 bits of everything that can be done to a topic (what a cluster without an authorizer reports).
 _TOPIC_OPS = az.all_operations(az.TOPIC)
 
@@ -67,12 +64,12 @@ def handle_metadata(ctx: RequestContext, req: Any, version: int) -> Response:
     include_ops = version >= 8 and req.include_topic_authorized_operations
     topics = []
     if names is None:
-        for known in sorted(ctx.state.topics.values(), key=lambda t: t.name):
+        for known in sorted(ctx.state.area(Topics).values(), key=lambda t: t.name):
             # "All topics" lists only those the principal may describe (KafkaApis filters them silently).
             if ctx.authorize(az.TOPIC, known.name, az.DESCRIBE):
                 topics.append(_topic(ctx, R, known, live, include_ops))
     else:
-        by_id = {t.topic_id: t for t in ctx.state.topics.values()}
+        by_id = {t.topic_id: t for t in ctx.state.area(Topics).values()}
         for name, wanted in zip(names, req.topics, strict=True):
             if name is None and version >= 10:
                 # A topic asked for by id (KIP-516): KIP-848 consumers resolve their assignment this way.
@@ -83,7 +80,7 @@ def handle_metadata(ctx: RequestContext, req: Any, version: int) -> Response:
                 else:
                     topics.append(_topic(ctx, R, found, live, include_ops))
                 continue
-            t = ctx.state.topics.get(name)
+            t = ctx.state.area(Topics).get(name)
             if not ctx.authorize(az.TOPIC, name, az.DESCRIBE):
                 # Unauthorized names are refused whether or not they exist, so that existence does not leak.
                 topics.append(R.MetadataResponseTopic(error_code=TOPIC_AUTHORIZATION_FAILED, name=name))
@@ -105,7 +102,7 @@ def error_metadata(ctx: RequestContext, req: Any, version: int, code: int) -> Re
     R = response_class(METADATA)
     names = _requested_names(ctx, req, version)
     if names is None:
-        names = sorted(ctx.state.topics)
+        names = sorted(ctx.state.area(Topics))
     brokers = ctx.live_brokers()
     return R(brokers=[R.MetadataResponseBroker(node_id=n, host=h, port=p) for n, h, p in brokers],
              cluster_id=ctx.cluster.cluster_id, controller_id=ctx.cluster._controller_id(),
@@ -116,23 +113,4 @@ def keys_metadata(req: Any, version: int) -> tuple[str, ...]:
     return tuple(t.name or "" for t in req.topics) if req.topics else ()
 
 
-def handle_describe_cluster(ctx: RequestContext, req: Any, version: int) -> Response:
-    R = response_class(DESCRIBE_CLUSTER)
-    if version >= 1 and req.endpoint_type != 1:
-        # KafkaApis: a broker listener only answers for EndpointType BROKER (1); 2 is the controller's.
-        code = MISMATCHED_ENDPOINT_TYPE if req.endpoint_type == 2 else UNSUPPORTED_ENDPOINT_TYPE
-        return R(error_code=code, error_message=f"endpoint type {req.endpoint_type} is not served here",
-                 endpoint_type=req.endpoint_type, cluster_id=ctx.cluster.cluster_id)
-    return R(error_code=NONE, cluster_id=ctx.cluster.cluster_id, controller_id=ctx.cluster._controller_id(),
-             brokers=[R.DescribeClusterBroker(broker_id=n, host=h, port=p, rack=None)
-                      for n, h, p in ctx.live_brokers()],
-             cluster_authorized_operations=(cluster_operations(ctx) if req.include_cluster_authorized_operations
-                                            else AUTH_OPS_NOT_REQUESTED))
-
-
-def error_describe_cluster(ctx: RequestContext, req: Any, version: int, code: int) -> Response:
-    return response_class(DESCRIBE_CLUSTER)(error_code=code, cluster_id=ctx.cluster.cluster_id)
-
-
 register(METADATA, handle=handle_metadata, error_response=error_metadata, keys=keys_metadata)
-register(DESCRIBE_CLUSTER, handle=handle_describe_cluster, error_response=error_describe_cluster)

@@ -31,7 +31,8 @@ from kadmin.testing.handlers.base import (
     register,
     response_class,
 )
-from kadmin.testing.state import CommittedOffset, Group
+from kadmin.testing.state.groups import CommittedOffset, Group, Groups
+from kadmin.testing.state.topics import Topics
 
 API_KEY = 8
 STALE_MEMBER_EPOCH = 113
@@ -46,7 +47,7 @@ def _group_error(ctx: RequestContext, req: Any, version: int) -> int:
     g = ctx.group(req.group_id)
     if g is None or g.state == "Dead":
         if generation < 0:
-            ctx.state.groups[req.group_id] = Group(req.group_id, state="Empty", protocol_type="")
+            ctx.state.area(Groups)[req.group_id] = Group(req.group_id, state="Empty", protocol_type="")
             return NONE
         return ILLEGAL_GENERATION
     if g.group_type == "consumer":
@@ -83,7 +84,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     topics = []
     for t in req.topics:
         parts = []
-        topic = ctx.state.topics.get(t.name)
+        topic = ctx.state.area(Topics).get(t.name)
         for p in t.partitions:
             err = group_err
             if err == NONE:
@@ -93,7 +94,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
                         OFFSET_METADATA_MAX_BYTES:
                     err = OFFSET_METADATA_TOO_LARGE
                 else:
-                    g = ctx.state.groups[req.group_id]
+                    g = ctx.state.area(Groups)[req.group_id]
                     g.offsets[(t.name, p.partition_index)] = CommittedOffset(
                         p.committed_offset, p.committed_leader_epoch if version >= 6 else -1,
                         p.committed_metadata or "")

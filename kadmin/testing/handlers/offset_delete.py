@@ -25,7 +25,8 @@ from kadmin.testing.handlers.base import (
     register,
     response_class,
 )
-from kadmin.testing.state import ClusterState, Group
+from kadmin.testing.state.base import ClusterState
+from kadmin.testing.state.groups import Group
 
 API_KEY = 47
 GROUP_SUBSCRIBED_TO_TOPIC = 86

@@ -17,6 +17,7 @@ from kadmin.protocol.apis import ApiKey
 from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
 from kadmin.testing.handlers.records_common import epoch_error, find_partition
+from kadmin.testing.state.topics import Topics
 
 API_KEY = ApiKey.OFFSET_FOR_LEADER_EPOCH
 
@@ -28,7 +29,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     cluster_ok = not replica or ctx.authorize(az.CLUSTER, az.CLUSTER_NAME, az.CLUSTER_ACTION)
     topics = []
     for t in req.topics:
-        topic = ctx.state.topics.get(t.topic)
+        topic = ctx.state.area(Topics).get(t.topic)
         parts = []
         for p in t.partitions:
             epoch, end = -1, -1

@@ -36,7 +36,7 @@ from kadmin.testing.configs import release
 from kadmin.testing.handlers.base import NoResponse, RequestContext, Response, register, response_class
 from kadmin.testing.handlers.records_common import find_partition, node_endpoints
 from kadmin.testing.record_log import IncomingBatch, RecordError, parse_produce
-from kadmin.testing.state import PartitionState, Topic
+from kadmin.testing.state.topics import PartitionState, Topic, Topics
 from kadmin.testing.time_index import max_timestamp, stamp_log_append_time
 
 API_KEY = ApiKey.PRODUCE
@@ -118,7 +118,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     leaders: set[int] = set()
     topics = []
     for t in req.topic_data:
-        topic = ctx.state.topics.get(t.name)
+        topic = ctx.state.area(Topics).get(t.name)
         parts = []
         for p in t.partition_data:
             leader_hint = None

@@ -14,7 +14,7 @@ from typing import Any
 from kadmin._error_codes import ErrorCode
 from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import RequestContext
-from kadmin.testing.state import PartitionState, Topic
+from kadmin.testing.state.topics import PartitionState, Topic
 
 
 @dataclass

@@ -11,7 +11,7 @@ from typing import Any
 
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
 from kadmin.testing.handlers.consumer_group_describe import assignment, described, not_found
-from kadmin.testing.state import ConsumerMember
+from kadmin.testing.state.groups import ConsumerMember
 
 API_KEY = 77
 

@@ -12,14 +12,15 @@ import re
 from collections.abc import Sequence
 
 from kadmin._error_codes import ErrorCode
-from kadmin.testing.state import ClusterState
+from kadmin.testing.state.base import ClusterState
+from kadmin.testing.state.topics import Topics
 
 _LEGAL = re.compile(r"[a-zA-Z0-9._-]+")
 
 
 def flattened(state: ClusterState) -> dict[str, str]:
     """{name with '.' as '_': name} of every topic, for the collision check (built once per request)."""
-    return {t.replace(".", "_"): t for t in state.topics}
+    return {t.replace(".", "_"): t for t in state.area(Topics)}
 
 
 def name_error(state: ClusterState, name: str, flat_names: dict[str, str] | None = None) -> tuple[int, str] | None:
@@ -33,7 +34,7 @@ def name_error(state: ClusterState, name: str, flat_names: dict[str, str] | None
     if not _LEGAL.fullmatch(name):
         return ErrorCode.INVALID_TOPIC_EXCEPTION, (f"Topic name \"{name}\" is illegal, it contains a character "
                                                    "other than ASCII alphanumerics, '.', '_' and '-'")
-    if name in state.topics:
+    if name in state.area(Topics):
         return ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{name}' already exists."
     other = (flat_names if flat_names is not None else flattened(state)).get(name.replace(".", "_"))
     if other is not None:

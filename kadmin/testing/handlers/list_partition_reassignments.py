@@ -14,6 +14,7 @@ from kadmin._error_codes import ErrorCode
 from kadmin.protocol.apis import ApiKey
 from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
+from kadmin.testing.state.topics import Topics
 
 API_KEY = ApiKey.LIST_PARTITION_REASSIGNMENTS
 
@@ -25,12 +26,12 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     if not ctx.acts_as_controller():
         return R(error_code=ErrorCode.NOT_CONTROLLER, error_message="this broker is not the controller", topics=[])
     if req.topics is None:
-        wanted = [(n, sorted(t.partitions)) for n, t in sorted(ctx.state.topics.items())]
+        wanted = [(n, sorted(t.partitions)) for n, t in sorted(ctx.state.area(Topics).items())]
     else:
         wanted = [(t.name, list(t.partition_indexes)) for t in req.topics]
     topics = []
     for name, indexes in wanted:
-        topic = ctx.state.topics.get(name)
+        topic = ctx.state.area(Topics).get(name)
         if topic is None:
             continue
         parts = [R.OngoingPartitionReassignment(partition_index=i, replicas=list(p.replicas),

@@ -16,7 +16,7 @@ from kadmin._error_codes import ErrorCode
 from kadmin.protocol.apis import ApiKey
 from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
-from kadmin.testing.state import PartitionState
+from kadmin.testing.state.topics import PartitionState, Topics
 
 API_KEY = ApiKey.ALTER_PARTITION_REASSIGNMENTS
 
@@ -51,7 +51,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     live = ctx.live_ids()
     responses = []
     for t in req.topics:
-        topic = ctx.state.topics.get(t.name)
+        topic = ctx.state.area(Topics).get(t.name)
         parts = []
         for p in t.partitions:
             part = topic.partitions.get(p.partition_index) if topic is not None else None

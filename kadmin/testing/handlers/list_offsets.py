@@ -1,7 +1,6 @@
-"""OffsetFetch (9) and ListOffsets (2); OffsetCommit (8) lives in offset_commit.py.
+"""ListOffsets (key 2): offsets by time, answered by the partition leader.
 
-OffsetFetch is single-group up to v7 and batched (``Groups``) from v8 (KIP-709, Kafka 3.0).  ListOffsets
-must reach the partition leader, which answers as Kafka's UnifiedLog.fetchOffsetByTimestamp: EARLIEST and
+It must reach the partition leader, which answers as Kafka's UnifiedLog.fetchOffsetByTimestamp: EARLIEST and
 EARLIEST_LOCAL (no tiered storage here) the log start, LATEST the log end, both without a timestamp;
 LATEST_TIERED offset -1 (nothing is tiered); MAX_TIMESTAMP and a timestamp look the stored records' timestamps
 up (kadmin.testing.time_index), and find nothing (offset -1, timestamp -1) in a log without a match.  v0
@@ -17,7 +16,6 @@ from typing import Any
 
 from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import (
-    GROUP_AUTHORIZATION_FAILED,
     NONE,
     NOT_LEADER_OR_FOLLOWER,
     TOPIC_AUTHORIZATION_FAILED,
@@ -27,97 +25,10 @@ from kadmin.testing.handlers.base import (
     register,
     response_class,
 )
-from kadmin.testing.state import CommittedOffset, PartitionState
+from kadmin.testing.state.topics import PartitionState, Topics
 from kadmin.testing.time_index import legacy_offsets_before, offset_for_timestamp, offset_of_max_timestamp
 
-FETCH = 9
-LIST_OFFSETS = 2
-
-
-# --- OffsetFetch --------------------------------------------------------------------------------------
-
-
-def _fetch_partitions(ctx: RequestContext, group_id: str,
-                      wanted: list[tuple[str, list[int]]] | None) -> list[tuple[str, list[tuple[int, CommittedOffset | None]]]]:
-    """[(topic, [(partition, committed or None)])]; ``wanted`` None means every committed partition."""
-    g = ctx.group(group_id)
-    offsets = g.offsets if g is not None else {}
-    if wanted is None:
-        by_topic: dict[str, list[tuple[int, CommittedOffset | None]]] = {}
-        for (topic, part), c in sorted(offsets.items()):
-            # "All partitions" leaves out topics the principal may not describe (KafkaApis filters them).
-            if ctx.authorize(az.TOPIC, topic, az.DESCRIBE):
-                by_topic.setdefault(topic, []).append((part, c))
-        return list(by_topic.items())
-    return [(topic, [(p, offsets.get((topic, p)) if _topic_code(ctx, topic) == NONE else None) for p in parts])
-            for topic, parts in wanted]
-
-
-def _topic_code(ctx: RequestContext, topic: str) -> int:
-    return NONE if ctx.authorize(az.TOPIC, topic, az.DESCRIBE) else TOPIC_AUTHORIZATION_FAILED
-
-
-def _group_code(ctx: RequestContext, group_id: str) -> int:
-    """DESCRIBE on the group first (KafkaApis), then the coordinator's own checks."""
-    if not ctx.authorize(az.GROUP, group_id, az.DESCRIBE):
-        return GROUP_AUTHORIZATION_FAILED
-    return ctx.group_error(group_id)
-
-
-def handle_fetch(ctx: RequestContext, req: Any, version: int) -> Response:
-    R = response_class(FETCH)
-    if version >= 8:
-        groups = []
-        for rg in req.groups:
-            err = _group_code(ctx, rg.group_id)
-            topics = []
-            if err == NONE:
-                wanted = None if rg.topics is None else [(t.name, list(t.partition_indexes)) for t in rg.topics]
-                for topic, parts in _fetch_partitions(ctx, rg.group_id, wanted):
-                    topics.append(R.OffsetFetchResponseTopics(name=topic, partitions=[
-                        R.OffsetFetchResponsePartitions(
-                            partition_index=p, committed_offset=c.offset if c else -1,
-                            committed_leader_epoch=c.leader_epoch if c else -1,
-                            metadata=c.metadata if c else "", error_code=_topic_code(ctx, topic))
-                        for p, c in parts]))
-            groups.append(R.OffsetFetchResponseGroup(group_id=rg.group_id, topics=topics, error_code=err))
-        return R(groups=groups)
-    err = _group_code(ctx, req.group_id)
-    wanted = None if req.topics is None else [(t.name, list(t.partition_indexes)) for t in req.topics]
-    topics = []
-    if err == NONE or version < 2:
-        source: list[tuple[str, list[tuple[int, CommittedOffset | None]]]]
-        if err == NONE:
-            source = _fetch_partitions(ctx, req.group_id, wanted)
-        else:
-            source = [(t, [(p, None) for p in ps]) for t, ps in (wanted or [])]
-        for topic, parts in source:
-            topics.append(R.OffsetFetchResponseTopic(name=topic, partitions=[
-                R.OffsetFetchResponsePartition(
-                    partition_index=p, committed_offset=c.offset if c else -1,
-                    committed_leader_epoch=c.leader_epoch if c else -1, metadata=c.metadata if c else "",
-                    # v0-v1 have no top-level error: a group-level error goes on every partition.
-                    error_code=err if version < 2 and err != NONE else _topic_code(ctx, topic)) for p, c in parts]))
-    return R(topics=topics, error_code=err if version >= 2 else NONE)
-
-
-def error_fetch(ctx: RequestContext, req: Any, version: int, code: int) -> Response:
-    R = response_class(FETCH)
-    if version >= 8:
-        return R(groups=[R.OffsetFetchResponseGroup(group_id=g.group_id, error_code=code) for g in req.groups])
-    if version >= 2:
-        return R(error_code=code)
-    return R(topics=[R.OffsetFetchResponseTopic(name=t.name, partitions=[
-        R.OffsetFetchResponsePartition(partition_index=p, committed_offset=-1, metadata="", error_code=code)
-        for p in t.partition_indexes]) for t in (req.topics or [])])
-
-
-def keys_fetch(req: Any, version: int) -> tuple[str, ...]:
-    return tuple(g.group_id for g in req.groups) if version >= 8 else (req.group_id,)
-
-
-# --- ListOffsets --------------------------------------------------------------------------------------
-
+API_KEY = 2
 EARLIEST, LATEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -2, -1, -3, -4, -5
 
 
@@ -157,12 +68,12 @@ def _lookup(ps: PartitionState, ts: int, isolation_level: int = 0, max_version: 
     return found if found is not None and found[0] < end else (-1, -1, -1)
 
 
-def handle_list_offsets(ctx: RequestContext, req: Any, version: int) -> Response:
-    R = response_class(LIST_OFFSETS)
+def handle(ctx: RequestContext, req: Any, version: int) -> Response:
+    R = response_class(API_KEY)
     live = {n for n, _h, _p in ctx.live_brokers()}
     topics = []
     for t in req.topics:
-        topic = ctx.state.topics.get(t.name)
+        topic = ctx.state.area(Topics).get(t.name)
         parts = []
         allowed = ctx.authorize(az.TOPIC, t.name, az.DESCRIBE)
         for p in t.partitions:
@@ -187,7 +98,7 @@ def handle_list_offsets(ctx: RequestContext, req: Any, version: int) -> Response
                         int(time.time() * 1000))))
                 continue
             offset, stamp, epoch = _lookup(ps, p.timestamp, req.isolation_level if version >= 2 else 0,
-                                           ctx.table[LIST_OFFSETS][1])
+                                           ctx.table[API_KEY][1])
             parts.append(R.ListOffsetsPartitionResponse(
                 partition_index=p.partition_index, error_code=NONE, timestamp=stamp, offset=offset,
                 leader_epoch=epoch if version >= 4 else -1))
@@ -195,16 +106,15 @@ def handle_list_offsets(ctx: RequestContext, req: Any, version: int) -> Response
     return R(topics=topics)
 
 
-def error_list_offsets(ctx: RequestContext, req: Any, version: int, code: int) -> Response:
-    R = response_class(LIST_OFFSETS)
+def error_response(ctx: RequestContext, req: Any, version: int, code: int) -> Response:
+    R = response_class(API_KEY)
     return R(topics=[R.ListOffsetsTopicResponse(name=t.name, partitions=[
         R.ListOffsetsPartitionResponse(partition_index=p.partition_index, error_code=code)
         for p in t.partitions]) for t in req.topics])
 
 
-def keys_list_offsets(req: Any, version: int) -> tuple[str, ...]:
+def keys(req: Any, version: int) -> tuple[str, ...]:
     return tuple(f"{t.name}-{p.partition_index}" for t in req.topics for p in t.partitions)
 
 
-register(FETCH, handle=handle_fetch, error_response=error_fetch, keys=keys_fetch)
-register(LIST_OFFSETS, handle=handle_list_offsets, error_response=error_list_offsets, keys=keys_list_offsets)
+register(API_KEY, handle=handle, error_response=error_response, keys=keys)

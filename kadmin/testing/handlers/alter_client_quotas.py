@@ -1,16 +1,6 @@
-"""DescribeClientQuotas (48) and AlterClientQuotas (49), KIP-546 (Kafka 2.6+).
+"""AlterClientQuotas (key 49), KIP-546 (Kafka 2.6+): set or remove quotas, entry by entry.
 
 Validation follows Kafka's brokers; the rules and messages (sources in brackets):
-
-Describe [ZkAdminManager.describeClientQuotas, ClientQuotaControlManager.describeClientQuotas]:
-  * a component with an empty entity type -> INVALID_REQUEST "Invalid empty entity type."
-  * an entity type twice -> INVALID_REQUEST "Entity type X cannot appear more than once in the filter."
-  * an entity type other than user / client-id / ip -> UNSUPPORTED_VERSION "Unsupported entity type X"
-  * ip together with user or client-id -> INVALID_REQUEST (IP filter component with user/clientId)
-  * match type 0 with a null name, or a match type outside 0-2 -> INVALID_REQUEST
-  * match 0 = that exact name, 1 = the default entity (null name), 2 = any entity of that type;
-    strict = the entity has no types besides the filter's, non-strict = it may have more.
-  Errors go in the top-level ErrorCode/ErrorMessage with null Entries.
 
 Alter, per entry [ClientQuotaControlManager.alterClientQuotas/validateEntity/configKeysForEntityType/
 validateQuotaKeyValue; ZkAdminManager.alterClientQuotas for the ip/user combination message]:
@@ -48,97 +38,21 @@ from kadmin.testing.handlers.base import (
     CLUSTER_AUTHORIZATION_FAILED,
     INVALID_REQUEST,
     NONE,
-    UNSUPPORTED_VERSION,
     RequestContext,
     Response,
     register,
     response_class,
 )
-from kadmin.testing.state import QUOTA_ENTITY_TYPES, QuotaEntity, quota_entity
+from kadmin.testing.handlers.describe_client_quotas import QuotaRequestError
+from kadmin.testing.state.quotas import QUOTA_ENTITY_TYPES, QuotaEntity, Quotas, quota_entity
 
-DESCRIBE = 48
-ALTER = 49
+API_KEY = 49
 
 LONG, INT, DOUBLE = "LONG", "INT", "DOUBLE"
 USER_CLIENT_KEYS = {"producer_byte_rate": LONG, "consumer_byte_rate": LONG, "request_percentage": DOUBLE,
                     "controller_mutation_rate": DOUBLE}
 IP_KEYS = {"connection_creation_rate": INT}
 _MAX = {LONG: float(2**63 - 1), INT: float(2**31 - 1)}
-
-
-class QuotaRequestError(Exception):
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-# --- describe -----------------------------------------------------------------------------------------
-
-
-def _filter(req: Any) -> tuple[dict[str, tuple[int, str | None]], bool]:
-    comps: dict[str, tuple[int, str | None]] = {}
-    for c in req.components:
-        if not c.entity_type:
-            raise QuotaRequestError(INVALID_REQUEST, "Invalid empty entity type.")
-        if c.entity_type in comps:
-            raise QuotaRequestError(INVALID_REQUEST,
-                                    f"Entity type {c.entity_type} cannot appear more than once in the filter.")
-        if c.entity_type not in QUOTA_ENTITY_TYPES:
-            raise QuotaRequestError(UNSUPPORTED_VERSION, f"Unsupported entity type {c.entity_type}")
-        if c.match_type not in (0, 1, 2):
-            raise QuotaRequestError(INVALID_REQUEST, f"Unexpected match type: {c.match_type}")
-        if c.match_type == 0 and c.match is None:
-            raise QuotaRequestError(INVALID_REQUEST, f"Exact match on {c.entity_type} needs a name")
-        comps[c.entity_type] = (c.match_type, c.match)
-    if "ip" in comps and ("user" in comps or "client-id" in comps):
-        raise QuotaRequestError(INVALID_REQUEST, "Invalid entity filter component combination. IP filter "
-                                "component should not be used with user or clientId filter component.")
-    return comps, bool(req.strict)
-
-
-def _matches(entity: QuotaEntity, comps: dict[str, tuple[int, str | None]], strict: bool) -> bool:
-    names = dict(entity)
-    if strict and set(names) != set(comps):
-        return False
-    for etype, (mtype, match) in comps.items():
-        if etype not in names:
-            return False
-        if mtype == 0 and names[etype] != match:
-            return False
-        if mtype == 1 and names[etype] is not None:
-            return False
-    return True
-
-
-def handle_describe(ctx: RequestContext, req: Any, version: int) -> Response:
-    R = response_class(DESCRIBE)
-    if not ctx.authorize(az.CLUSTER, az.CLUSTER_NAME, az.DESCRIBE_CONFIGS):
-        return error_describe(ctx, req, version, CLUSTER_AUTHORIZATION_FAILED)
-    try:
-        comps, strict = _filter(req)
-    except QuotaRequestError as e:
-        return R(error_code=e.code, error_message=e.message, entries=None)
-    entries = []
-    for entity, values in sorted(ctx.state.quotas.items(), key=lambda kv: repr(kv[0])):
-        if values and _matches(entity, comps, strict):
-            entries.append(R.EntryData(
-                entity=[R.EntityData(entity_type=t, entity_name=n) for t, n in entity],
-                values=[R.ValueData(key=k, value=v) for k, v in sorted(values.items())]))
-    return R(error_code=NONE, error_message=None, entries=entries)
-
-
-def error_describe(ctx: RequestContext, req: Any, version: int, code: int) -> Response:
-    return response_class(DESCRIBE)(error_code=code, error_message=None, entries=None)
-
-
-def keys_describe(req: Any, version: int) -> tuple[str, ...]:
-    kinds = {0: "", 1: "<default>", 2: "<any>"}
-    return tuple(f"{c.entity_type}={c.match if c.match_type == 0 else kinds.get(c.match_type, '?')}"
-                 for c in req.components)
-
-
-# --- alter --------------------------------------------------------------------------------------------
 
 
 def _valid_ip(name: str | None) -> bool:
@@ -215,24 +129,24 @@ def alter_entry(ctx: RequestContext, entry: Any, seen_entities: set[QuotaEntity]
             _check_value(keys, key, value, zero_allowed=zk_mode)
     if validate_only:
         return
-    current = ctx.state.quotas.setdefault(entity, {})
+    current = ctx.state.area(Quotas).setdefault(entity, {})
     for key, value in ops.items():
         if value is None:
             current.pop(key, None)
         else:
             current[key] = float(value)
     if not current:
-        del ctx.state.quotas[entity]
+        del ctx.state.area(Quotas)[entity]
 
 
 def _entity_text(entity: QuotaEntity) -> str:
     return "ClientQuotaEntity(entries={" + ", ".join(f"{t}={n}" for t, n in entity) + "})"
 
 
-def handle_alter(ctx: RequestContext, req: Any, version: int) -> Response:
-    R = response_class(ALTER)
+def handle(ctx: RequestContext, req: Any, version: int) -> Response:
+    R = response_class(API_KEY)
     if not ctx.authorize(az.CLUSTER, az.CLUSTER_NAME, az.ALTER_CONFIGS):
-        return error_alter(ctx, req, version, CLUSTER_AUTHORIZATION_FAILED)
+        return error_response(ctx, req, version, CLUSTER_AUTHORIZATION_FAILED)
     out = []
     seen: set[QuotaEntity] = set()
     for entry in req.entries:
@@ -246,17 +160,16 @@ def handle_alter(ctx: RequestContext, req: Any, version: int) -> Response:
     return R(entries=out)
 
 
-def error_alter(ctx: RequestContext, req: Any, version: int, code: int) -> Response:
-    R = response_class(ALTER)
+def error_response(ctx: RequestContext, req: Any, version: int, code: int) -> Response:
+    R = response_class(API_KEY)
     return R(entries=[R.EntryData(error_code=code, error_message=None, entity=[
         R.EntityData(entity_type=e.entity_type, entity_name=e.entity_name) for e in entry.entity])
         for entry in req.entries])
 
 
-def keys_alter(req: Any, version: int) -> tuple[str, ...]:
+def keys(req: Any, version: int) -> tuple[str, ...]:
     return tuple(",".join(f"{e.entity_type}={'<default>' if e.entity_name is None else e.entity_name}"
                           for e in entry.entity) for entry in req.entries)
 
 
-register(DESCRIBE, handle=handle_describe, error_response=error_describe, keys=keys_describe)
-register(ALTER, handle=handle_alter, error_response=error_alter, keys=keys_alter)
+register(API_KEY, handle=handle, error_response=error_response, keys=keys)

@@ -19,6 +19,8 @@ from kadmin._error_codes import ErrorCode
 from kadmin.protocol.apis import ApiKey
 from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
+from kadmin.testing.state.log_dirs import LogDirs
+from kadmin.testing.state.topics import Topics
 
 API_KEY = ApiKey.DESCRIBE_LOG_DIRS
 
@@ -35,11 +37,11 @@ def _wanted(req: Any) -> set[tuple[str, int]] | None:
 def _entries(ctx: RequestContext, wanted: set[tuple[str, int]] | None) -> dict[str, list[_Entry]]:
     """Per directory path, the replicas this broker holds there."""
     by_dir: dict[str, list[_Entry]] = {}
-    for name, topic in sorted(ctx.state.topics.items()):
+    for name, topic in sorted(ctx.state.area(Topics).items()):
         for index, part in sorted(topic.partitions.items()):
             if ctx.node_id not in part.replicas or (wanted is not None and (name, index) not in wanted):
                 continue
-            by_dir.setdefault(ctx.state.replica_dir(part, ctx.node_id), []).append(
+            by_dir.setdefault(ctx.state.area(LogDirs).replica_dir(part, ctx.node_id), []).append(
                 (name, index, part.size_bytes(), 0, False))
             future = part.future.get(ctx.node_id)
             if future is not None:
@@ -55,7 +57,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
         return R(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, results=[]) if version >= 3 else R(results=[])
     by_dir = _entries(ctx, _wanted(req))
     results = []
-    for d in ctx.state.dirs_of(ctx.node_id):
+    for d in ctx.state.area(LogDirs).dirs_of(ctx.node_id):
         if d.offline:
             results.append(R.DescribeLogDirsResult(error_code=ErrorCode.KAFKA_STORAGE_ERROR, log_dir=d.path,
                                                    topics=[], total_bytes=-1, usable_bytes=-1))
@@ -81,7 +83,7 @@ def error_response(ctx: RequestContext, req: Any, version: int, code: int) -> Re
     if version >= 3:
         return R(error_code=code, results=[])
     return R(results=[R.DescribeLogDirsResult(error_code=code, log_dir=d.path, topics=[])
-                      for d in ctx.state.dirs_of(ctx.node_id)])
+                      for d in ctx.state.area(LogDirs).dirs_of(ctx.node_id)])
 
 
 def keys(req: Any, version: int) -> tuple[str, ...]:

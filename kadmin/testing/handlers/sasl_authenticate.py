@@ -1,0 +1,45 @@
+"""SaslAuthenticate (key 36): the SASL exchange's steps after a v1 SaslHandshake (sasl_handshake.py).
+
+Any failure is answered and then the connection is closed, as Kafka's SaslServerAuthenticator does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kadmin.testing.handlers.base import (
+    ILLEGAL_SASL_STATE,
+    NONE,
+    SASL_AUTHENTICATION_FAILED,
+    RequestContext,
+    Response,
+    register,
+    response_class,
+)
+from kadmin.testing.sasl import SaslFailure
+
+API_KEY = 36
+
+
+def handle(ctx: RequestContext, req: Any, version: int) -> Response:
+    R = response_class(API_KEY)
+    if ctx.sasl.exchange is None or ctx.sasl.handshake_version != 1 or ctx.sasl.authenticated:
+        ctx.sasl.close_after_response = True
+        return R(error_code=ILLEGAL_SASL_STATE, error_message="SaslAuthenticate out of sequence", auth_bytes=b"")
+    try:
+        token, done = ctx.sasl.exchange.step(bytes(req.auth_bytes))
+    except SaslFailure as exc:
+        ctx.sasl.close_after_response = True
+        return R(error_code=SASL_AUTHENTICATION_FAILED, error_message=str(exc), auth_bytes=b"")
+    if done:
+        ctx.sasl.authenticated = True
+        ctx.sasl.principal = ctx.sasl.exchange.principal
+        ctx.sasl.token_authenticated = ctx.sasl.exchange.token_authenticated
+    return R(error_code=NONE, error_message=None, auth_bytes=token, session_lifetime_ms=0)
+
+
+def error_response(ctx: RequestContext, req: Any, version: int, code: int) -> Response:
+    return response_class(API_KEY)(error_code=code, auth_bytes=b"")
+
+
+register(API_KEY, handle=handle, error_response=error_response)
