@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-PACKAGE = ROOT / "kadmin"
+#: The repository: the folder above the tests that holds pyproject.toml (tests may move into layer folders).
+ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").exists())
 #: Where uses are looked for.
 USERS = ("kadmin", "tests", "bench", "examples", "scripts")
 #: Folders of the package being restructured by other parts of issue #24 (network: one request path; testing:
