@@ -3,8 +3,15 @@
 ``kadmin.AdminClient`` is synchronous (safe from scripts, threads and Spark drivers); ``kadmin.aio.AdminClient``
 is the asyncio client it runs on.  Every per-key method returns {key: result or KafkaError}.
 
+Every public type a caller meets (the arguments and results of the clients' methods, their fields, the
+errors' base classes) is importable from here: ``from kadmin import OffsetSpec, ListedOffset``.
+tests/test_public_surface.py walks the clients' signatures and fails on a kadmin type missing from the table
+below.  The errors for each broker error code stay in :mod:`kadmin.errors`
+(``kadmin.errors.NotCoordinatorError``).
+
 Public names are imported lazily, so that ``import kadmin.protocol`` (pure codec) does not load the network
-and admin layers.
+and admin layers: ``_EXPORTS`` says which module defines each, ``__getattr__`` imports it on first use, and
+``__dir__`` lists them without importing anything.
 """
 
 from __future__ import annotations
@@ -14,11 +21,32 @@ from typing import TYPE_CHECKING, Any
 
 from kadmin._version import __version__ as __version__
 
-_EXPORTS = {
+#: {public name: the module that defines it}, by layer then by area.  Add a name here and to the
+#: TYPE_CHECKING imports below (a test checks they agree).
+_EXPORTS: dict[str, str] = {
     "AdminClient": "kadmin.client",
     "ClientConfig": "kadmin.config",
+    "Deadline": "kadmin.network.retry",
+    "AuthenticationError": "kadmin.errors",
+    "AuthorizationError": "kadmin.errors",
+    "BrokerError": "kadmin.errors",
+    "ClientClosedError": "kadmin.errors",
+    "FieldVersionError": "kadmin.errors",
+    "ForkedProcessError": "kadmin.errors",
+    "HostResolutionError": "kadmin.errors",
+    "KafkaConnectionError": "kadmin.errors",
     "KafkaError": "kadmin.errors",
+    "KafkaTimeoutError": "kadmin.errors",
+    "NoBrokersAvailableError": "kadmin.errors",
+    "ProtocolError": "kadmin.errors",
+    "SchemaError": "kadmin.errors",
+    "SecurityMismatchError": "kadmin.errors",
+    "UndecodableResponseError": "kadmin.errors",
+    "UnknownBrokerError": "kadmin.errors",
+    "ApiVersionRange": "kadmin.types",
     "ClusterDescription": "kadmin.types",
+    "ConsumerAssignment": "kadmin.types",
+    "ConsumerSubscription": "kadmin.types",
     "Coordinator": "kadmin.types",
     "GroupDescription": "kadmin.types",
     "GroupListing": "kadmin.types",
@@ -29,22 +57,42 @@ _EXPORTS = {
     "OffsetAndMetadata": "kadmin.types",
     "PartitionLag": "kadmin.types",
     "TopicPartition": "kadmin.types",
-    "NewTopic": "kadmin.topics",
-    "NewPartitions": "kadmin.topics",
-    "TopicListing": "kadmin.topics",
-    "TopicDescription": "kadmin.topics",
-    "PartitionInfo": "kadmin.topics",
+    "MemberToRemove": "kadmin.offset_reset",
+    "OffsetResetPlan": "kadmin.offset_reset",
+    "PartitionReset": "kadmin.offset_reset",
+    "ResetTo": "kadmin.offset_reset",
+    "ListedOffset": "kadmin.admin.partitions",
+    "OffsetSpec": "kadmin.admin.partitions",
     "CreatedTopic": "kadmin.topics",
+    "NewPartitions": "kadmin.topics",
+    "NewTopic": "kadmin.topics",
+    "PartitionInfo": "kadmin.topics",
+    "TopicDescription": "kadmin.topics",
+    "TopicListing": "kadmin.topics",
+    "TopicRef": "kadmin.topics",
+    "AppendConfig": "kadmin.configs",
+    "ConfigEntry": "kadmin.configs",
+    "ConfigOp": "kadmin.configs",
     "ConfigResource": "kadmin.configs",
     "ConfigResourceType": "kadmin.configs",
-    "ConfigEntry": "kadmin.configs",
     "ConfigSource": "kadmin.configs",
-    "ConfigType": "kadmin.configs",
     "ConfigSynonym": "kadmin.configs",
-    "SetConfig": "kadmin.configs",
+    "ConfigType": "kadmin.configs",
     "DeleteConfig": "kadmin.configs",
-    "AppendConfig": "kadmin.configs",
+    "OpType": "kadmin.configs",
+    "SetConfig": "kadmin.configs",
     "SubtractConfig": "kadmin.configs",
+    "ClientQuotaAlteration": "kadmin.quotas",
+    "ClientQuotaEntity": "kadmin.quotas",
+    "ClientQuotaFilter": "kadmin.quotas",
+    "ClientQuotaFilterComponent": "kadmin.quotas",
+    "MatchType": "kadmin.quotas",
+    "QuotaOp": "kadmin.quotas",
+    "Remove": "kadmin.quotas",
+    "ResolvedClientQuotas": "kadmin.quotas",
+    "ResolvedQuota": "kadmin.quotas",
+    "Set": "kadmin.quotas",
+    "UnknownQuotaKeyError": "kadmin.quotas",
     "DeletedRecords": "kadmin.storage",
     "ElectionResult": "kadmin.storage",
     "ElectionType": "kadmin.storage",
@@ -52,20 +100,24 @@ _EXPORTS = {
     "PartitionReassignment": "kadmin.storage",
     "ReplicaLogInfo": "kadmin.storage",
     "TopicSizes": "kadmin.storage",
-    "AclBinding": "kadmin.acls",
-    "AclBindingFilter": "kadmin.acls",
-    "AclOperation": "kadmin.acls",
-    "AclPermissionType": "kadmin.acls",
     "AccessControlEntry": "kadmin.acls",
     "AccessControlEntryFilter": "kadmin.acls",
+    "AclBinding": "kadmin.acls",
+    "AclBindingFilter": "kadmin.acls",
+    "AclDeletion": "kadmin.acls",
+    "AclListing": "kadmin.acls",
+    "AclOperation": "kadmin.acls",
+    "AclPermissionType": "kadmin.acls",
+    "Identity": "kadmin.acls",
     "PatternType": "kadmin.acls",
     "ResourcePattern": "kadmin.acls",
     "ResourcePatternFilter": "kadmin.acls",
     "ResourceType": "kadmin.acls",
-    "ScramUpsertion": "kadmin.scram",
+    "ScramAlteration": "kadmin.scram",
+    "ScramCredentialInfo": "kadmin.scram",
     "ScramDeletion": "kadmin.scram",
     "ScramMechanism": "kadmin.scram",
-    "ScramCredentialInfo": "kadmin.scram",
+    "ScramUpsertion": "kadmin.scram",
     "DelegationToken": "kadmin.tokens",
 }
 
@@ -74,25 +126,64 @@ if TYPE_CHECKING:
     from kadmin.acls import AccessControlEntryFilter as AccessControlEntryFilter
     from kadmin.acls import AclBinding as AclBinding
     from kadmin.acls import AclBindingFilter as AclBindingFilter
+    from kadmin.acls import AclDeletion as AclDeletion
+    from kadmin.acls import AclListing as AclListing
     from kadmin.acls import AclOperation as AclOperation
     from kadmin.acls import AclPermissionType as AclPermissionType
+    from kadmin.acls import Identity as Identity
     from kadmin.acls import PatternType as PatternType
     from kadmin.acls import ResourcePattern as ResourcePattern
     from kadmin.acls import ResourcePatternFilter as ResourcePatternFilter
     from kadmin.acls import ResourceType as ResourceType
+    from kadmin.admin.partitions import ListedOffset as ListedOffset
+    from kadmin.admin.partitions import OffsetSpec as OffsetSpec
     from kadmin.client import AdminClient as AdminClient
     from kadmin.config import ClientConfig as ClientConfig
     from kadmin.configs import AppendConfig as AppendConfig
     from kadmin.configs import ConfigEntry as ConfigEntry
+    from kadmin.configs import ConfigOp as ConfigOp
     from kadmin.configs import ConfigResource as ConfigResource
     from kadmin.configs import ConfigResourceType as ConfigResourceType
     from kadmin.configs import ConfigSource as ConfigSource
     from kadmin.configs import ConfigSynonym as ConfigSynonym
     from kadmin.configs import ConfigType as ConfigType
     from kadmin.configs import DeleteConfig as DeleteConfig
+    from kadmin.configs import OpType as OpType
     from kadmin.configs import SetConfig as SetConfig
     from kadmin.configs import SubtractConfig as SubtractConfig
+    from kadmin.errors import AuthenticationError as AuthenticationError
+    from kadmin.errors import AuthorizationError as AuthorizationError
+    from kadmin.errors import BrokerError as BrokerError
+    from kadmin.errors import ClientClosedError as ClientClosedError
+    from kadmin.errors import FieldVersionError as FieldVersionError
+    from kadmin.errors import ForkedProcessError as ForkedProcessError
+    from kadmin.errors import HostResolutionError as HostResolutionError
+    from kadmin.errors import KafkaConnectionError as KafkaConnectionError
     from kadmin.errors import KafkaError as KafkaError
+    from kadmin.errors import KafkaTimeoutError as KafkaTimeoutError
+    from kadmin.errors import NoBrokersAvailableError as NoBrokersAvailableError
+    from kadmin.errors import ProtocolError as ProtocolError
+    from kadmin.errors import SchemaError as SchemaError
+    from kadmin.errors import SecurityMismatchError as SecurityMismatchError
+    from kadmin.errors import UndecodableResponseError as UndecodableResponseError
+    from kadmin.errors import UnknownBrokerError as UnknownBrokerError
+    from kadmin.network.retry import Deadline as Deadline
+    from kadmin.offset_reset import MemberToRemove as MemberToRemove
+    from kadmin.offset_reset import OffsetResetPlan as OffsetResetPlan
+    from kadmin.offset_reset import PartitionReset as PartitionReset
+    from kadmin.offset_reset import ResetTo as ResetTo
+    from kadmin.quotas import ClientQuotaAlteration as ClientQuotaAlteration
+    from kadmin.quotas import ClientQuotaEntity as ClientQuotaEntity
+    from kadmin.quotas import ClientQuotaFilter as ClientQuotaFilter
+    from kadmin.quotas import ClientQuotaFilterComponent as ClientQuotaFilterComponent
+    from kadmin.quotas import MatchType as MatchType
+    from kadmin.quotas import QuotaOp as QuotaOp
+    from kadmin.quotas import Remove as Remove
+    from kadmin.quotas import ResolvedClientQuotas as ResolvedClientQuotas
+    from kadmin.quotas import ResolvedQuota as ResolvedQuota
+    from kadmin.quotas import Set as Set
+    from kadmin.quotas import UnknownQuotaKeyError as UnknownQuotaKeyError
+    from kadmin.scram import ScramAlteration as ScramAlteration
     from kadmin.scram import ScramCredentialInfo as ScramCredentialInfo
     from kadmin.scram import ScramDeletion as ScramDeletion
     from kadmin.scram import ScramMechanism as ScramMechanism
@@ -111,7 +202,11 @@ if TYPE_CHECKING:
     from kadmin.topics import PartitionInfo as PartitionInfo
     from kadmin.topics import TopicDescription as TopicDescription
     from kadmin.topics import TopicListing as TopicListing
+    from kadmin.topics import TopicRef as TopicRef
+    from kadmin.types import ApiVersionRange as ApiVersionRange
     from kadmin.types import ClusterDescription as ClusterDescription
+    from kadmin.types import ConsumerAssignment as ConsumerAssignment
+    from kadmin.types import ConsumerSubscription as ConsumerSubscription
     from kadmin.types import Coordinator as Coordinator
     from kadmin.types import GroupDescription as GroupDescription
     from kadmin.types import GroupListing as GroupListing
@@ -131,6 +226,11 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
+
+
+def __dir__() -> list[str]:
+    """The module's names and the lazy ones, none of them imported for the listing."""
+    return sorted({*globals(), *_EXPORTS})
 
 
 __all__ = sorted([*_EXPORTS, "__version__"])

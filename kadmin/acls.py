@@ -257,6 +257,20 @@ class ResourcePattern:
         _set(self, "pattern_type", pt)
 
     @classmethod
+    def _reported(cls, resource_type: int, name: str, pattern_type: int) -> ResourcePattern:
+        """A pattern a broker reported, made without ``__init__``'s checks; for :func:`binding_from_wire` only.
+
+        Why: ``__init__`` refuses what a caller must not send (ANY or UNKNOWN codes, an empty name), and a
+        broker's answer may hold exactly that (a newer broker's codes become UNKNOWN; an ACL another tool
+        stored): what a broker stores is a fact to report, not input to refuse.  Every field is set here, from
+        the broker's codes; never call it with a caller's values (tests/test_acls.py checks its one caller)."""
+        pattern = object.__new__(cls)
+        _set(pattern, "resource_type", ResourceType.from_code(resource_type))
+        _set(pattern, "name", name)
+        _set(pattern, "pattern_type", PatternType.from_code(pattern_type))
+        return pattern
+
+    @classmethod
     def cluster(cls) -> ResourcePattern:
         return cls(ResourceType.CLUSTER, CLUSTER_NAME)
 
@@ -289,6 +303,17 @@ class AccessControlEntry:
         _set(self, "operation", op)
         _set(self, "permission", perm)
         _set(self, "host", _check_host(host, "host"))
+
+    @classmethod
+    def _reported(cls, principal: str, host: str, operation: int, permission: int) -> AccessControlEntry:
+        """An entry a broker reported, made without ``__init__``'s checks (why: ResourcePattern._reported);
+        for :func:`binding_from_wire` only."""
+        entry = object.__new__(cls)
+        _set(entry, "principal", principal)
+        _set(entry, "host", host)
+        _set(entry, "operation", AclOperation.from_code(operation))
+        _set(entry, "permission", AclPermissionType.from_code(permission))
+        return entry
 
     def to_filter(self) -> AccessControlEntryFilter:
         return AccessControlEntryFilter(self.principal, self.host, self.operation, self.permission)
@@ -345,15 +370,7 @@ class AclBinding:
             entry = _shared_entry(principal, operation, permission, host)
         except TypeError:  # unhashable or mistyped input: the constructor says what is wrong with it
             entry = AccessControlEntry(principal, operation, permission, host)
-        pattern = ResourcePattern(resource_type, name, pattern_type)
-        if cls is not AclBinding:
-            return cls(pattern, entry)
-        # Both parts were just made by their checking constructors: what __post_init__ checks holds already.
-        binding = object.__new__(AclBinding)
-        _set(binding, "pattern", pattern)
-        _set(binding, "entry", entry)
-        _set(binding, "_hash", _binding_hash(pattern, entry))
-        return binding
+        return cls(ResourcePattern(resource_type, name, pattern_type), entry)
 
     def to_filter(self) -> AclBindingFilter:
         """The filter that matches exactly this binding."""
@@ -555,19 +572,10 @@ class Identity:
 
 def binding_from_wire(resource_type: int, name: str, pattern_type: int, principal: str, host: str,
                       operation: int, permission: int) -> AclBinding:
-    """A binding as a broker described it, without the checks a caller's binding gets: a newer broker may use
-    codes this kadmin does not know (they become UNKNOWN), and what a broker stores is a fact to report, not
-    input to refuse."""
-    pattern = object.__new__(ResourcePattern)
-    object.__setattr__(pattern, "resource_type", ResourceType.from_code(resource_type))
-    object.__setattr__(pattern, "name", name)
-    object.__setattr__(pattern, "pattern_type", PatternType.from_code(pattern_type))
-    entry = object.__new__(AccessControlEntry)
-    object.__setattr__(entry, "principal", principal)
-    object.__setattr__(entry, "host", host)
-    object.__setattr__(entry, "operation", AclOperation.from_code(operation))
-    object.__setattr__(entry, "permission", AclPermissionType.from_code(permission))
-    return AclBinding(pattern, entry)
+    """A binding as a broker described it (describe_acls, delete_acls), its parts made by their ``_reported``
+    constructors: without the checks a caller's binding gets (see ResourcePattern._reported)."""
+    return AclBinding(ResourcePattern._reported(resource_type, name, pattern_type),
+                      AccessControlEntry._reported(principal, host, operation, permission))
 
 
 def validate_bindings(bindings: Iterable[AclBinding]) -> list[AclBinding]:

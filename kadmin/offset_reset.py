@@ -192,8 +192,9 @@ def _partition(p: Any, what: str) -> TopicPartition:
 
 
 def check_offsets(offsets: Any) -> tuple[dict[TopicPartition, OffsetAndMetadata], dict[TopicPartition, Any]]:
-    """:func:`validate_offsets`, and {TopicPartition: the caller's key} to answer by (two spellings of one
-    partition, ``("t", 0)`` and ``TopicPartition("t", 0)``, are refused: which offset would win?)."""
+    """{TopicPartition: OffsetAndMetadata} checked (non-empty, offsets >= 0, an int is an offset without
+    metadata), and {TopicPartition: the caller's key} to answer by (two spellings of one partition,
+    ``("t", 0)`` and ``TopicPartition("t", 0)``, are refused: which offset would win?)."""
     if not isinstance(offsets, Mapping):
         raise TypeError(f"offsets must be a mapping of TopicPartition to OffsetAndMetadata, not "
                         f"{type(offsets).__name__}")
@@ -212,11 +213,6 @@ def check_offsets(offsets: Any) -> tuple[dict[TopicPartition, OffsetAndMetadata]
             raise TypeError(f"offsets[{tp}]: metadata must be a string or None")
         out[tp] = om
     return out, keys
-
-
-def validate_offsets(offsets: Any) -> dict[TopicPartition, OffsetAndMetadata]:
-    """{TopicPartition: OffsetAndMetadata or int}: non-empty, offsets >= 0."""
-    return check_offsets(offsets)[0]
 
 
 def check_partition_keys(partitions: Any, what: str = "partitions") -> dict[TopicPartition, Any]:
@@ -274,4 +270,5 @@ def validate_members(members: Any) -> list[MemberToRemove] | None:
 
 
 __all__ = ["MemberToRemove", "OffsetResetPlan", "PartitionReset", "ResetTo", "check_offsets",
-           "check_partition_keys", "parse_duration", "validate_members", "validate_offsets", "validate_partition_list", "validate_reset_scope"]
+           "check_partition_keys", "parse_duration", "validate_members", "validate_partition_list",
+           "validate_reset_scope"]

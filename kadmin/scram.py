@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import enum
 import hashlib
-import hmac
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -100,14 +99,6 @@ def check_iterations(iterations: object) -> int:
 def salted_password(mechanism: ScramMechanism, password: str, salt: bytes, iterations: int) -> bytes:
     """RFC 5802 ``Hi(Normalize(password), salt, i)``: PBKDF2-HMAC with the mechanism's hash."""
     return hashlib.pbkdf2_hmac(mechanism.hash_name, password.encode("utf-8"), salt, iterations)
-
-
-def stored_and_server_key(mechanism: ScramMechanism, salted: bytes) -> tuple[bytes, bytes]:
-    """RFC 5802's StoredKey = H(HMAC(salted, "Client Key")) and ServerKey = HMAC(salted, "Server Key"):
-    what a broker keeps of a credential."""
-    h = mechanism.hash_name
-    client_key = hmac.new(salted, b"Client Key", h).digest()
-    return hashlib.new(h, client_key).digest(), hmac.new(salted, b"Server Key", h).digest()
 
 
 @dataclass(frozen=True, init=False)

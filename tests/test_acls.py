@@ -130,6 +130,41 @@ def test_equal_bindings_hash_alike_however_built_and_across_processes() -> None:
         assert out.stdout.strip() == b"1", out.stderr
 
 
+def test_a_reported_binding_keeps_what_the_broker_said_and_only_the_wire_path_skips_the_checks() -> None:
+    """Issue #24: a binding's parts are made without their constructor's checks in one fenced place per class
+    (``_reported``), called only by binding_from_wire: what a newer broker or another tool stored (codes this
+    kadmin does not know, a principal without a type) is reported as it is, never refused, and no caller-facing
+    path skips the checks."""
+    import ast
+    from pathlib import Path
+
+    from kadmin.acls import binding_from_wire
+
+    odd = binding_from_wire(99, "t", 42, "alice", "", 77, 9)
+    assert (odd.pattern.resource_type, odd.pattern.pattern_type) == (ResourceType.UNKNOWN, PatternType.UNKNOWN)
+    assert (odd.entry.operation, odd.entry.permission) == (AclOperation.UNKNOWN, AclPermissionType.UNKNOWN)
+    assert (odd.entry.principal, odd.entry.host) == ("alice", "")
+    with pytest.raises(ValueError):
+        AclBinding.of(ResourceType.UNKNOWN, "t", "alice", "read")  # the caller's path still checks
+    import kadmin
+
+    package = Path(kadmin.__file__).resolve().parent
+    bypasses: list[str] = []
+    callers: list[str] = []
+    for path in sorted(package.rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        scopes = {id(n): s.name for s in ast.walk(tree)
+                  if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in ast.walk(s)}
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and node.attr == "__new__" and isinstance(node.value, ast.Name)
+                    and node.value.id == "object" and path.name == "acls.py" and path.parent == package):
+                bypasses.append(scopes.get(id(node), "<module>"))
+            if isinstance(node, ast.Attribute) and node.attr == "_reported":
+                callers.append(f"{path.name}:{scopes.get(id(node), '<module>')}")
+    assert bypasses == ["_reported", "_reported"]
+    assert callers == ["acls.py:binding_from_wire"] * 2
+
+
 @pytest.mark.parametrize(("make", "exc", "text"), [
     (lambda: ResourcePattern(2, "t"), TypeError, "ResourceType or its name"),  # type: ignore[arg-type]
     (lambda: ResourcePattern("topic", "t", True), TypeError, "PatternType or its name"),  # type: ignore[arg-type]

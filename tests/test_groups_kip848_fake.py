@@ -267,9 +267,12 @@ def test_reset_dry_run_plans_and_writes_nothing_then_execute_writes_it(cluster: 
         p1 = plan.partitions[TopicPartition("payments", 1)]
         assert isinstance(p1, PartitionReset)
         # 30 - 40 = -10 is below the log start 20: clamped.
-        assert (p1.current, p1.requested, p1.target, p1.clamped) == (30, -10, 20, True)
+        assert (p1.current, p1.requested, p1.target, p1.clamped, p1.change) == (30, -10, 20, True, -10)
         o0 = plan.partitions[TopicPartition("orders", 0)]
-        assert isinstance(o0, PartitionReset) and (o0.current, o0.target, o0.applied) == (50, 10, False)
+        assert isinstance(o0, PartitionReset)
+        assert (o0.current, o0.target, o0.applied, o0.change) == (50, 10, False, -40)
+        # No committed offset to move from: the change is unknown, not "the whole target".
+        assert PartitionReset(None, 10, 0, 20, 10).change is None
         assert TopicPartition("payments", 0) not in plan.partitions
         assert _committed_by_confluent(cluster, idle)[("orders", 0)] == 50
         done = admin.reset_consumer_group_offsets(idle, ["orders", ("payments", 1)], ResetTo.shift_by(-40),

@@ -120,6 +120,9 @@ def test_filter_components() -> None:
         C("user", 3)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="entity type is empty"):
         C.any("")
+    # Java's ClientQuotaFilter.containsOnly: the strict filter of these components.
+    assert F.contains_only([C.exact("user", "a"), C.any("client-id")]) == \
+        F([C.exact("user", "a"), C.any("client-id")], strict=True)
 
 
 def test_filter_rejects_what_brokers_reject() -> None:

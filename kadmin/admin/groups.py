@@ -287,28 +287,7 @@ class ListGroups(Operation[int]):
 # --- committed offsets ----------------------------------------------------------------------------------
 
 
-def validate_partitions(partitions: Any) -> list[TopicPartition] | None:
-    if partitions is None:
-        return None
-    if isinstance(partitions, (str, bytes, TopicPartition)):
-        raise TypeError("partitions must be a list of TopicPartition (or (topic, partition) pairs)")
-    out = []
-    for p in partitions:
-        if isinstance(p, TopicPartition):
-            tp = p
-        elif isinstance(p, tuple) and len(p) == 2:
-            tp = TopicPartition(*p)
-        else:
-            raise TypeError(f"partitions must contain TopicPartition or (topic, partition) pairs; got {p!r}")
-        if not isinstance(tp.topic, str) or not tp.topic:
-            raise ValueError(f"invalid topic in {tp!r}")
-        check_kafka_string(tp.topic, "partitions")
-        if not isinstance(tp.partition, int) or isinstance(tp.partition, bool) or not 0 <= tp.partition < 2**31:
-            raise ValueError(f"invalid partition in {tp!r}")
-        out.append(tp)
-    if not out:
-        raise ValueError("partitions is empty (pass None for all partitions)")
-    return list(dict.fromkeys(out))
+
 
 
 def _topics_of(partitions: list[TopicPartition]) -> dict[str, list[int]]:
@@ -374,5 +353,4 @@ class OffsetFetch(Operation[str]):
         return Done(offsets)
 
 
-__all__ = ["DeleteGroups", "DescribeGroups", "ListGroups", "OffsetFetch", "validate_group_ids",
-           "validate_partitions"]
+__all__ = ["DeleteGroups", "DescribeGroups", "ListGroups", "OffsetFetch", "validate_group_ids"]

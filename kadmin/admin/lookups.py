@@ -3,8 +3,7 @@
 Each operation owns its strategy (as Kafka's AdminApiDriver handlers do): groups go to their coordinator
 (:class:`kadmin.admin.coordinators.CoordinatorLookup`), partitions to their leader (:class:`PartitionLeader`),
 topic creation to the controller (:class:`Controller`), cluster-wide reads to any node, or to a node that speaks
-the API (:class:`NodeSpeaking`), per-broker reads to every node (:class:`AllNodes`, keyed by node id) or one
-(:class:`FixedNode`).
+the API (:class:`NodeSpeaking`), per-broker reads to every node (:class:`AllNodes`, keyed by node id).
 """
 
 from __future__ import annotations
@@ -49,22 +48,6 @@ class AnyNode(Generic[K]):
         self._avoid.add(node_id)
         if len(self._avoid) >= max(1, len(ctx.net.nodes)):
             self._avoid.clear()
-
-
-class FixedNode(Generic[K]):
-    """Every key to one given node (a broker's own configs, its log dirs)."""
-
-    def __init__(self, node_id: int) -> None:
-        self.node_id = node_id
-
-    async def locate(self, ctx: Context, keys: Sequence[K], deadline: Deadline) -> int:
-        return self.node_id
-
-    def forget(self, ctx: Context, keys: Iterable[K]) -> None:
-        pass
-
-    def forget_node(self, ctx: Context, node_id: int) -> None:
-        pass
 
 
 class AllNodes:
@@ -274,5 +257,5 @@ class PartitionLeader:
         for tp in [tp for tp, n in self._leaders.items() if n == node_id]:
             del self._leaders[tp]
 
-__all__ = ["AllNodes", "AnyNode", "Controller", "FixedNode", "NodeSpeaking", "PartitionLeader", "TopicMetadata",
+__all__ = ["AllNodes", "AnyNode", "Controller", "NodeSpeaking", "PartitionLeader", "TopicMetadata",
            "candidate_nodes"]

@@ -117,11 +117,6 @@ def check_offset_specs(specs: Any) -> tuple[dict[TopicPartition, OffsetSpec], di
     return out, keys
 
 
-def validate_offset_specs(specs: Any) -> dict[TopicPartition, OffsetSpec]:
-    """{TopicPartition: OffsetSpec} (or (topic, partition) keys, or "earliest"/"latest" values), checked."""
-    return check_offset_specs(specs)[0]
-
-
 def isolation_level_code(level: str) -> int:
     if level not in ISOLATION_LEVELS:
         raise ValueError(f"isolation_level must be one of {sorted(ISOLATION_LEVELS)}, not {level!r}")
@@ -201,4 +196,4 @@ class ListOffsets(Operation[TopicPartition]):
 
 
 __all__ = ["ISOLATION_LEVELS", "ListOffsets", "ListedOffset", "OffsetSpec", "check_offset_specs",
-           "isolation_level_code", "validate_offset_specs"]
+           "isolation_level_code"]

@@ -46,8 +46,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("kadmin.cli")
 
-EXIT_OK = 0
-EXIT_SOME_FAILED = 1
 EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141

@@ -53,14 +53,6 @@ def write_uvarint(n: int) -> bytes:
     return bytes(out)
 
 
-def uvarint_size(n: int) -> int:
-    size = 1
-    while n >= 0x80:
-        n >>= 7
-        size += 1
-    return size
-
-
 def float_bits(x: float) -> int:
     """The IEEE 754 bit pattern of a float: how kadmin compares float64 values (NaN payloads and -0.0 kept)."""
     return int(_Q.unpack(_D.pack(x))[0])
@@ -68,11 +60,6 @@ def float_bits(x: float) -> int:
 
 def float_from_bits(bits: int) -> float:
     return float(_D.unpack(_Q.pack(bits))[0])
-
-
-def uuid_to_kafka_string(u: uuid.UUID) -> str:
-    """Kafka's own text form (URL-safe base64 without padding), as Uuid.toString() prints it."""
-    return base64.urlsafe_b64encode(u.bytes).decode("ascii").rstrip("=")
 
 
 def parse_uuid(text: str) -> uuid.UUID:
