@@ -24,8 +24,6 @@ from kadmin.testing.state.topics import Topic, Topics
 
 METADATA = 3
 UNKNOWN_TOPIC_ID = 100
-# KIP-430 bits of everything that can be done to a topic (what a cluster without an authorizer reports).
-_TOPIC_OPS = az.all_operations(az.TOPIC)
 
 
 def _requested_names(ctx: RequestContext, req: Any, version: int) -> list[str] | None:

@@ -189,10 +189,6 @@ class GroupsAdmin(AreaAdmin):
             st = state if state is not None else ("Stable" if members else "Empty")
             self._state.area(Groups).add(group_id, st, protocol_type, protocol, members, group_type, generation_id)
 
-    def delete_group(self, group_id: str) -> None:
-        with self._lock:
-            self._state.area(Groups).pop(group_id, None)
-
     def commit(self, group: str, topic: str, partition: int, offset: int, metadata: str = "",
                leader_epoch: int = -1) -> None:
         """Store a committed offset, creating the group (Empty, as an admin commit would) if needed."""
