@@ -17,7 +17,7 @@ import asyncio
 import concurrent.futures
 import os
 import threading
-from collections.abc import AsyncIterator, Coroutine, Iterable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Coroutine, Generator, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from kadmin import aio
@@ -113,7 +113,7 @@ class SyncClientBase:
             raise
         return self._submit(coro, checked if checked is not None else self.config.default_timeout_s)
 
-    def _iterate(self, items: AsyncIterator[T], timeout: float | None) -> Iterator[T]:
+    def _iterate(self, items: AsyncIterator[T], timeout: float | None) -> Generator[T, None, None]:
         """A sync iterator over an async generator method of the async client: each item is awaited on the loop
         thread (``timeout`` applies per item), and leaving the loop early closes the generator there."""
         try:

@@ -73,7 +73,7 @@ CLASS_DOC = '''    """``with AdminClient("host:9092") as admin: admin.describe_c
     the same name of :class:`kadmin.aio.AdminClient`, awaited on that thread."""'''
 
 SCALARS = {"bool", "int", "float", "str", "bytes", "None"}
-ASYNC_ITERATORS = {"AsyncIterator": "Iterator", "AsyncIterable": "Iterator", "AsyncGenerator": "Iterator"}
+ASYNC_ITERATORS = {"AsyncIterator", "AsyncIterable", "AsyncGenerator"}
 
 
 class GenerationError(Exception):
@@ -256,16 +256,20 @@ def _filled(items: list[str], indent: str, first: str, last: str, close: str) ->
     return [first.rstrip()] + lines + [close + last.lstrip()]
 
 
-def _iterator_return(src: Source, ann: ast.expr) -> str:
-    """An async generator's return annotation as the sync iterator's: ``AsyncIterator[X]`` -> ``Iterator[X]``."""
+def _async_item(ann: ast.expr) -> ast.expr:
+    """X of an async generator's return annotation ``AsyncIterator[X]`` (or AsyncIterable, AsyncGenerator)."""
     if isinstance(ann, ast.Subscript):
         base = ann.value
         name = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else ""
         if name in ASYNC_ITERATORS:
-            item = ann.slice.elts[0] if isinstance(ann.slice, ast.Tuple) else ann.slice
-            return f"{ASYNC_ITERATORS[name]}[{src.segment(item)}]"
+            return ann.slice.elts[0] if isinstance(ann.slice, ast.Tuple) else ann.slice
     raise GenerationError(f"an async generator must be annotated AsyncIterator[X], AsyncIterable[X] or "
-                          f"AsyncGenerator[X, ...], not {src.segment(ann)}")
+                          f"AsyncGenerator[X, ...], not {ast.unparse(ann)}")
+
+
+def _iterator_return(src: Source, ann: ast.expr) -> str:
+    """An async generator's return annotation as the sync iterator's: ``AsyncIterator[X]`` -> ``Iterator[X]``."""
+    return f"Iterator[{src.segment(_async_item(ann))}]"
 
 
 def _signature(src: Source, fn: ast.AsyncFunctionDef, returns: str, stub: bool) -> list[str]:
@@ -341,7 +345,7 @@ def _signature_nodes(m: Method) -> list[ast.AST]:
             if arg is not None and arg.annotation is not None:
                 annotations.append(arg.annotation)
         if fn.returns is not None:
-            annotations.append(fn.returns)
+            annotations.append(_async_item(fn.returns) if fn is m.impl and _owns_yield(fn) else fn.returns)
         others += [d for d in [*a.defaults, *a.kw_defaults] if d is not None]
         others += fn.decorator_list
     quoted: list[ast.AST] = []
