@@ -44,15 +44,27 @@ def copied(value: T) -> T:
     and kadmin's own types (immutable values, even where iterable) pass as they are, and so does anything
     else, for the async client to accept or refuse: copying never changes which calls are refused.
     """
-    if isinstance(value, _AS_IS) or type(value).__module__.partition(".")[0] == "kadmin":
+    if _as_is(type(value)):
         return value
     if isinstance(value, Mapping):
         return {k: _copied_value(v) for k, v in value.items()}  # type: ignore[return-value]
     return _copied_value(value)  # type: ignore[no-any-return]
 
 
+#: Per type, whether its values pass as they are (asked once per type: a mapping of 100,000 OffsetSpecs asks
+#: about each value).
+_AS_IS_TYPES: dict[type, bool] = {}
+
+
+def _as_is(cls: type) -> bool:
+    known = _AS_IS_TYPES.get(cls)
+    if known is None:
+        known = _AS_IS_TYPES[cls] = issubclass(cls, _AS_IS) or cls.__module__.partition(".")[0] == "kadmin"
+    return known
+
+
 def _copied_value(value: Any) -> Any:
-    if isinstance(value, _AS_IS) or type(value).__module__.partition(".")[0] == "kadmin":
+    if _as_is(type(value)):
         return value
     if isinstance(value, Mapping):
         return dict(value)
