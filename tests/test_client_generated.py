@@ -20,7 +20,7 @@ import pytest
 from kadmin import aio
 from kadmin.client import AdminClient
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = next(p for p in Path(__file__).resolve().parents if (p / "scripts" / "gen_sync.py").is_file())
 SCRIPT = ROOT / "scripts" / "gen_sync.py"
 
 
@@ -101,6 +101,7 @@ def test_overload_stubs_are_carried_over() -> None:
 
 NEW_METHODS = '''
     async def describe_transactions(self, transactional_ids: Iterable[str], *, verbose: bool = False,
+                                    state: Literal["Ongoing", "CompleteCommit"] | None = None,
                                     timeout: float | None = None) -> dict[str, TopicPartition | KafkaError]:
         """A method that is not there yet (one of the coming operations)."""
         return {}
@@ -125,7 +126,7 @@ NEW_METHODS = '''
 def _with_new_methods(text: str) -> str:
     anchor = "    # --- cluster ---"
     assert anchor in text
-    text = text.replace("from typing import Any,", "from collections.abc import AsyncIterator\nfrom typing import Any,", 1)
+    text = text.replace("from typing import Any,", "from collections.abc import AsyncIterator\nfrom typing import Any, Literal,", 1)
     return text.replace(anchor, NEW_METHODS.strip("\n") + "\n\n" + anchor, 1)
 
 
@@ -135,11 +136,12 @@ def test_a_method_added_to_aio_is_generated_without_editing_the_generator() -> N
     compile(text, "client.py", "exec")
     assert textwrap.indent(textwrap.dedent('''
         def describe_transactions(
-            self, transactional_ids: Iterable[str], *, verbose: bool = False, timeout: float | None = None,
+            self, transactional_ids: Iterable[str], *, verbose: bool = False,
+            state: Literal["Ongoing", "CompleteCommit"] | None = None, timeout: float | None = None,
         ) -> dict[str, TopicPartition | KafkaError]:
             """A method that is not there yet (one of the coming operations)."""
             return self._call(self._aio.describe_transactions(
-                copied(transactional_ids), verbose=verbose, timeout=timeout,
+                copied(transactional_ids), verbose=verbose, state=state, timeout=timeout,
             ), timeout)''').strip("\n"), "    ") in text
     assert "    def fence(self, ids: None = None, /) -> int: ..." in text
     assert ("            copied(ids), *[copied(v) for v in extra], **{k: copied(v) for k, v in options.items()},\n"
@@ -147,6 +149,7 @@ def test_a_method_added_to_aio_is_generated_without_editing_the_generator() -> N
     assert "    ) -> Iterator[TopicPartition]:" in text
     assert "        return self._iterate(self._aio.stream_records(topic, limit=limit, timeout=timeout), timeout)" in text
     assert "from collections.abc import Iterable, Iterator, Mapping, Sequence" in text
+    assert "from typing import Any, Literal, overload" in text
 
 
 @pytest.mark.parametrize(("method", "error"), [
