@@ -83,8 +83,8 @@ async def _make_aio(cfg: ClientConfig) -> aio.AdminClient:
 class SyncClientBase:
     """The loop thread and the lifecycle (construct, ``with``, close, fork check) of the sync AdminClient."""
 
-    def __init__(self, bootstrap_servers: str | Sequence[str] | None = None, *, config: ClientConfig | None = None,
-                 **settings: Any) -> None:
+    def __init__(self, bootstrap_servers: str | Sequence[str] | None = None, *,
+                 config: ClientConfig | None = None, **settings: Any) -> None:
         cfg = aio._config(bootstrap_servers, config, settings)
         self.config = cfg
         self._pid = os.getpid()
@@ -126,8 +126,8 @@ class SyncClientBase:
         return self._submit(coro, checked if checked is not None else self.config.default_timeout_s)
 
     def _iterate(self, items: AsyncIterator[T], timeout: float | None) -> Generator[T, None, None]:
-        """A sync iterator over an async generator method of the async client: each item is awaited on the loop
-        thread (``timeout`` applies per item), and leaving the loop early closes the generator there."""
+        """A sync iterator over an async generator method of the async client: each item is awaited on the
+        loop thread (``timeout`` applies per item), and leaving the loop early closes the generator there."""
         try:
             while True:
                 item = self._call(_next(items), timeout)
@@ -168,7 +168,7 @@ class SyncClientBase:
             pass
 
 
-#: What :func:`_next` answers for an exhausted async iterator (StopAsyncIteration does not cross threads well).
+#: What :func:`_next` answers for an exhausted async iterator (StopAsyncIteration is no result to hand over).
 _END: Any = object()
 
 

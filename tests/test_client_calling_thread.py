@@ -111,7 +111,7 @@ CASES: dict[str, Call] = {
     "delete_topics": lambda p: call(p.gen(["t"])),
     "create_partitions": lambda p: call(p.mapping({"t": 3})),
     "describe_configs": lambda p: call(p.gen([ConfigResource.topic("t")])),
-    "alter_configs": lambda p: call(p.mapping({ConfigResource.topic("t"): [SetConfig("retention.ms", "1000")]})),
+    "alter_configs": lambda p: call(p.mapping({ConfigResource.topic("t"): [SetConfig("segment.ms", "9")]})),
     "alter_client_quotas": lambda p: call(p.gen([_alteration()])),
     "create_acls": lambda p: call(p.gen([AclBinding.of("topic", "t", "User:alice", "read")])),
     "delete_acls": lambda p: call(p.gen([AclBindingFilter.all()])),
@@ -163,8 +163,8 @@ def test_a_callers_iterables_are_read_on_the_calling_thread(fake_cluster: FakeCl
     with AdminClient(fake_cluster.bootstrap, default_timeout_s=5.0) as admin:
         try:
             getattr(admin, name)(*args, **kwargs)
-        except KafkaError:  # the cluster's answer does not matter here; bad input (TypeError/ValueError) would
-            pass
+        except KafkaError:  # the cluster's answer does not matter here; bad input (TypeError, ValueError)
+            pass  # would fail the test
     assert probe.reads, "the arguments were never read"
     assert set(probe.reads) == {threading.get_ident()}, "a caller's iterable was read on the loop thread"
     assert probe.unfinished == 0, "a generator was not read to its end on the calling thread"
@@ -199,9 +199,9 @@ def test_what_copied_copies() -> None:
 
 
 @CLUSTER
-def test_an_async_generator_is_iterated_on_the_loop_thread_and_closed_there(fake_cluster: FakeCluster) -> None:
-    # What the generator writes for an async-generator method of aio.py (none yet): a sync iterator whose items
-    # are awaited on the loop thread, closed there when the caller stops early.
+def test_an_async_generator_is_iterated_and_closed_on_the_loop_thread(fake_cluster: FakeCluster) -> None:
+    # What the generator writes for an async-generator method of aio.py (none yet): a sync iterator whose
+    # items are awaited on the loop thread, closed there when the caller stops early.
     seen: list[int] = []
     closed: list[int] = []
 

@@ -1,7 +1,7 @@
-"""kadmin/client.py is generated from kadmin/aio.py by scripts/gen_sync.py (issue #24): nothing about a method is
-written twice.  These tests fail when the file on disk is stale, and pin what the generator promises: the same
-signatures and docstrings as the async client, methods added to aio.py picked up without editing the generator,
-and public methods it cannot mirror safely refused with a reason."""
+"""kadmin/client.py is generated from kadmin/aio.py by scripts/gen_sync.py (issue #24): nothing about a method
+is written twice.  These tests fail when the file on disk is stale, and pin what the generator promises: the
+same signatures and docstrings as the async client, methods added to aio.py picked up without editing the
+generator, and public methods it cannot mirror safely refused with a reason."""
 
 from __future__ import annotations
 
@@ -93,8 +93,10 @@ def test_overload_stubs_are_carried_over() -> None:
     tree = ast.parse((ROOT / "kadmin" / "client.py").read_text(encoding="utf-8"))
     cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "AdminClient")
     stubs = sorted(f.name for f in cls.body if isinstance(f, ast.FunctionDef) and f.decorator_list)
-    aio_cls = next(n for n in ast.parse(AIO_TEXT).body if isinstance(n, ast.ClassDef) and n.name == "AdminClient")
-    aio_stubs = sorted(f.name for f in aio_cls.body if isinstance(f, ast.AsyncFunctionDef) and f.decorator_list)
+    aio_cls = next(n for n in ast.parse(AIO_TEXT).body
+                   if isinstance(n, ast.ClassDef) and n.name == "AdminClient")
+    aio_stubs = sorted(f.name for f in aio_cls.body
+                       if isinstance(f, ast.AsyncFunctionDef) and f.decorator_list)
     assert stubs == aio_stubs
     assert len(stubs) == 7
 
@@ -112,7 +114,8 @@ NEW_METHODS = '''
     @overload
     async def fence(self, ids: Iterable[str], /) -> str: ...
 
-    async def fence(self, ids: Iterable[str] | None = None, /, *extra: Any, **options: Mapping[str, int]) -> Any:
+    async def fence(self, ids: Iterable[str] | None = None, /, *extra: Any,
+                    **options: Mapping[str, int]) -> Any:
         """Positional-only, *args and **kwargs."""
         return None
 
@@ -126,7 +129,8 @@ NEW_METHODS = '''
 def _with_new_methods(text: str) -> str:
     anchor = "    # --- cluster ---"
     assert anchor in text
-    text = text.replace("from typing import Any,", "from collections.abc import AsyncIterator\nfrom typing import Any, Literal,", 1)
+    imports = "from collections.abc import AsyncIterator\nfrom typing import Any, Literal,"
+    text = text.replace("from typing import Any,", imports, 1)
     return text.replace(anchor, NEW_METHODS.strip("\n") + "\n\n" + anchor, 1)
 
 
@@ -144,25 +148,28 @@ def test_a_method_added_to_aio_is_generated_without_editing_the_generator() -> N
                 copied(transactional_ids), verbose=verbose, state=state, timeout=timeout,
             ), timeout)''').strip("\n"), "    ") in text
     assert "    def fence(self, ids: None = None, /) -> int: ..." in text
-    assert ("            copied(ids), *[copied(v) for v in extra], **{k: copied(v) for k, v in options.items()},\n"
+    assert ("            copied(ids), *[copied(v) for v in extra], "
+            "**{k: copied(v) for k, v in options.items()},\n"
             "        ), None)") in text  # no timeout parameter: the client's default bounds the wait
     assert "    ) -> Iterator[TopicPartition]:" in text
-    assert "        return self._iterate(self._aio.stream_records(topic, limit=limit, timeout=timeout), timeout)" in text
+    assert ("        return self._iterate(self._aio.stream_records(topic, limit=limit, timeout=timeout), "
+            "timeout)") in text
     assert "from collections.abc import Iterable, Iterator, Mapping, Sequence" in text
     assert "from typing import Any, Literal, overload" in text
 
 
 @pytest.mark.parametrize(("method", "error"), [
-    ("    def helper(self, x: int) -> int:\n        \"\"\"A plain def.\"\"\"\n        return x\n", "plain def"),
+    ("    def helper(self, x: int) -> int:\n        \"\"\"A plain def.\"\"\"\n        return x\n",
+     "plain def"),
     ("    @property\n    async def prop(self) -> int:\n        \"\"\"A property.\"\"\"\n        return 1\n",
      "decorator other than @overload"),
     ("    async def undocumented(self, *, timeout: float | None = None) -> int:\n        return 1\n",
      "has no docstring"),
     ("    async def unannotated(self):\n        \"\"\"No return annotation.\"\"\"\n", "no return annotation"),
-    ("    async def stream(self) -> list[int]:\n        \"\"\"A generator, wrongly annotated.\"\"\"\n        yield 1\n",
-     "async generator must be annotated"),
-    ("    async def odd(self, x: NoSuchType) -> int:\n        \"\"\"A name from nowhere.\"\"\"\n        return 1\n",
-     "neither imports nor defines"),
+    ("    async def stream(self) -> list[int]:\n        \"\"\"A generator, wrongly annotated.\"\"\"\n"
+     "        yield 1\n", "async generator must be annotated"),
+    ("    async def odd(self, x: NoSuchType) -> int:\n        \"\"\"A name from nowhere.\"\"\"\n"
+     "        return 1\n", "neither imports nor defines"),
 ])
 def test_what_cannot_be_mirrored_safely_stops_the_generator(method: str, error: str) -> None:
     text = AIO_TEXT.replace("    # --- cluster ---", method + "\n    # --- cluster ---", 1)
