@@ -162,6 +162,9 @@ class AdminClient:
 
     async def find_coordinators(self, keys: Iterable[str], key_type: str = "group", *,
                                 timeout: float | None = None) -> dict[str, Coordinator | KafkaError]:
+        """The coordinator (node) of each group (``key_type="group"``) or transactional id
+        (``key_type="transaction"``), from FindCoordinator (batched on Kafka 3.0+); each one found is
+        remembered for the group calls that follow."""
         ids = validate_group_ids(keys, what="keys")
         code = key_type_code(key_type)
         deadline = await self._begin(timeout)
@@ -265,6 +268,8 @@ class AdminClient:
 
     async def delete_consumer_groups(self, group_ids: Iterable[str], *,
                                      timeout: float | None = None) -> dict[str, None | KafkaError]:
+        """DeleteGroups on each group's coordinator: per group None or its error (NonEmptyGroupError while it
+        has members, GroupIdNotFoundError for a group that does not exist)."""
         ids = validate_group_ids(group_ids)
         deadline = await self._begin(timeout)
         return await self._run(DeleteGroups(), ids, deadline)

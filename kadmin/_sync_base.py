@@ -1,0 +1,179 @@
+"""The hand-written part of the synchronous AdminClient: its loop thread, its lifecycle and the copy rule.
+
+kadmin/client.py is generated from kadmin/aio.py by scripts/gen_sync.py: one method per public operation of
+the asyncio client, each of which copies its arguments (:func:`copied`) and runs the async method here with
+:meth:`SyncClientBase._call`.  What is not per method lives in this module, written once.
+
+Why a private loop: scripts, threads and Spark drivers call admin methods from code that has no event loop
+(or one they do not own).  One loop thread per client serves every calling thread; calls are submitted
+with ``run_coroutine_threadsafe`` and waited on, so the client is safe to share between threads.
+After ``os.fork()`` the child must not use the parent's sockets or loop: the client refuses with a clear
+error instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import os
+import threading
+from collections.abc import AsyncIterator, Coroutine, Generator, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from kadmin import aio
+from kadmin.config import ClientConfig
+from kadmin.errors import ClientClosedError, ForkedProcessError, KafkaError, KafkaTimeoutError
+from kadmin.network.retry import check_timeout
+
+T = TypeVar("T")
+S = TypeVar("S", bound="SyncClientBase")
+
+#: Values read as they are: text and bytes (iterable, but one value), numbers, and tuples and frozensets,
+#: which cannot change and are never one-shot (a tuple is also how a caller spells one partition).
+_AS_IS = (str, bytes, bytearray, memoryview, int, float, complex, tuple, frozenset, type(None))
+
+
+def copied(value: T) -> T:
+    """``value`` as the loop thread may read it: an iterable or mapping of the caller's, read on the caller's
+    thread.
+
+    Why: the loop thread must never run the caller's code (a generator would run there, interleaved with
+    every other caller's requests) nor read a list or dict that another thread of the caller may be changing.
+    So a mapping becomes a dict (each of its values copied the same way, one level: ``{partition: [brokers]}``
+    may carry generators), a set a set, any other iterable a list.  Text, bytes, numbers, tuples, frozensets
+    and kadmin's own types (immutable values, even where iterable) pass as they are, and so does anything
+    else, for the async client to accept or refuse: copying never changes which calls are refused.
+    """
+    if _as_is(type(value)):
+        return value
+    if isinstance(value, Mapping):
+        return {k: _copied_value(v) for k, v in value.items()}  # type: ignore[return-value]
+    return _copied_value(value)  # type: ignore[no-any-return]
+
+
+#: Per type, whether its values pass as they are (asked once per type: a mapping of 100,000 OffsetSpecs asks
+#: about each value).
+_AS_IS_TYPES: dict[type, bool] = {}
+
+
+def _as_is(cls: type) -> bool:
+    known = _AS_IS_TYPES.get(cls)
+    if known is None:
+        known = _AS_IS_TYPES[cls] = issubclass(cls, _AS_IS) or cls.__module__.partition(".")[0] == "kadmin"
+    return known
+
+
+def _copied_value(value: Any) -> Any:
+    if _as_is(type(value)):
+        return value
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, set):
+        return set(value)
+    if isinstance(value, Iterable):
+        return list(value)
+    return value
+
+
+async def _make_aio(cfg: ClientConfig) -> aio.AdminClient:
+    # Created on the loop thread so that its asyncio primitives belong to that loop.
+    return aio.AdminClient(config=cfg)
+
+
+class SyncClientBase:
+    """The loop thread and the lifecycle (construct, ``with``, close, fork check) of the sync AdminClient."""
+
+    def __init__(self, bootstrap_servers: str | Sequence[str] | None = None, *,
+                 config: ClientConfig | None = None, **settings: Any) -> None:
+        cfg = aio._config(bootstrap_servers, config, settings)
+        self.config = cfg
+        self._pid = os.getpid()
+        self._closed = False
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._run_loop, name="kadmin-loop", daemon=True)
+        self._thread.start()
+        self._aio = self._submit(_make_aio(cfg), timeout=None)
+
+    def _run_loop(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        self._loop.run_forever()
+
+    def _check(self) -> None:
+        if os.getpid() != self._pid:
+            raise ForkedProcessError(
+                f"this AdminClient was created in process {self._pid} and cannot be used after fork() "
+                f"(in process {os.getpid()}): create a new AdminClient in the child")
+        if self._closed:
+            raise ClientClosedError("the AdminClient is closed")
+
+    def _submit(self, coro: Coroutine[Any, Any, T], timeout: float | None) -> T:
+        fut = asyncio.run_coroutine_threadsafe(coro, self._loop)
+        try:
+            # The coroutine enforces its own deadline; the margin here only guards against a stuck loop.
+            return fut.result(None if timeout is None else timeout + 30.0)
+        except concurrent.futures.TimeoutError:
+            fut.cancel()
+            raise KafkaTimeoutError("the call did not finish in time") from None
+
+    def _call(self, coro: Coroutine[Any, Any, T], timeout: float | None) -> T:
+        """Run one call of the async client on the loop thread and wait for it (what every method does)."""
+        try:
+            self._check()
+            checked = check_timeout(timeout)
+        except (KafkaError, ValueError):
+            coro.close()
+            raise
+        return self._submit(coro, checked if checked is not None else self.config.default_timeout_s)
+
+    def _iterate(self, items: AsyncIterator[T], timeout: float | None) -> Generator[T, None, None]:
+        """A sync iterator over an async generator method of the async client: each item is awaited on the
+        loop thread (``timeout`` applies per item), and leaving the loop early closes the generator there."""
+        try:
+            while True:
+                item = self._call(_next(items), timeout)
+                if item is _END:
+                    return
+                yield item
+        finally:
+            if not self._closed and os.getpid() == self._pid:
+                aclose = getattr(items, "aclose", None)
+                if aclose is not None:
+                    self._submit(aclose(), timeout=10.0)
+
+    def __enter__(self: S) -> S:
+        self._call(self._aio.start(), None)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connections and stop the loop thread (idempotent; a no-op in a forked child)."""
+        if self._closed or os.getpid() != self._pid:
+            return
+        try:
+            self._submit(self._aio.close(), timeout=10.0)
+        finally:
+            self._closed = True
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=10.0)
+            if not self._thread.is_alive():
+                self._loop.close()
+
+    def __del__(self) -> None:  # best effort: a forgotten client should not keep its thread alive
+        try:
+            if not self._closed and os.getpid() == self._pid and self._loop.is_running():
+                self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+
+#: What :func:`_next` answers for an exhausted async iterator (StopAsyncIteration is no result to hand over).
+_END: Any = object()
+
+
+async def _next(items: AsyncIterator[T]) -> T:
+    try:
+        return await items.__anext__()
+    except StopAsyncIteration:
+        return _END  # type: ignore[no-any-return]
