@@ -26,9 +26,9 @@ _KAFKA_PYTHON_NOISE = (
 for _message, _module in _KAFKA_PYTHON_NOISE:
     warnings.filterwarnings("ignore", message=_message, category=DeprecationWarning, module=_module)
 
-import peers  # noqa: E402 - after the filters, since importing it loads schemas
-from kafka_reference import kafka_specs, pytest_runtest_makereport  # noqa: E402,F401 - reference-comparison tests
-from peers import RunningBroker  # noqa: E402
+from tests.support import peers  # noqa: E402 - after the filters, since importing it loads schemas
+from tests.support.kafka_reference import kafka_specs, pytest_runtest_makereport  # noqa: E402,F401 - reference-comparison tests
+from tests.support.peers import RunningBroker  # noqa: E402
 
 _PEER_FIXTURES = {"tansu", "fresh_tansu", "rdkafka_mock"}
 
