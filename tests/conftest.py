@@ -1,20 +1,31 @@
-"""Shared fixtures: real third-party peers and one Spark session.
+"""What every layer folder shares: the markers, the fast client settings, the fake cluster and a client on it,
+and real third-party peers.
 
-Peers that cannot start make the requesting test ERROR, never skip: on this
-project's machines both peers are installed by ``pip install -e .[test]``, so a
-missing one means a broken environment that must be seen, not hidden.
+* ``cluster``: the test's own FakeCluster, the shipped plugin's ``fake_cluster`` fixture (kadmin.testing.pytest_plugin,
+  registered by installing kadmin); configure it per module with ``pytestmark =
+  pytest.mark.fake_cluster(brokers=3, versions="3.9")`` or per test.  A module whose tests share one cluster
+  (read-mostly tests, or tests using unique names: cheaper) defines its own module-scoped ``cluster``.
+* ``fast_settings`` / ``admin``: tests.support.settings.FAST, and an AdminClient with it on ``cluster``.
+* ``tansu``, ``fresh_tansu``, ``rdkafka_mock``: real peers.  Peers that cannot start make the requesting test ERROR,
+  never skip: on this project's machines both peers are installed by ``pip install -e .[test]``, so a missing one
+  means a broken environment that must be seen, not hidden.
+* The Spark session fixtures are in tests/spark/conftest.py: every test that starts Spark lives there.
+
+Markers: ``peer`` and ``spark`` are added from the fixtures a test uses; a test that starts Spark in a child
+process (no fixture to see) carries ``@pytest.mark.spark`` itself.
 """
 
 from __future__ import annotations
 
-import os
-import sys
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from kadmin.client import AdminClient
+from kadmin.testing import FakeCluster
 
 # kafka-python (used here only as an independent codec) loads its schemas
 # through deprecated importlib.resources calls, at import time: hundreds of
@@ -27,10 +38,16 @@ for _message, _module in _KAFKA_PYTHON_NOISE:
     warnings.filterwarnings("ignore", message=_message, category=DeprecationWarning, module=_module)
 
 from tests.support import peers  # noqa: E402 - after the filters, since importing it loads schemas
-from tests.support.kafka_reference import kafka_specs, pytest_runtest_makereport  # noqa: E402,F401 - reference-comparison tests
+from tests.support.kafka_reference import (  # noqa: E402,F401 - the reference-comparison tests' fixture and hook
+    kafka_specs,
+    pytest_runtest_makereport,
+)
 from tests.support.peers import RunningBroker  # noqa: E402
+from tests.support.settings import FAST  # noqa: E402
 
 _PEER_FIXTURES = {"tansu", "fresh_tansu", "rdkafka_mock"}
+#: ``tspark`` asks for its session with getfixturevalue, so ``spark`` is not among its test's fixture names.
+_SPARK_FIXTURES = {"spark", "tspark", "connect_session"}
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -47,7 +64,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         used = set(getattr(item, "fixturenames", ()))
         if used & _PEER_FIXTURES:
             item.add_marker(pytest.mark.peer)
-        if "spark" in used:
+        if used & _SPARK_FIXTURES:
             item.add_marker(pytest.mark.spark)
 
 
@@ -101,78 +118,21 @@ def rdkafka_mock(peer_log_dir: Path) -> Iterator[RunningBroker]:
         broker.stop()
 
 
-@pytest.fixture(scope="session")
-def connect_session() -> Iterator[Any]:
-    """A Spark Connect session (``remote("local[2]")``: PySpark starts a local Connect server), for the child
-    runs that repeat the provisioning tests on Spark Connect (KADMIN_TEST_SPARK_CONNECT=1, see
-    tests/test_spark_tenants.py).  One per run: the server's JVM costs about a minute to start."""
-    from pyspark.sql import SparkSession
-
-    session = SparkSession.builder.remote("local[2]").config("spark.sql.shuffle.partitions", "4").getOrCreate()
-    try:
-        yield session
-    finally:
-        session.stop()
+@pytest.fixture
+def fast_settings() -> dict[str, Any]:
+    """The shared fast client settings (a copy: a test may add its own)."""
+    return dict(FAST)
 
 
 @pytest.fixture
-def tspark(request: pytest.FixtureRequest) -> Any:
-    """The session's classic local[2] Spark, or, in the Connect child run (KADMIN_TEST_SPARK_CONNECT=1, started by
-    tests/test_spark_tenants.py), the Spark Connect session: the provisioning tests that take it run on both."""
-    connect = os.environ.get("KADMIN_TEST_SPARK_CONNECT") == "1"
-    return request.getfixturevalue("connect_session" if connect else "spark")
+def cluster(fake_cluster: FakeCluster) -> FakeCluster:
+    """The test's own FakeCluster: the shipped ``fake_cluster`` fixture, configured by the module's or the test's
+    ``fake_cluster`` marker.  A module with a module-scoped ``cluster`` of its own overrides this one."""
+    return fake_cluster
 
 
-@pytest.fixture(scope="session")
-def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """One local SparkSession for the whole run, built only if a test asks.
-
-    Starting a JVM costs seconds and a lot of memory on a 2-core machine, so
-    there is exactly one, sized small: 2 local cores, 4 shuffle partitions, no
-    UI, bound to loopback so it never looks up the machine's network name.
-    """
-    # Workers must run the same interpreter (and so see the same packages).
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    from pyspark.sql import SparkSession
-
-    warehouse = tmp_path_factory.mktemp("spark-warehouse")
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("kadmin-tests")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.default.parallelism", "2")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.sql.warehouse.dir", str(warehouse))
-        .config("spark.sql.session.timeZone", "UTC")
-        # The default 1g ran out late in a full run ("Not enough memory to build and broadcast the table"):
-        # hundreds of provisioning runs share this one JVM.
-        .config("spark.driver.memory", "2g")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    try:
-        yield session
-    finally:
-        session.stop()
-
-
-@pytest.fixture(autouse=True)
-def _spark_cache_cleared(request: pytest.FixtureRequest) -> Iterator[None]:
-    """After each test that used the shared Spark session, drop what it cached (provision's results are
-    persisted until the caller unpersists them, and tests rarely do), so the session's memory does not grow
-    with the number of Spark tests."""
-    yield
-    if "spark" not in request.fixturenames and "tspark" not in request.fixturenames:
-        return
-    from pyspark.sql import SparkSession
-
-    try:
-        active = SparkSession.getActiveSession()
-        if active is not None:
-            active.catalog.clearCache()
-    except Exception:  # noqa: BLE001 - a stopped or remote session: nothing of ours to free
-        pass
+@pytest.fixture
+def admin(cluster: FakeCluster, fast_settings: dict[str, Any]) -> Iterator[AdminClient]:
+    """A sync AdminClient on ``cluster`` with the fast settings, closed after the test."""
+    with AdminClient(cluster.bootstrap, **fast_settings) as client:
+        yield client

@@ -24,10 +24,9 @@ from kadmin.protocol.apis import ApiKey
 from kadmin.storage import DeletedRecords, ElectionResult
 from kadmin.testing import FakeCluster
 from kadmin.types import TopicPartition as TP
+from tests.support.settings import FAST
 
 pytestmark = pytest.mark.timeout(60)
-
-FAST: dict[str, Any] = {"retry_backoff_s": 0.02, "retry_backoff_max_s": 0.1, "default_timeout_s": 10.0}
 
 
 @pytest.fixture(scope="module")

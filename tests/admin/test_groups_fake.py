@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable, Coroutine, Iterator
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -29,21 +29,16 @@ from kadmin.testing import FakeCluster, Member
 from kadmin.testing.handlers import base as fake_base
 from kadmin.testing.requestlog import RequestLogEntry
 from kadmin.types import Coordinator, GroupDescription, OffsetAndMetadata, PartitionLag, TopicPartition
+from tests.support.aio import run
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.timeout(60), pytest.mark.fake_cluster(brokers=3, versions="3.9")]
 
-T = TypeVar("T")
 FIND, DESCRIBE, LIST, DELETE, FETCH = 10, 15, 16, 42, 9
 COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR = 14, 15, 16
 CLUSTER_AUTHORIZATION_FAILED = 31
 BACKOFF = 0.05
 #: Fast, but with real backoff so retry spacing can be measured.
 FAST: dict[str, Any] = {"retry_backoff_s": BACKOFF, "retry_backoff_max_s": 0.2, "default_timeout_s": 15.0}
-
-
-def run(coro: Coroutine[Any, Any, T], timeout: float = 30.0) -> T:
-    """Every async test body runs under its own deadline: a hang is a failure, not a stuck CI job."""
-    return asyncio.run(asyncio.wait_for(coro, timeout))
 
 
 def client(cluster: FakeCluster, **settings: Any) -> AdminClient:
@@ -82,12 +77,6 @@ def force_lookup_node(admin: AdminClient, *nodes: int) -> list[int]:
 
 def gaps(stamps: list[float]) -> list[float]:
     return [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
-
-
-@pytest.fixture
-def cluster() -> Iterator[FakeCluster]:
-    with FakeCluster(brokers=3, versions="3.9") as c:
-        yield c
 
 
 def groups_on_every_node(cluster: FakeCluster, n: int, prefix: str = "g") -> list[str]:

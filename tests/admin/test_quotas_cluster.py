@@ -32,6 +32,8 @@ from kadmin.quotas import (
 )
 from kadmin.testing import FakeCluster
 
+pytestmark = pytest.mark.fake_cluster(brokers=1)
+
 E = ClientQuotaEntity
 C = ClientQuotaFilterComponent
 DESCRIBE, ALTER = 48, 49
@@ -53,12 +55,6 @@ def bits(x: float) -> bytes:
 def client(cluster: FakeCluster, **settings: Any) -> AdminClient:
     opts: dict[str, Any] = {"retry_backoff_s": 0.01, "retry_backoff_max_s": 0.05, "default_timeout_s": 10.0}
     return AdminClient(cluster.bootstrap, **(opts | settings))
-
-
-@pytest.fixture
-def cluster() -> Iterator[FakeCluster]:
-    with FakeCluster(brokers=1) as c:
-        yield c
 
 
 @pytest.fixture

@@ -47,10 +47,10 @@ from kadmin.testing.state import BYTES_PER_RECORD, DEFAULT_LOG_DIR
 from kadmin.topics import PartitionInfo, TopicDescription
 from kadmin.types import TopicPartition as TP
 from kadmin.versions import RELEASE_NAMES, RELEASES
+from tests.support.settings import FAST
 
 pytestmark = pytest.mark.timeout(60)
 
-FAST: dict[str, Any] = {"retry_backoff_s": 0.02, "retry_backoff_max_s": 0.1, "default_timeout_s": 10.0}
 DELETE_RECORDS, DESCRIBE_LOG_DIRS, ELECT_LEADERS, ALTER_REASSIGN, LIST_REASSIGN = 21, 35, 43, 45, 46
 
 
@@ -500,7 +500,6 @@ def test_kafka_2_2_has_no_reassignment_apis() -> None:
             listed = a.list_partition_reassignments([TP("t", 0)])[TP("t", 0)]
         assert isinstance(err, UnsupportedVersionError) and isinstance(listed, UnsupportedVersionError)
         assert c.count(ALTER_REASSIGN) == 0 and c.count(LIST_REASSIGN) == 0
-
 
 
 # --- topic sizes with brokers down (audit 2, item 2) -------------------------------------------------------------

@@ -39,10 +39,10 @@ from kadmin.protocol.apis import ApiKey
 from kadmin.testing import FakeCluster
 from kadmin.topics import CreatedTopic, NewPartitions, NewTopic, TopicDescription
 from kadmin.versions import RELEASE_NAMES
+from tests.support.settings import FAST
 
 pytestmark = pytest.mark.timeout(60)
 
-FAST: dict[str, Any] = {"retry_backoff_s": 0.02, "retry_backoff_max_s": 0.1, "default_timeout_s": 10.0}
 #: A keystore secret as Kafka takes it: per listener (the unprefixed ssl.keystore.password is refused).
 KEYSTORE_PW = "listener.name.internal.ssl.keystore.password"
 TopicAlreadyExistsError = error_class_for_code(36)

@@ -26,10 +26,11 @@ from kadmin.protocol.apis import ApiKey
 from kadmin.testing import FakeCluster
 from kadmin.testing.rawclient import RawConnection
 from kadmin.topics import NewTopic
+from tests.support import settings
 
 pytestmark = pytest.mark.timeout(60)
 
-FAST: dict[str, Any] = {"retry_backoff_s": 0.02, "retry_backoff_max_s": 0.1, "default_timeout_s": 5.0}
+FAST: dict[str, Any] = {**settings.FAST, "default_timeout_s": 5.0}
 ZERO = uuid.UUID(int=0)
 SUPPLIED = "The provided topic name maps to an ID that was already supplied."
 

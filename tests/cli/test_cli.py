@@ -1,72 +1,25 @@
 """The kadmin CLI as a user runs it: a subprocess against the in-process FakeCluster.
 
 Each test checks what comes out (JSON parsed, tables by their lines), the exit status, and for bad input
-that nothing reached the cluster (the fake's request log).  ``run_cli`` is shared with the other
-test_cli_* modules.
+that nothing reached the cluster (the fake's request log).  ``run_cli`` and ``run_main`` are in
+tests/support/cli.py.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from kadmin import __version__
 from kadmin.testing import FakeCluster, Member
+from tests.support.cli import ROOT, Result, assert_fits, cli_env, run_cli, run_main
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@dataclass(frozen=True)
-class Result:
-    code: int
-    out: str
-    err: str
-
-    def json(self) -> Any:
-        return json.loads(self.out)
-
-    @property
-    def err_lines(self) -> list[str]:
-        return self.err.splitlines()
-
-
-def cli_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KADMIN_")}
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    env.update(extra or {})
-    return env
-
-
-def run_cli(*args: str, env: Mapping[str, str] | None = None, timeout: float = 60) -> Result:
-    """``kadmin ARGS`` in a fresh interpreter (``python -m kadmin.cli`` is the console script's twin)."""
-    proc = subprocess.run([sys.executable, "-m", "kadmin.cli", *args], capture_output=True, text=True,
-                          env=cli_env(env), timeout=timeout, cwd=ROOT, stdin=subprocess.DEVNULL)
-    return Result(proc.returncode, proc.stdout, proc.stderr)
-
-
-def run_main(*args: str) -> Result:
-    """The same command in this process (no interpreter start-up): for the many bad-input cases."""
-    import io
-
-    from kadmin.cli.main import main
-
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(args), stdout=out, stderr=err)
-    return Result(code, out.getvalue(), err.getvalue())
-
-
-def assert_fits(text: str, width: int = 100) -> None:
-    too_wide = [line for line in text.splitlines() if len(line) > width]
-    assert not too_wide, too_wide
+pytestmark = pytest.mark.fake_cluster(brokers=2)
 
 
 @pytest.fixture(scope="module")
@@ -80,14 +33,13 @@ def demo() -> Iterator[FakeCluster]:
 
 
 @pytest.fixture
-def cluster() -> Iterator[FakeCluster]:
+def cluster(fake_cluster: FakeCluster) -> FakeCluster:
     """A cluster of the test's own, for tests that change state or read the request log."""
     from kadmin.testing.__main__ import seed_demo
 
-    with FakeCluster(brokers=2) as c:
-        seed_demo(c)
-        c.clear_log()
-        yield c
+    seed_demo(fake_cluster)
+    fake_cluster.clear_log()
+    return fake_cluster
 
 
 # --- basics -------------------------------------------------------------------------------------------------

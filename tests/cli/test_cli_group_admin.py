@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from kadmin.testing import FakeCluster
-from tests.cli.test_cli import run_cli, run_main
+from tests.support.cli import run_cli, run_main
 from tests.support.groups_consumers import ConsumerGroups, wait_until
 
 pytestmark = pytest.mark.timeout(120)

@@ -22,7 +22,7 @@ from kadmin.cli.output import Printer
 from kadmin.errors import GroupIdNotFoundError, UnsupportedVersionError
 from kadmin.testing import FakeCluster
 from kadmin.types import ClusterDescription, ListGroupsResult, Node
-from tests.cli.test_cli import Result, run_main
+from tests.support.cli import Result, run_main
 
 
 @pytest.fixture(scope="module")

@@ -8,24 +8,23 @@ import os
 import pty
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from kadmin.testing import FakeCluster, LogDir
 from kadmin.testing.state import BYTES_PER_RECORD
-from tests.cli.test_cli import ROOT, cli_env, run_cli, run_main
+from tests.support.cli import ROOT, cli_env, run_cli, run_main
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.timeout(60), pytest.mark.fake_cluster(brokers=3)]
 
 
 @pytest.fixture
-def cluster() -> Iterator[FakeCluster]:
-    with FakeCluster(brokers=3) as c:
-        c.add_topic("orders", partitions=3, offsets=[100, 200, 0])
-        c.add_topic("audit", partitions=1, offsets=[50], replication_factor=2)
-        yield c
+def cluster(fake_cluster: FakeCluster) -> FakeCluster:
+    c = fake_cluster
+    c.add_topic("orders", partitions=3, offsets=[100, 200, 0])
+    c.add_topic("audit", partitions=1, offsets=[50], replication_factor=2)
+    return c
 
 
 def b(c: FakeCluster) -> list[str]:

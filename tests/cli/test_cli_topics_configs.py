@@ -11,7 +11,7 @@ import pytest
 from kadmin.errors import ErrorCode
 from kadmin.protocol.apis import ApiKey
 from kadmin.testing import FakeCluster
-from tests.cli.test_cli import assert_fits, run_cli, run_main
+from tests.support.cli import assert_fits, run_cli, run_main
 
 pytestmark = pytest.mark.timeout(60)
 

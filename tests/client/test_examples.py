@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from kadmin.testing import FakeCluster
 from kadmin.testing.__main__ import seed_demo
-from tests.cli.test_cli import cli_env
+from tests.support.cli import cli_env
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+pytestmark = pytest.mark.fake_cluster(brokers=2)
 
 
 def run_example(name: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -22,10 +23,10 @@ def run_example(name: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture
-def cluster() -> Iterator[FakeCluster]:
-    with FakeCluster(brokers=2) as c:
-        seed_demo(c)
-        yield c
+def cluster(fake_cluster: FakeCluster) -> FakeCluster:
+    c = fake_cluster
+    seed_demo(c)
+    return c
 
 
 @pytest.mark.parametrize("name", ["describe_groups.py", "delete_empty_groups.py", "quota_report.py"])

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from kadmin.testing import FakeCluster
-from tests.cli.test_cli import cli_env
+from tests.support.cli import cli_env
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "onboard_user.py"
 PASSWORD = "onboard-pw-7a1c"

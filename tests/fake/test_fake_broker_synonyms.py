@@ -24,10 +24,10 @@ from kadmin.client import AdminClient
 from kadmin.configs import ConfigResource, ConfigSource, DeleteConfig, SetConfig
 from kadmin.errors import InvalidRequestError
 from kadmin.testing import FakeCluster
+from tests.support.settings import FAST
 
 pytestmark = pytest.mark.timeout(60)
 
-FAST: dict[str, Any] = {"retry_backoff_s": 0.02, "retry_backoff_max_s": 0.1, "default_timeout_s": 10.0}
 VERSIONS = ["2.2", "3.9", "4.0"]
 
 #: (topic config, broker synonym, cluster-wide value, broker 1's value, the synonym's default or None for null,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -17,13 +16,16 @@ LOADING = 14
 REQUEST_TIMED_OUT = 7
 
 
+pytestmark = pytest.mark.fake_cluster(brokers=3)
+
+
 @pytest.fixture
-def cluster() -> Iterator[FakeCluster]:
-    with FakeCluster(brokers=3) as c:
-        c.add_group("g", members=[Member("m")])
-        c.add_group("idle")
-        c.add_topic("t", partitions=1)
-        yield c
+def cluster(fake_cluster: FakeCluster) -> FakeCluster:
+    c = fake_cluster
+    c.add_group("g", members=[Member("m")])
+    c.add_group("idle")
+    c.add_topic("t", partitions=1)
+    return c
 
 
 def connect(cluster: FakeCluster, node: int) -> RawConnection:

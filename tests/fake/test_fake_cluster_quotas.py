@@ -12,18 +12,14 @@ from kadmin.protocol import message_type
 from kadmin.testing import FakeCluster
 from kadmin.testing.rawclient import RawConnection
 
+pytestmark = pytest.mark.fake_cluster(brokers=2)
+
 INVALID_REQUEST = 42
 UNSUPPORTED_VERSION = 35
 AlterReq = message_type(49, "request")
 DescReq = message_type(48, "request")
 
 Entity = dict[str, str | None]
-
-
-@pytest.fixture
-def cluster() -> Iterator[FakeCluster]:
-    with FakeCluster(brokers=2) as c:
-        yield c
 
 
 @pytest.fixture

@@ -30,10 +30,10 @@ from kadmin.testing.rawclient import RawConnection
 from kadmin.testing.schemas import fake_message_type
 from kadmin.topics import CreatedTopic, NewTopic
 from kadmin.versions import RELEASE_NAMES, RELEASES
+from tests.support.settings import FAST
 
 pytestmark = pytest.mark.timeout(60)
 
-FAST: dict[str, Any] = {"retry_backoff_s": 0.02, "retry_backoff_max_s": 0.1, "default_timeout_s": 10.0}
 LONG_MAX = "9223372036854775807"
 INVALID_REQUEST = 42
 DescReq: Any = fake_message_type(ApiKey.DESCRIBE_CONFIGS, "request")

@@ -16,18 +16,16 @@ resource ConfigResource(type=BROKER, name='<id>'): " in front, on KRaft brokers 
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from kadmin.client import AdminClient
 from kadmin.configs import ConfigResource, ConfigSource, DeleteConfig, SetConfig
 from kadmin.errors import InvalidRequestError
 from kadmin.testing import FakeCluster
+from tests.support.settings import FAST
 
 pytestmark = pytest.mark.timeout(60)
 
-FAST: dict[str, Any] = {"retry_backoff_s": 0.02, "retry_backoff_max_s": 0.1, "default_timeout_s": 10.0}
 SECURITY = "These security configs can be dynamically updated only per-listener using the listener prefix"
 DEFAULT_LEVEL = "Cannot update these configs at default cluster level, broker id must be specified"
 JAAS = 'org.apache.kafka.common.security.plain.PlainLoginModule required username="a" password="s3cr3t";'

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from kadmin.testing import FakeCluster
-from tests.cli.test_cli import Result, run_cli
 from tests.support import tls_util
+from tests.support.cli import Result, run_cli
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,7 @@ import asyncio
 import os
 import threading
 import time
-from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
@@ -23,14 +22,9 @@ from kadmin.errors import (
 from kadmin.network import Deadline, NetworkClient, Node
 from kadmin.protocol import message_type
 from tests.support import peers
+from tests.support.aio import run
 from tests.support.peers import RunningBroker
 from tests.support.sasl_server import FakeBroker
-
-T = TypeVar("T")
-
-
-def run(coro: Coroutine[Any, Any, T], timeout: float = 30.0) -> T:
-    return asyncio.run(asyncio.wait_for(coro, timeout))
 
 
 def _cfg(bootstrap: str, **kw: Any) -> ClientConfig:

@@ -8,9 +8,9 @@ import os
 import signal
 import struct
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
@@ -18,15 +18,11 @@ from kadmin.config import ClientConfig
 from kadmin.errors import KafkaConnectionError, KafkaError, KafkaTimeoutError, ProtocolError
 from kadmin.network import Connection, Deadline, NetworkClient
 from kadmin.protocol import message_type
+from tests.support.aio import run
 from tests.support.peers import RunningBroker
 from tests.support.sasl_server import FakeBroker
 
-T = TypeVar("T")
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
-
-
-def run(coro: Coroutine[Any, Any, T], timeout: float = 30.0) -> T:
-    return asyncio.run(asyncio.wait_for(coro, timeout))
 
 
 @asynccontextmanager

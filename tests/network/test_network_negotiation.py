@@ -6,8 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
@@ -23,16 +22,11 @@ from kadmin.network.negotiation import (
 )
 from kadmin.protocol import message_type
 from tests.support import peers
+from tests.support.aio import run
 from tests.support.peers import RunningBroker
 from tests.support.sasl_server import FakeBroker
 
-T = TypeVar("T")
-
 _KAFKA_SOFTWARE_RE = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
-
-
-def run(coro: Coroutine[Any, Any, T], timeout: float = 30.0) -> T:
-    return asyncio.run(asyncio.wait_for(coro, timeout))
 
 
 def _expected_usable(advertised: dict[int, tuple[int, int]]) -> dict[int, tuple[int, int]]:

@@ -6,8 +6,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import logging
-from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
@@ -16,15 +15,10 @@ from kadmin.errors import AuthenticationError, KafkaError, UnsupportedSaslMechan
 from kadmin.network import Deadline, NetworkClient
 from kadmin.network.sasl import ScramClient, plain_token
 from kadmin.protocol import message_type
+from tests.support.aio import run
 from tests.support.sasl_server import FakeBroker, ScramCredential, ScramServer, hi
 
-T = TypeVar("T")
-
 PASSWORD = "s3cr3t-Pa55word-XYZZY"
-
-
-def run(coro: Coroutine[Any, Any, T], timeout: float = 20.0) -> T:
-    return asyncio.run(asyncio.wait_for(coro, timeout))
 
 
 # --------------------------------------------------------------------------------------------- RFC vectors

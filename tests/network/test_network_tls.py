@@ -7,7 +7,7 @@ import asyncio
 import ssl
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
@@ -17,13 +17,8 @@ from kadmin.network import Deadline, NetworkClient
 from kadmin.network.tls import build_ssl_context
 from kadmin.protocol import message_type
 from tests.support import tls_util
+from tests.support.aio import run
 from tests.support.sasl_server import FakeBroker
-
-T = TypeVar("T")
-
-
-def run(coro: Coroutine[Any, Any, T], timeout: float = 20.0) -> T:
-    return asyncio.run(asyncio.wait_for(coro, timeout))
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import uuid
 
 import pytest
 
-from tests.cli.test_cli import assert_fits, run_cli
+from tests.support.cli import assert_fits, run_cli
 from tests.support.peers import RunningBroker
 
 

@@ -9,11 +9,10 @@ tests/data/peer_versions.json.
 
 from __future__ import annotations
 
-import asyncio
 import time
 import uuid
-from collections.abc import Coroutine, Iterator
-from typing import Any, TypeVar
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from confluent_kafka import Consumer, Producer
@@ -26,18 +25,14 @@ from kadmin.errors import KafkaError, KafkaTimeoutError, ProtocolError, Unsuppor
 from kadmin.network.retry import Deadline
 from kadmin.protocol import message_type
 from kadmin.types import Coordinator, GroupDescription, OffsetAndMetadata, PartitionLag, TopicPartition
+from tests.support.aio import run
 from tests.support.counting_proxy import CountingProxy
 from tests.support.peers import RunningBroker
 
 pytestmark = pytest.mark.timeout(90)
 
-T = TypeVar("T")
 COMMIT, FETCH, FIND, DESCRIBE, LIST, DELETE = 8, 9, 10, 15, 16, 42
 TANSU_NODE = 111
-
-
-def run(coro: Coroutine[Any, Any, T], timeout: float = 45.0) -> T:
-    return asyncio.run(asyncio.wait_for(coro, timeout))
 
 
 def client(bootstrap: str) -> AdminClient:

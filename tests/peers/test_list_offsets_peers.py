@@ -29,10 +29,9 @@ from kadmin.errors import KafkaError, KafkaTimeoutError, UnknownTopicOrPartition
 from kadmin.topics import NewTopic
 from kadmin.types import TopicPartition as TP
 from tests.support.peers import RunningBroker
+from tests.support.settings import PEER_FAST as FAST
 
 pytestmark = pytest.mark.timeout(120)
-
-FAST: dict[str, Any] = {"retry_backoff_s": 0.02, "retry_backoff_max_s": 0.2, "default_timeout_s": 15.0}
 
 
 def unique(prefix: str) -> str:

@@ -150,18 +150,10 @@ def test_recorded_tables_match_the_installed_peers(tansu: RunningBroker, rdkafka
     recorded = _recorded()
     if recorded["versions"] != peers.peer_software_versions():
         pytest.skip(f"recorded for {recorded['versions']}, installed {peers.peer_software_versions()}: "
-                    "run `python tests/peers.py --record` and review the notes")
+                    "run `python tests/support/peers.py --record` and review the notes")
     for name, broker in (("tansu", tansu), ("rdkafka_mock", rdkafka_mock)):
         live = {str(k): list(v) for k, v in peers.api_versions(broker.addresses[0]).items()}
         assert live == recorded[name], name
-
-
-def test_spark_fixture_runs_a_small_shuffle(spark: Any) -> None:
-    # Guards the Java install in .ci/run and the session settings, which the
-    # quota-provisioning tests rely on without checking them.
-    assert spark.conf.get("spark.sql.shuffle.partitions") == "4"
-    rows = spark.range(100).selectExpr("id % 3 AS k").groupBy("k").count().orderBy("k").collect()
-    assert [(r["k"], r["count"]) for r in rows] == [(0, 34), (1, 33), (2, 33)]
 
 
 # --- Tansu quirks recorded in the notes (describe_configs, create_acls, scram, delete_records) -----------------

@@ -32,12 +32,12 @@ from kadmin.protocol.apis import ApiKey
 from kadmin.topics import CreatedTopic, NewTopic, TopicDescription
 from tests.support.counting_proxy import CountingProxy
 from tests.support.peers import RunningBroker
+from tests.support.settings import PEER_FAST as FAST
 
 pytestmark = pytest.mark.timeout(90)
 
 TANSU_NODE = 111
 TopicAlreadyExistsError = error_class_for_code(36)
-FAST = {"retry_backoff_s": 0.02, "retry_backoff_max_s": 0.2, "default_timeout_s": 15.0}
 
 
 def unique(prefix: str) -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,6 +17,7 @@ from kadmin.errors import KafkaTimeoutError
 from kadmin.quotas import ClientQuotaAlteration, ClientQuotaEntity, Set
 from kadmin.testing import FakeCluster
 from kadmin.types import GroupDescription
+from tests.support.aio import run
 from tests.support.reliability_util import FAST
 
 FIND_COORDINATOR, DELETE_GROUPS, ALTER_QUOTAS, API_VERSIONS = 10, 42, 49, 18
@@ -25,15 +25,14 @@ NOT_CONTROLLER = 41
 MARGIN_S = 0.4
 
 
+pytestmark = pytest.mark.fake_cluster(brokers=3)
+
+
 @pytest.fixture
-def cluster() -> Iterator[FakeCluster]:
-    with FakeCluster(brokers=3) as c:
-        c.add_group("g")
-        yield c
-
-
-def run(coro: Any) -> Any:
-    return asyncio.run(coro)
+def cluster(fake_cluster: FakeCluster) -> FakeCluster:
+    c = fake_cluster
+    c.add_group("g")
+    return c
 
 
 async def timed(coro: Any) -> tuple[float, Any]:

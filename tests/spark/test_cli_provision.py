@@ -16,7 +16,7 @@ import pytest
 
 from kadmin.cli.main import main
 from kadmin.testing import FakeCluster
-from tests.cli.test_cli import Result, run_cli
+from tests.support.cli import Result, run_cli
 
 BOB = (("user", "bob"),)
 ALICE = (("user", "alice"),)
@@ -53,6 +53,7 @@ def run_in_process(*args: str, tty: bool = False) -> Result:
     return Result(code, out.getvalue(), err.getvalue())
 
 
+@pytest.mark.spark  # Spark starts in the child: no fixture here for the root conftest to see
 def test_provision_csv_in_a_subprocess_applies_and_reports_json(cluster: FakeCluster, tmp_path: Path) -> None:
     f = tmp_path / "quotas.csv"
     f.write_text(CSV, encoding="utf-8")

@@ -15,14 +15,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from tests.support.settings import FAULT_FAST
+
 #: Fast retries and short per-request timeouts, so that faults cost milliseconds instead of seconds.
-FAST: dict[str, Any] = {
-    "retry_backoff_s": 0.02,
-    "retry_backoff_max_s": 0.2,
-    "request_timeout_s": 1.0,
-    "connect_timeout_s": 0.5,
-    "default_timeout_s": 5.0,
-}
+FAST = FAULT_FAST
 
 
 def open_fds() -> int:
