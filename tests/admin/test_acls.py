@@ -45,14 +45,12 @@ from kadmin.errors import (
 )
 from kadmin.testing import FakeCluster
 from kadmin.versions import release_table
+from tests.support.clusters import shared_cluster
 
 ADMIN = {"super_users": ["User:ANONYMOUS"]}
 
 
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[FakeCluster]:
-    with FakeCluster(brokers=3, authorizer=ADMIN) as c:
-        yield c
+cluster = shared_cluster(brokers=3, authorizer=ADMIN)
 
 
 @pytest.fixture

@@ -24,6 +24,7 @@ from kadmin.protocol.apis import ApiKey
 from kadmin.storage import DeletedRecords, ElectionResult
 from kadmin.testing import FakeCluster
 from kadmin.types import TopicPartition as TP
+from tests.support.clusters import shared_admin
 from tests.support.settings import FAST
 
 pytestmark = pytest.mark.timeout(60)
@@ -37,10 +38,7 @@ def cluster() -> Iterator[FakeCluster]:
         yield c
 
 
-@pytest.fixture(scope="module")
-def admin(cluster: FakeCluster) -> Iterator[AdminClient]:
-    with AdminClient(cluster.bootstrap, **FAST) as a:
-        yield a
+admin = shared_admin()
 
 
 def test_describe_configs_answers_each_spelling_under_its_own_key(admin: AdminClient) -> None:

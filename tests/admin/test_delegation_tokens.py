@@ -3,7 +3,6 @@ kafka-python 3 has no classes for them, and neither peer broker serves them)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,6 +18,7 @@ from kadmin.errors import (
 )
 from kadmin.testing import FakeCluster
 from kadmin.versions import release_table
+from tests.support.clusters import shared_cluster
 
 USERS = {"root": "r", "alice": "a", "bob": "b", "carol": "c"}
 HOUR = 3600 * 1000
@@ -29,12 +29,9 @@ def login(cluster: FakeCluster, user: str) -> AdminClient:
                        sasl_username=user, sasl_password=USERS[user], default_timeout_s=5)
 
 
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[FakeCluster]:
-    with FakeCluster(brokers=2, sasl={"mechanism": "PLAIN", "users": USERS},
-                     authorizer={"super_users": ["User:root"]},
-                     delegation_tokens={"max_lifetime_ms": 48 * HOUR, "expiry_time_ms": 24 * HOUR}) as c:
-        yield c
+cluster = shared_cluster(brokers=2, sasl={"mechanism": "PLAIN", "users": USERS},
+                         authorizer={"super_users": ["User:root"]},
+                         delegation_tokens={"max_lifetime_ms": 48 * HOUR, "expiry_time_ms": 24 * HOUR})
 
 
 def test_token_lifecycle(cluster: FakeCluster) -> None:

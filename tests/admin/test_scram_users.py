@@ -30,6 +30,7 @@ from kadmin.errors import (
 )
 from kadmin.scram import ScramCredentialInfo, ScramDeletion, ScramMechanism, ScramUpsertion
 from kadmin.testing import FakeCluster
+from tests.support.clusters import shared_cluster
 from tests.support.peers import RunningBroker
 
 PASSWORD = "Tr0ub4dor&3-not-in-logs"
@@ -43,10 +44,7 @@ def login(cluster: FakeCluster, user: str, password: str, mechanism: str = "SCRA
                        sasl_username=user, sasl_password=password, default_timeout_s=5, **extra)
 
 
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[FakeCluster]:
-    with FakeCluster(brokers=3, sasl=SASL, authorizer={"super_users": ["User:admin"]}) as c:
-        yield c
+cluster = shared_cluster(brokers=3, sasl=SASL, authorizer={"super_users": ["User:admin"]})
 
 
 @pytest.fixture(scope="module")

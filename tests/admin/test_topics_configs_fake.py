@@ -39,6 +39,7 @@ from kadmin.protocol.apis import ApiKey
 from kadmin.testing import FakeCluster
 from kadmin.topics import CreatedTopic, NewPartitions, NewTopic, TopicDescription
 from kadmin.versions import RELEASE_NAMES
+from tests.support.clusters import shared_admin
 from tests.support.settings import FAST
 
 pytestmark = pytest.mark.timeout(60)
@@ -67,10 +68,7 @@ def cluster(release: str) -> Iterator[FakeCluster]:
         yield c
 
 
-@pytest.fixture(scope="module")
-def admin(cluster: FakeCluster) -> Iterator[AdminClient]:
-    with AdminClient(cluster.bootstrap, **FAST) as a:
-        yield a
+admin = shared_admin()
 
 
 def unique(prefix: str) -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +15,7 @@ import pytest
 
 from kadmin.cli.main import main
 from kadmin.testing import FakeCluster
+from tests.support.clusters import shared_cluster
 
 PASSWORD = "s3cret-from-the-env-9f1"
 
@@ -31,10 +31,7 @@ class Out:
         return json.loads(self.out)
 
 
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[FakeCluster]:
-    with FakeCluster(brokers=2, authorizer={"super_users": ["User:ANONYMOUS"]}) as c:
-        yield c
+cluster = shared_cluster(brokers=2, authorizer={"super_users": ["User:ANONYMOUS"]})
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ producers before and after 2.4 (KAFKA-7190), and that a refused batch appends no
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -27,6 +26,7 @@ from kadmin.testing.rawclient import RawConnection
 from kadmin.testing.record_log import build_v2_batch
 from kadmin.testing.schemas import fake_message_type
 from kadmin.types import TopicPartition as TP
+from tests.support.clusters import shared_cluster
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -57,10 +57,7 @@ def consume_values(c: FakeCluster, topic: str, partitions: int, n: int) -> list[
         consumer.close()
 
 
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[FakeCluster]:
-    with FakeCluster(brokers=3) as c:
-        yield c
+cluster = shared_cluster(brokers=3)
 
 
 # --- real producers ------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -30,6 +30,7 @@ from kadmin.testing import FakeCluster
 from kadmin.testing.rawclient import RawConnection
 from kadmin.testing.schemas import fake_message_type
 from kadmin.types import TopicPartition as TP
+from tests.support.clusters import shared_cluster
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -79,10 +80,7 @@ def kadmin_offsets(c: FakeCluster, specs: Mapping[Any, OffsetSpec]) -> dict[TP, 
     return got  # type: ignore[return-value]
 
 
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[FakeCluster]:
-    with FakeCluster(brokers=3) as c:
-        yield c
+cluster = shared_cluster(brokers=3)
 
 
 @pytest.mark.parametrize("compression", ["none", "gzip"])

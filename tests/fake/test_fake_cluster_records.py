@@ -13,7 +13,6 @@ import struct
 import threading
 import time
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -30,6 +29,7 @@ from kadmin.testing.rawclient import RawConnection
 from kadmin.testing.record_log import build_v2_batch
 from kadmin.testing.schemas import fake_message_type
 from kadmin.types import TopicPartition as TP
+from tests.support.clusters import shared_cluster
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -126,10 +126,7 @@ def leader_conn(c: FakeCluster, topic: str, partition: int, leader: bool = True)
     return RawConnection(host, port)
 
 
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[FakeCluster]:
-    with FakeCluster(brokers=3) as c:
-        yield c
+cluster = shared_cluster(brokers=3)
 
 
 # --- real clients --------------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from kadmin.testing.rawclient import RawConnection
 from kadmin.testing.schemas import fake_message_type
 from kadmin.topics import CreatedTopic, NewTopic
 from kadmin.versions import RELEASE_NAMES, RELEASES
+from tests.support.clusters import shared_admin
 from tests.support.settings import FAST
 
 pytestmark = pytest.mark.timeout(60)
@@ -119,10 +120,7 @@ def cluster(release: str) -> Iterator[FakeCluster]:
         yield c
 
 
-@pytest.fixture(scope="module")
-def admin(cluster: FakeCluster) -> Iterator[AdminClient]:
-    with AdminClient(cluster.bootstrap, **FAST) as a:
-        yield a
+admin = shared_admin()
 
 
 def test_describe_lists_the_releases_topic_configs(cluster: FakeCluster, admin: AdminClient, release: str) -> None:

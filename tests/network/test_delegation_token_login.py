@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-from collections.abc import Iterator
 
 import pytest
 
@@ -26,16 +25,14 @@ from kadmin.errors import (
 )
 from kadmin.network.sasl import ScramClient
 from kadmin.testing import FakeCluster
+from tests.support.clusters import shared_cluster
 
 USERS = {"root": "r", "alice": "a"}
 MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512")
 
 
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[FakeCluster]:
-    with FakeCluster(brokers=2, sasl={"mechanisms": ["PLAIN", *MECHANISMS], "users": USERS},
-                     authorizer={"super_users": ["User:root"]}, delegation_tokens=True) as c:
-        yield c
+cluster = shared_cluster(brokers=2, sasl={"mechanisms": ["PLAIN", *MECHANISMS], "users": USERS},
+                         authorizer={"super_users": ["User:root"]}, delegation_tokens=True)
 
 
 def plain(cluster: FakeCluster, user: str) -> AdminClient:
