@@ -14,9 +14,9 @@ from kadmin.config import ClientConfig
 from kadmin.errors import KafkaConnectionError, KafkaError, KafkaTimeoutError, ProtocolError
 from kadmin.network import Connection, Deadline
 from kadmin.protocol import message_type
-from tests.network.test_network_connection import Handler, read_frame
-from tests.network.test_network_connection import raw_server as server
 from tests.support.aio import run
+from tests.support.raw_server import Handler, read_frame
+from tests.support.raw_server import raw_server as server
 
 REQ = message_type(18, "request")
 RESP = message_type(18, "response")

@@ -22,6 +22,8 @@ from kadmin.client import AdminClient
 from kadmin.errors import NonEmptyGroupError
 from kadmin.offset_reset import PartitionReset, ResetTo
 from kadmin.types import TopicPartition
+from tests.support.groups_consumers import committed
+from tests.support.groups_consumers import tansu_consumer as _consumer
 from tests.support.peers import RunningBroker
 
 pytestmark = pytest.mark.timeout(120)
@@ -43,12 +45,6 @@ def topic(tansu: RunningBroker) -> str:
     return name
 
 
-def _consumer(tansu: RunningBroker, group: str) -> Consumer:
-    return Consumer({"bootstrap.servers": tansu.bootstrap, "group.id": group, "enable.auto.commit": False,
-                     "auto.offset.reset": "earliest", "session.timeout.ms": 6000, "heartbeat.interval.ms": 500,
-                     "log_level": 3})
-
-
 @pytest.fixture(scope="module")
 def group(tansu: RunningBroker, topic: str) -> Iterator[tuple[str, Consumer]]:
     """A group whose consumer read everything and committed it, still running."""
@@ -65,15 +61,6 @@ def group(tansu: RunningBroker, topic: str) -> Iterator[tuple[str, Consumer]]:
     c.commit(asynchronous=False)
     yield gid, c
     c.close()
-
-
-def committed(tansu: RunningBroker, gid: str, topic: str) -> list[int]:
-    """The group's committed offsets as confluent-kafka reads them."""
-    c = _consumer(tansu, gid)
-    try:
-        return [tp.offset for tp in c.committed([CkTopicPartition(topic, p) for p in (0, 1)], timeout=15)]
-    finally:
-        c.close()
 
 
 def test_reset_on_tansu_refused_while_active_then_earliest_latest_and_timestamp(

@@ -24,38 +24,9 @@ from hypothesis import strategies as st
 
 from kadmin.errors import ProtocolError
 from kadmin.protocol import message_type
-from tests.support.strategies import INT_RANGES, budget, messages, shipped_cases
+from tests.support.strategies import DECODE_CASES, INT_RANGES, budget, messages, mutated, shipped_cases
 
-_DECODED_FROM_WIRE = {"ResponseHeader", "ConsumerProtocolAssignment", "ConsumerProtocolSubscription"}
-DECODE_CASES = [(n, v) for n, v in shipped_cases() if n.endswith("Response") or n in _DECODED_FROM_WIRE]
 ENCODE_CASES = shipped_cases()
-
-# Length/count prefixes a hostile peer might plant: int32 and int16 maxima and minima, a 5-byte uvarint
-# for 2**32-1 (a compact count of 2**32-2), and a uvarint that never ends.
-_HUGE = (b"\x7f\xff\xff\xff", b"\xff\xff\xff\xfe", b"\x7f\xff", b"\x80\x00", b"\xff\xff\xff\xff\x0f",
-         b"\xff\xff\xff\xff\xff\xff")
-
-
-@st.composite
-def mutated(draw: Any, data: bytes) -> bytes:
-    b = bytearray(data)
-    for _ in range(draw(st.integers(1, 3))):
-        kind = draw(st.sampled_from(("flip", "truncate", "insert", "overwrite", "huge", "delete")))
-        at = draw(st.integers(0, max(len(b) - 1, 0)))
-        if kind == "flip" and b:
-            b[at] ^= 1 << draw(st.integers(0, 7))
-        elif kind == "truncate":
-            del b[at:]
-        elif kind == "insert":
-            b[at:at] = draw(st.binary(min_size=1, max_size=4))
-        elif kind == "overwrite" and b:
-            b[at] = draw(st.integers(0, 255))
-        elif kind == "huge":
-            prefix = draw(st.sampled_from(_HUGE))
-            b[at:at + len(prefix)] = prefix
-        elif kind == "delete" and b:
-            del b[at:at + draw(st.integers(1, 4))]
-    return bytes(b)
 
 
 def _decode_or_protocol_error(cls: Any, data: bytes, version: int) -> Any:

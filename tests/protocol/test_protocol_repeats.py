@@ -21,8 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kadmin.protocol import message_type
-from tests.protocol.test_protocol_fuzz import DECODE_CASES, mutated
-from tests.support.strategies import budget, messages
+from tests.support.strategies import DECODE_CASES, budget, messages, mutated
 
 
 def _doubled(msg: Any, done: set[int] | None = None) -> Any:

@@ -20,8 +20,9 @@ from confluent_kafka.admin import NewTopic
 
 from kadmin import AdminClient
 from kadmin.protocol.apis import ApiKey
-from tests.peers.test_groups_reset_tansu import _consumer, committed
 from tests.support.counting_proxy import CountingProxy
+from tests.support.groups_consumers import committed
+from tests.support.groups_consumers import tansu_consumer as _consumer
 from tests.support.peers import RunningBroker
 
 pytestmark = [pytest.mark.spark, pytest.mark.peer, pytest.mark.timeout(240)]

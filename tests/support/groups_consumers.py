@@ -13,6 +13,8 @@ from typing import Any
 
 from confluent_kafka import Consumer, TopicPartition
 
+from tests.support.peers import RunningBroker
+
 
 class ConsumerGroups:
     """Consumers of any number of groups, polled every 50 ms by one background thread until closed."""
@@ -82,3 +84,20 @@ def wait_until(check: Callable[[], bool], timeout: float = 20.0, what: str = "co
             return
         time.sleep(0.05)
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def tansu_consumer(tansu: RunningBroker, group: str) -> Consumer:
+    """A confluent-kafka consumer of ``group`` on Tansu, reading from the earliest offset and committing only
+    when told: the independent reader of what kadmin wrote to a real broker's groups."""
+    return Consumer({"bootstrap.servers": tansu.bootstrap, "group.id": group, "enable.auto.commit": False,
+                     "auto.offset.reset": "earliest", "session.timeout.ms": 6000, "heartbeat.interval.ms": 500,
+                     "log_level": 3})
+
+
+def committed(tansu: RunningBroker, gid: str, topic: str) -> list[int]:
+    """The group's committed offsets of ``topic``'s partitions 0 and 1, as confluent-kafka reads them."""
+    c = tansu_consumer(tansu, gid)
+    try:
+        return [tp.offset for tp in c.committed([TopicPartition(topic, p) for p in (0, 1)], timeout=15)]
+    finally:
+        c.close()

@@ -247,3 +247,39 @@ def budget(max_examples: int) -> settings:
     return settings(max_examples=max_examples, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                            HealthCheck.filter_too_much])
+
+
+# --------------------------------------------------------------------------------------------------------
+# hostile bytes: what a broker (or a corrupting proxy) might send instead of a valid frame
+
+#: Every (message, version) kadmin decodes from the wire: the responses, the response header and the
+#: consumer-protocol payloads inside group responses.
+_DECODED_FROM_WIRE = {"ResponseHeader", "ConsumerProtocolAssignment", "ConsumerProtocolSubscription"}
+DECODE_CASES = [(n, v) for n, v in shipped_cases() if n.endswith("Response") or n in _DECODED_FROM_WIRE]
+
+# Length/count prefixes a hostile peer might plant: int32 and int16 maxima and minima, a 5-byte uvarint
+# for 2**32-1 (a compact count of 2**32-2), and a uvarint that never ends.
+_HUGE = (b"\x7f\xff\xff\xff", b"\xff\xff\xff\xfe", b"\x7f\xff", b"\x80\x00", b"\xff\xff\xff\xff\x0f",
+         b"\xff\xff\xff\xff\xff\xff")
+
+
+@st.composite
+def mutated(draw: Any, data: bytes) -> bytes:
+    b = bytearray(data)
+    for _ in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(("flip", "truncate", "insert", "overwrite", "huge", "delete")))
+        at = draw(st.integers(0, max(len(b) - 1, 0)))
+        if kind == "flip" and b:
+            b[at] ^= 1 << draw(st.integers(0, 7))
+        elif kind == "truncate":
+            del b[at:]
+        elif kind == "insert":
+            b[at:at] = draw(st.binary(min_size=1, max_size=4))
+        elif kind == "overwrite" and b:
+            b[at] = draw(st.integers(0, 255))
+        elif kind == "huge":
+            prefix = draw(st.sampled_from(_HUGE))
+            b[at:at + len(prefix)] = prefix
+        elif kind == "delete" and b:
+            del b[at:at + draw(st.integers(1, 4))]
+    return bytes(b)
