@@ -1,5 +1,5 @@
 """The one operation shape (issue #19): rules that keep it, checked over the source, and the two defects it
-fixed (lag on a deleted topic answered at once; bootstrap failures in tests/test_bootstrap_failfast.py)."""
+fixed (lag on a deleted topic answered at once; bootstrap failures in tests/network/test_bootstrap_failfast.py)."""
 
 from __future__ import annotations
 

@@ -203,7 +203,7 @@ def test_configs_of_brokers_and_loggers(cluster: FakeCluster, admin: AdminClient
     admin.create_topics([NewTopic(t, 1, 1) for t in topics])
     cluster.clear_log()
     # Broker loggers arrived in 2.4 (KIP-412); a 2.2 broker fails a whole request naming one
-    # (tests/test_fake_config_catalogs.py).
+    # (tests/fake/test_fake_config_catalogs.py).
     loggers = [] if release == "2.2" else [ConfigResource.broker_logger(2)]
     resources = [ConfigResource.topic(t) for t in topics] + [ConfigResource.broker(n) for n in (1, 2, 3)] + loggers
     got = admin.describe_configs(resources, include_synonyms=True)

@@ -6,7 +6,7 @@ names no controller (-1).  So against it kadmin must answer DeleteRecords and De
 UnsupportedVersionError at once, without sending them (a broker closes the connection on an API it lacks), and
 the controller-bound calls with a timeout that says no controller was found and that nothing was applied.
 Tansu advertises DeleteRecords but its memory storage panics on it, so DeleteRecords is checked on the fake
-cluster (tests/test_storage_fake.py) with confluent-kafka's watermarks.
+cluster (tests/admin/test_storage_fake.py) with confluent-kafka's watermarks.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ kadmin's codec is driven by these files, so a single wrong version range or miss
 produce bytes a broker rejects (or worse, misreads).  We rewrote the ``about`` texts in our own words, so the
 check compares every other key, recursively, against Kafka's own schemas.  Those are reference data, not ours
 to ship, so they are looked for outside the repository (``$KADMIN_KAFKA_SPECS``, else
-``../shared/kafka-message-specs``; see tests/kafka_reference.py): without them the comparisons are skipped
+``../shared/kafka-message-specs``; see tests/support/kafka_reference.py): without them the comparisons are skipped
 with one reason line, and in CI, which always has them, they fail instead.
 """
 

@@ -1,6 +1,6 @@
 """Hostile input on the wire: one node of a 3-broker cluster answers with corrupted frames.
 
-The node (FakeCluster's node 2, behind tests/hostile_broker.py's proxy, which the cluster's metadata
+The node (FakeCluster's node 2, behind tests/support/hostile_broker.py's proxy, which the cluster's metadata
 advertises) negotiates ApiVersions normally, then corrupts every answer.  The client must:
 
 * answer keys on that node with an error (ProtocolError, or a retriable network error, which at the deadline

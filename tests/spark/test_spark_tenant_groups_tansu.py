@@ -3,7 +3,7 @@
 A confluent-kafka consumer makes the group (consumes, commits, leaves); another stays in a second group, so
 that group is active.  kadmin.spark plans and applies reset targets; librdkafka's ``committed()`` reads what
 was written; a re-run sends no OffsetCommit (counted by a proxy: Tansu keeps no request log).  Records are
-produced one per batch (Tansu moves "latest" by one per batch; see tests/test_groups_reset_tansu.py).
+produced one per batch (Tansu moves "latest" by one per batch; see tests/peers/test_groups_reset_tansu.py).
 """
 
 from __future__ import annotations

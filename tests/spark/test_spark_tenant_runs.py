@@ -2,7 +2,7 @@
 changes what it does, and the README's main job (examples/provision_tenants.py) on the shipped sample.
 
 Real PySpark (the session ``spark`` fixture, shared in this process by the CLI and the example) against
-FakeCluster; the independent read-back of what was written is in tests/test_spark_tenants_peers.py.
+FakeCluster; the independent read-back of what was written is in tests/spark/test_spark_tenants_peers.py.
 """
 
 from __future__ import annotations

@@ -285,7 +285,7 @@ def test_provisioning_on_spark_connect(tmp_path: Path) -> None:
     """The docs promise that kadmin.spark runs on Spark Connect too: the plan/validate/apply/re-run/drift test
     and the secrets test again, in a child process whose session is ``SparkSession.builder.remote("local[2]")``
     (PySpark starts a local Connect server; the pyspark[connect] extra, in the test extra), and the
-    groups_offsets kind's plan/validate/apply/re-run/drift test (tests/test_spark_tenant_groups.py): one child
+    groups_offsets kind's plan/validate/apply/re-run/drift test (tests/spark/test_spark_tenant_groups.py): one child
     run, so one Connect server start (about a minute), on an ephemeral port (SPARK_TESTING)."""
     env = {**os.environ, "KADMIN_TEST_SPARK_CONNECT": "1", "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_TESTING": "1"}
     groups = Path(__file__).with_name("test_spark_tenant_groups.py")

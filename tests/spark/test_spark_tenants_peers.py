@@ -1,6 +1,6 @@
 """kadmin.spark.provision against brokers kadmin did not write, read back by clients kadmin did not write.
 
-tests/test_spark_tenants.py runs provisioning on kadmin's fake cluster and reads the result back through kadmin
+tests/spark/test_spark_tenants.py runs provisioning on kadmin's fake cluster and reads the result back through kadmin
 (or the fake's own state), so a bug shared by kadmin's writer and reader could hide there.  Here:
 
 * Tansu (a real broker): topics and topic configs are provisioned, then read back by confluent-kafka's

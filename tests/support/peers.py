@@ -506,7 +506,7 @@ def _dumps(data: dict[str, Any]) -> str:
 
 
 if __name__ == "__main__":
-    # `python tests/peers.py --record` refreshes tests/data/peer_versions.json
+    # `python tests/support/peers.py --record` refreshes tests/data/peer_versions.json
     # after a peer upgrade; without arguments it just shows what would be written.
     if sys.argv[1:] == ["--record"]:
         record_peer_versions()
