@@ -17,6 +17,7 @@ process (no fixture to see) carries ``@pytest.mark.spark`` itself.
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -66,6 +67,32 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.peer)
         if used & _SPARK_FIXTURES:
             item.add_marker(pytest.mark.spark)
+
+
+_SPARK_BEFORE = pytest.StashKey[bool]()
+
+
+def _spark_context_running() -> bool:
+    """Whether this process has a live SparkContext (asked only once pyspark is imported: never imports it)."""
+    pyspark = sys.modules.get("pyspark")
+    return pyspark is not None and getattr(pyspark.SparkContext, "_active_spark_context", None) is not None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    item.stash[_SPARK_BEFORE] = _spark_context_running()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    # `-m "not spark"` must never pay for a JVM: a test that starts Spark in this process without the marker
+    # (through no fixture the collection hook above sees) errors here, naming the rule.  A test that starts
+    # Spark in a child process cannot be seen from here; it carries @pytest.mark.spark itself.
+    result = yield
+    started = _spark_context_running() and not item.stash.get(_SPARK_BEFORE, True)
+    if started and item.get_closest_marker("spark") is None:
+        raise AssertionError(f"{item.nodeid} started Spark but is not marked spark: add @pytest.mark.spark")
+    return result
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
