@@ -46,7 +46,8 @@ from tests.support.kafka_reference import (  # noqa: E402,F401 - the reference-c
 from tests.support.peers import RunningBroker  # noqa: E402
 from tests.support.settings import FAST  # noqa: E402
 
-_PEER_FIXTURES = {"tansu", "fresh_tansu", "rdkafka_mock"}
+#: peer_log_dir: the two smoke tests that start a mock of their own ask only for the log folder.
+_PEER_FIXTURES = {"tansu", "fresh_tansu", "rdkafka_mock", "peer_log_dir"}
 #: ``tspark`` asks for its session with getfixturevalue, so ``spark`` is not among its test's fixture names.
 _SPARK_FIXTURES = {"spark", "tspark", "connect_session"}
 
