@@ -1,14 +1,15 @@
 """What every layer folder shares: the markers, the fast client settings, the fake cluster and a client on it,
 and real third-party peers.
 
-* ``cluster``: the test's own FakeCluster, the shipped plugin's ``fake_cluster`` fixture (kadmin.testing.pytest_plugin,
-  registered by installing kadmin); configure it per module with ``pytestmark =
-  pytest.mark.fake_cluster(brokers=3, versions="3.9")`` or per test.  A module whose tests share one cluster
-  (read-mostly tests, or tests using unique names: cheaper) defines its own module-scoped ``cluster``.
+* ``cluster``: the test's own FakeCluster, the shipped plugin's ``fake_cluster`` fixture
+  (kadmin.testing.pytest_plugin, registered by installing kadmin); configure it per module with
+  ``pytestmark = pytest.mark.fake_cluster(brokers=3, versions="3.9")`` or per test.  A module whose tests
+  share one cluster (read-mostly tests, or tests using unique names: cheaper) makes its own module-scoped
+  ``cluster`` with tests.support.clusters.shared_cluster.
 * ``fast_settings`` / ``admin``: tests.support.settings.FAST, and an AdminClient with it on ``cluster``.
-* ``tansu``, ``fresh_tansu``, ``rdkafka_mock``: real peers.  Peers that cannot start make the requesting test ERROR,
-  never skip: on this project's machines both peers are installed by ``pip install -e .[test]``, so a missing one
-  means a broken environment that must be seen, not hidden.
+* ``tansu``, ``fresh_tansu``, ``rdkafka_mock``: real peers.  Peers that cannot start make the requesting test
+  ERROR, never skip: on this project's machines both peers are installed by ``pip install -e .[test]``, so a
+  missing one means a broken environment that must be seen, not hidden.
 * The Spark session fixtures are in tests/spark/conftest.py: every test that starts Spark lives there.
 
 Markers: ``peer`` and ``spark`` are added from the fixtures a test uses; a test that starts Spark in a child
@@ -39,7 +40,7 @@ for _message, _module in _KAFKA_PYTHON_NOISE:
     warnings.filterwarnings("ignore", message=_message, category=DeprecationWarning, module=_module)
 
 from tests.support import peers  # noqa: E402 - after the filters, since importing it loads schemas
-from tests.support.kafka_reference import (  # noqa: E402,F401 - the reference-comparison tests' fixture and hook
+from tests.support.kafka_reference import (  # noqa: E402,F401 - the reference tests' fixture and hook
     kafka_specs,
     pytest_runtest_makereport,
 )
@@ -74,7 +75,7 @@ _SPARK_BEFORE = pytest.StashKey[bool]()
 
 
 def _spark_context_running() -> bool:
-    """Whether this process has a live SparkContext (asked only once pyspark is imported: never imports it)."""
+    """Whether this process has a live SparkContext (asked only if pyspark is imported: never imports it)."""
     pyspark = sys.modules.get("pyspark")
     return pyspark is not None and getattr(pyspark.SparkContext, "_active_spark_context", None) is not None
 
@@ -154,8 +155,8 @@ def fast_settings() -> dict[str, Any]:
 
 @pytest.fixture
 def cluster(fake_cluster: FakeCluster) -> FakeCluster:
-    """The test's own FakeCluster: the shipped ``fake_cluster`` fixture, configured by the module's or the test's
-    ``fake_cluster`` marker.  A module with a module-scoped ``cluster`` of its own overrides this one."""
+    """The test's own FakeCluster: the shipped ``fake_cluster`` fixture, configured by the module's or the
+    test's ``fake_cluster`` marker.  A module's own (module-scoped) ``cluster`` overrides this one."""
     return fake_cluster
 
 

@@ -1,6 +1,6 @@
-"""The tests' own layout (issue #24): every test module lives in one layer folder, and the folders are packages,
-so that helpers are imported as ``tests.support.X`` and never as siblings.  tests/__init__.py says which folder
-a new file goes to."""
+"""The tests' own layout (issue #24): every test module lives in one layer folder, and the folders are
+packages, so that helpers are imported as ``tests.support.X`` and never as siblings.  tests/__init__.py says
+which folder a new file goes to."""
 
 from __future__ import annotations
 
@@ -17,13 +17,14 @@ def test_every_test_module_is_in_a_layer_folder() -> None:
 
 
 def test_the_layer_folders_and_support_are_packages() -> None:
-    missing = sorted(name for name in (*LAYERS, "support", ".") if not (TESTS / name / "__init__.py").is_file())
+    folders = (*LAYERS, "support", ".")
+    missing = sorted(name for name in folders if not (TESTS / name / "__init__.py").is_file())
     assert missing == []
 
 
 def test_no_test_module_imports_another_by_its_bare_name() -> None:
-    # Sibling imports (``import peers``, ``from test_cli import run_cli``) only worked while every folder was on
-    # sys.path; in packages they fail at collection, and a new file written the old way should say so here.
+    # Sibling imports (``import peers``, ``from test_cli import run_cli``) only worked while every folder was
+    # on sys.path; in packages they fail at collection, and a new file written the old way should say so here.
     siblings = {p.stem for p in TESTS.rglob("*.py") if p.stem != "__init__"}
     bad = []
     for path in TESTS.rglob("*.py"):

@@ -1,5 +1,5 @@
-"""The session ``spark`` fixture itself (tests/spark/conftest.py): Java is there and the session is sized as the
-provisioning tests expect."""
+"""The session ``spark`` fixture itself (tests/spark/conftest.py): Java is there and the session is sized as
+the provisioning tests expect."""
 
 from __future__ import annotations
 

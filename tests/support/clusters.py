@@ -1,10 +1,10 @@
-"""Module-scoped fixtures made in one line: a FakeCluster, or an AdminClient on the module's ``cluster``, shared by
-every test of a module.
+"""Module-scoped fixtures made in one line: a FakeCluster, or an AdminClient on the module's ``cluster``,
+shared by every test of a module.
 
-The function-scoped cluster is the shipped ``fake_cluster`` fixture (tests/conftest.py's ``cluster``); a module
-whose tests only read, or use names of their own, shares one cluster instead, which is what keeps the suite
-within its time on two cores.  ``cluster = shared_cluster(brokers=3, versions="3.9")`` at module level replaces
-the five lines each such module used to carry.
+The function-scoped cluster is the shipped ``fake_cluster`` fixture (tests/conftest.py's ``cluster``); a
+module whose tests only read, or use names of their own, shares one cluster instead, which is what keeps the
+suite within its time on two cores.  ``cluster = shared_cluster(brokers=3, versions="3.9")`` at module level
+replaces the five lines each such module used to carry.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ def shared_cluster(**options: Any) -> Callable[..., Any]:
 
 
 def shared_admin(**settings: Any) -> Callable[..., Any]:
-    """A module-scoped fixture: one sync AdminClient on the module's ``cluster``, with the fast settings updated
-    by ``settings``."""
+    """A module-scoped fixture: one sync AdminClient on the module's ``cluster``, with the fast settings
+    updated by ``settings``."""
 
     @pytest.fixture(scope="module")
     def admin(cluster: FakeCluster) -> Iterator[AdminClient]:
