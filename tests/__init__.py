@@ -2,8 +2,9 @@
 
 Where a test file goes (the first rule that fits):
 
-* ``spark/``       it starts Spark, in this process or in a child (``kadmin.spark``, ``kadmin quotas
-                   provision``, ``kadmin provision``), whatever it runs against (FakeCluster or a peer);
+* ``spark/``       kadmin.spark and the provisioning commands (``kadmin quotas provision``, ``kadmin
+                   provision``); every test that starts Spark, in this process or in a child, is here,
+                   whatever it runs against (FakeCluster or a peer);
 * ``peers/``       kadmin's operations or CLI against brokers kadmin did not write (Tansu, librdkafka's mock);
 * ``protocol/``    the codec, the message schemas, the error-code and release tables;
 * ``network/``     connections, negotiation, SASL/TLS/JAAS, client configuration, bootstrap;
