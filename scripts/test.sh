@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's second command: the test suite, with the project virtualenv's Python.
 #
-#     bash scripts/test.sh            # any arguments go to pytest: bash scripts/test.sh tests/test_cli.py -x
+#     bash scripts/test.sh            # any arguments go to pytest: bash scripts/test.sh tests/cli/test_cli.py -x
 #
 # Installs what the tests need into .venv when it is missing (the [test] extra, plus [spark] for the Spark
 # tests and Java 17+ for them), then runs `python -m pytest -q` with .venv's Python.  The tests that compare

@@ -1,13 +1,23 @@
-"""Shared fixtures: real third-party peers and one Spark session.
+"""What every layer folder shares: the markers, the fast client settings, the fake cluster and a client on it,
+and real third-party peers.
 
-Peers that cannot start make the requesting test ERROR, never skip: on this
-project's machines both peers are installed by ``pip install -e .[test]``, so a
-missing one means a broken environment that must be seen, not hidden.
+* ``cluster``: the test's own FakeCluster, the shipped plugin's ``fake_cluster`` fixture
+  (kadmin.testing.pytest_plugin, registered by installing kadmin); configure it per module with
+  ``pytestmark = pytest.mark.fake_cluster(brokers=3, versions="3.9")`` or per test.  A module whose tests
+  share one cluster (read-mostly tests, or tests using unique names: cheaper) makes its own module-scoped
+  ``cluster`` with tests.support.clusters.shared_cluster.
+* ``fast_settings`` / ``admin``: tests.support.settings.FAST, and an AdminClient with it on ``cluster``.
+* ``tansu``, ``fresh_tansu``, ``rdkafka_mock``: real peers.  Peers that cannot start make the requesting test
+  ERROR, never skip: on this project's machines both peers are installed by ``pip install -e .[test]``, so a
+  missing one means a broken environment that must be seen, not hidden.
+* The Spark session fixtures are in tests/spark/conftest.py: every test that starts Spark lives there.
+
+Markers: ``peer`` and ``spark`` are added from the fixtures a test uses; a test that starts Spark in a child
+process (no fixture to see) carries ``@pytest.mark.spark`` itself.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 import warnings
 from collections.abc import Iterator
@@ -15,6 +25,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from kadmin.client import AdminClient
+from kadmin.testing import FakeCluster
 
 # kafka-python (used here only as an independent codec) loads its schemas
 # through deprecated importlib.resources calls, at import time: hundreds of
@@ -26,11 +39,18 @@ _KAFKA_PYTHON_NOISE = (
 for _message, _module in _KAFKA_PYTHON_NOISE:
     warnings.filterwarnings("ignore", message=_message, category=DeprecationWarning, module=_module)
 
-import peers  # noqa: E402 - after the filters, since importing it loads schemas
-from kafka_reference import kafka_specs, pytest_runtest_makereport  # noqa: E402,F401 - reference-comparison tests
-from peers import RunningBroker  # noqa: E402
+from tests.support import peers  # noqa: E402 - after the filters, since importing it loads schemas
+from tests.support.kafka_reference import (  # noqa: E402,F401 - the reference tests' fixture and hook
+    kafka_specs,
+    pytest_runtest_makereport,
+)
+from tests.support.peers import RunningBroker  # noqa: E402
+from tests.support.settings import FAST  # noqa: E402
 
-_PEER_FIXTURES = {"tansu", "fresh_tansu", "rdkafka_mock"}
+#: peer_log_dir: the two smoke tests that start a mock of their own ask only for the log folder.
+_PEER_FIXTURES = {"tansu", "fresh_tansu", "rdkafka_mock", "peer_log_dir"}
+#: ``tspark`` asks for its session with getfixturevalue, so ``spark`` is not among its test's fixture names.
+_SPARK_FIXTURES = {"spark", "tspark", "connect_session"}
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -47,8 +67,34 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         used = set(getattr(item, "fixturenames", ()))
         if used & _PEER_FIXTURES:
             item.add_marker(pytest.mark.peer)
-        if "spark" in used:
+        if used & _SPARK_FIXTURES:
             item.add_marker(pytest.mark.spark)
+
+
+_SPARK_BEFORE = pytest.StashKey[bool]()
+
+
+def _spark_context_running() -> bool:
+    """Whether this process has a live SparkContext (asked only if pyspark is imported: never imports it)."""
+    pyspark = sys.modules.get("pyspark")
+    return pyspark is not None and getattr(pyspark.SparkContext, "_active_spark_context", None) is not None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    item.stash[_SPARK_BEFORE] = _spark_context_running()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    # `-m "not spark"` must never pay for a JVM: a test that starts Spark in this process without the marker
+    # (through no fixture the collection hook above sees) errors here, naming the rule.  A test that starts
+    # Spark in a child process cannot be seen from here; it carries @pytest.mark.spark itself.
+    result = yield
+    started = _spark_context_running() and not item.stash.get(_SPARK_BEFORE, True)
+    if started and item.get_closest_marker("spark") is None:
+        raise AssertionError(f"{item.nodeid} started Spark but is not marked spark: add @pytest.mark.spark")
+    return result
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -101,78 +147,21 @@ def rdkafka_mock(peer_log_dir: Path) -> Iterator[RunningBroker]:
         broker.stop()
 
 
-@pytest.fixture(scope="session")
-def connect_session() -> Iterator[Any]:
-    """A Spark Connect session (``remote("local[2]")``: PySpark starts a local Connect server), for the child
-    runs that repeat the provisioning tests on Spark Connect (KADMIN_TEST_SPARK_CONNECT=1, see
-    tests/test_spark_tenants.py).  One per run: the server's JVM costs about a minute to start."""
-    from pyspark.sql import SparkSession
-
-    session = SparkSession.builder.remote("local[2]").config("spark.sql.shuffle.partitions", "4").getOrCreate()
-    try:
-        yield session
-    finally:
-        session.stop()
+@pytest.fixture
+def fast_settings() -> dict[str, Any]:
+    """The shared fast client settings (a copy: a test may add its own)."""
+    return dict(FAST)
 
 
 @pytest.fixture
-def tspark(request: pytest.FixtureRequest) -> Any:
-    """The session's classic local[2] Spark, or, in the Connect child run (KADMIN_TEST_SPARK_CONNECT=1, started by
-    tests/test_spark_tenants.py), the Spark Connect session: the provisioning tests that take it run on both."""
-    connect = os.environ.get("KADMIN_TEST_SPARK_CONNECT") == "1"
-    return request.getfixturevalue("connect_session" if connect else "spark")
+def cluster(fake_cluster: FakeCluster) -> FakeCluster:
+    """The test's own FakeCluster: the shipped ``fake_cluster`` fixture, configured by the module's or the
+    test's ``fake_cluster`` marker.  A module's own (module-scoped) ``cluster`` overrides this one."""
+    return fake_cluster
 
 
-@pytest.fixture(scope="session")
-def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """One local SparkSession for the whole run, built only if a test asks.
-
-    Starting a JVM costs seconds and a lot of memory on a 2-core machine, so
-    there is exactly one, sized small: 2 local cores, 4 shuffle partitions, no
-    UI, bound to loopback so it never looks up the machine's network name.
-    """
-    # Workers must run the same interpreter (and so see the same packages).
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    from pyspark.sql import SparkSession
-
-    warehouse = tmp_path_factory.mktemp("spark-warehouse")
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("kadmin-tests")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.default.parallelism", "2")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.sql.warehouse.dir", str(warehouse))
-        .config("spark.sql.session.timeZone", "UTC")
-        # The default 1g ran out late in a full run ("Not enough memory to build and broadcast the table"):
-        # hundreds of provisioning runs share this one JVM.
-        .config("spark.driver.memory", "2g")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    try:
-        yield session
-    finally:
-        session.stop()
-
-
-@pytest.fixture(autouse=True)
-def _spark_cache_cleared(request: pytest.FixtureRequest) -> Iterator[None]:
-    """After each test that used the shared Spark session, drop what it cached (provision's results are
-    persisted until the caller unpersists them, and tests rarely do), so the session's memory does not grow
-    with the number of Spark tests."""
-    yield
-    if "spark" not in request.fixturenames and "tspark" not in request.fixturenames:
-        return
-    from pyspark.sql import SparkSession
-
-    try:
-        active = SparkSession.getActiveSession()
-        if active is not None:
-            active.catalog.clearCache()
-    except Exception:  # noqa: BLE001 - a stopped or remote session: nothing of ours to free
-        pass
+@pytest.fixture
+def admin(cluster: FakeCluster, fast_settings: dict[str, Any]) -> Iterator[AdminClient]:
+    """A sync AdminClient on ``cluster`` with the fast settings, closed after the test."""
+    with AdminClient(cluster.bootstrap, **fast_settings) as client:
+        yield client

@@ -1,0 +1,1 @@
+"""kadmin.admin: the driver and the operations, over a scripted network or against FakeCluster."""

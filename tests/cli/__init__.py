@@ -1,0 +1,1 @@
+"""The ``kadmin`` command, in-process and as a subprocess, without Spark."""

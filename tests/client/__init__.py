@@ -1,0 +1,1 @@
+"""The public surface as a user meets it: value types and their input checks, examples, README, set-up."""

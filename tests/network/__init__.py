@@ -1,0 +1,1 @@
+"""kadmin.network: connections, pipelining, negotiation, SASL, TLS, client configuration and bootstrap."""

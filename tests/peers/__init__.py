@@ -1,0 +1,1 @@
+"""kadmin against brokers it did not write: Tansu and librdkafka's mock cluster."""

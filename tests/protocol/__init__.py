@@ -1,0 +1,1 @@
+"""The codec, the message schemas, the error-code and release tables."""

@@ -1,0 +1,1 @@
+"""Faults, chaos, hostile input, load, and the benchmarks run at test sizes."""
