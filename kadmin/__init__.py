@@ -5,7 +5,7 @@ is the asyncio client it runs on.  Every per-key method returns {key: result or 
 
 Every public type a caller meets (the arguments and results of the clients' methods, their fields, the
 errors' base classes) is importable from here: ``from kadmin import OffsetSpec, ListedOffset``.
-tests/test_public_surface.py walks the clients' signatures and fails on a kadmin type missing from the table
+tests/client/test_public_surface.py walks the clients' signatures and fails on a kadmin type missing from the table
 below.  The errors for each broker error code stay in :mod:`kadmin.errors`
 (``kadmin.errors.NotCoordinatorError``).
 

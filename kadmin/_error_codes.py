@@ -160,7 +160,7 @@ ERROR_CODES: list[tuple[int, str, bool, str]] = [
 class ErrorCode(IntEnum):
     """Kafka error codes by name (the table above, as an enum): write ``ErrorCode.NOT_COORDINATOR``, never 16.
 
-    tests/test_errors.py checks that this enum and ERROR_CODES agree, row for row."""
+    tests/protocol/test_errors.py checks that this enum and ERROR_CODES agree, row for row."""
 
     UNKNOWN_SERVER_ERROR = -1
     NONE = 0

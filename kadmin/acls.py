@@ -263,7 +263,7 @@ class ResourcePattern:
         Why: ``__init__`` refuses what a caller must not send (ANY or UNKNOWN codes, an empty name), and a
         broker's answer may hold exactly that (a newer broker's codes become UNKNOWN; an ACL another tool
         stored): what a broker stores is a fact to report, not input to refuse.  Every field is set here, from
-        the broker's codes; never call it with a caller's values (tests/test_acls.py checks its one caller)."""
+        the broker's codes; never call it with a caller's values (tests/admin/test_acls.py checks its one caller)."""
         pattern = object.__new__(cls)
         _set(pattern, "resource_type", ResourceType.from_code(resource_type))
         _set(pattern, "name", name)

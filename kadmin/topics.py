@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 # At run time, not only for type checkers: CreatedTopic's annotations resolve (typing.get_type_hints), as
-# every public result's do (tests/test_public_surface.py).  configs is pure and does not import this module.
+# every public result's do (tests/client/test_public_surface.py).  configs is pure and does not import this module.
 from kadmin.configs import ConfigEntry
 
 #: Kafka's Topic.MAX_NAME_LENGTH.

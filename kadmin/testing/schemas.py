@@ -75,7 +75,7 @@ _EXTENSIONS: dict[tuple[int, str], tuple[str, int, Callable[[dict[str, Any]], No
 #: Kafka's schemas for what the fake serves but kadmin's client never sends (Produce, Fetch, InitProducerId,
 #: OffsetForLeaderEpoch, the inter-broker and KRaft keys the presets advertise).  They live here, not in
 #: kadmin/_specs, so that kadmin.protocol, and ``kadmin api-versions`` with it, lists only the APIs kadmin uses.
-#: Like specs/, each equals Kafka's schema except for its about texts (tests/test_specs.py checks both folders).
+#: Like specs/, each equals Kafka's schema except for its about texts (tests/protocol/test_specs.py checks both folders).
 FAKE_SPECS_DIR = Path(__file__).resolve().parent / "specs"
 
 

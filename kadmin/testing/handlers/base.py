@@ -203,7 +203,7 @@ def register(api_key: int, *, handle: Handle, error_response: ErrorResponse,
     """Make the fake serve ``api_key``: called once, at the top level of the key's own handler module.
 
     ``versions`` narrows what is served below the schemas' range (rarely needed: a preset advertising a
-    version the handler does not serve fails tests/test_fake_registry.py).  A key registered twice is a
+    version the handler does not serve fails tests/fake/test_fake_registry.py).  A key registered twice is a
     mistake (two files claiming one API), refused at import."""
     module = _registering_module()
     current = HANDLERS.get(api_key)
