@@ -13,11 +13,12 @@ import logging
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
-from kadmin import acls, configs, quotas, scram, storage, tokens, topics
+from kadmin import acls, configs, features, quotas, scram, storage, tokens, topics
 from kadmin._keys import PartitionKey, ResourceKey, by_caller_key
 from kadmin.admin import _driver, consumer_groups, group_offsets, leaders, log_dirs, records
 from kadmin.admin import acls as admin_acls
 from kadmin.admin import configs as admin_configs
+from kadmin.admin import features as admin_features
 from kadmin.admin import quotas as admin_quotas
 from kadmin.admin import scram as admin_scram
 from kadmin.admin import tokens as admin_tokens
@@ -789,6 +790,44 @@ class AdminClient:
         deadline = await self._begin(timeout)
         got = await self._run(admin_tokens.DescribeDelegationTokens(who), [admin_tokens.TOKEN], deadline)
         return _value(got, admin_tokens.TOKEN)  # type: ignore[no-any-return]
+
+    # --- cluster operations: features, the metadata quorum, replica log dirs (issue #26) -----------------------
+
+    async def describe_features(self, *, timeout: float | None = None) -> features.FeatureMetadata:
+        """The cluster's finalized feature levels (KIP-584) with their epoch, and the supported ranges of the
+        broker that answered, from one broker's ApiVersions v3+ answer.
+
+        A level of 0 means the feature is off; such features are not in ``finalized``
+        (``FeatureMetadata.level(name)`` gives 0 for them).  Brokers before ApiVersions v3 (Kafka 2.4), or
+        clusters that finalized nothing, report no features: the answer is then empty, not an error.  A
+        failure of the call raises."""
+        deadline = await self._begin(timeout)
+        got = await self._run(admin_features.DescribeFeatures(), [admin_features.FEATURES], deadline)
+        return _value(got, admin_features.FEATURES)  # type: ignore[no-any-return]
+
+    async def update_features(self, updates: Mapping[str, features.FeatureUpdate], *, validate_only: bool = False,
+                              timeout: float | None = None) -> dict[str, None | KafkaError]:
+        """Raise, lower or remove finalized feature levels ({name: FeatureUpdate(level, upgrade_type)}), on the
+        controller (UpdateFeatures, Kafka 2.7+), like ``kafka-features.sh upgrade|downgrade|disable``.
+
+        Refused with ValueError before UpdateFeatures is sent (the features are first described, so one
+        ApiVersions request goes out): a feature the cluster does not know, a level below the feature's minimum
+        (0 is allowed: it disables the feature, as a downgrade), an ``upgrade`` to a level below the finalized
+        one, a downgrade to a level above it.  Per feature: None when the controller took the update (with
+        ``validate_only``, would take it: nothing changes), else its error (InvalidUpdateVersionError for a level
+        some broker cannot run, or a downgrade the controller refuses).  A ZooKeeper-mode controller answers each
+        feature on its own; a KRaft controller (Kafka 3.x+) applies all or none, so one refusal is every
+        feature's error.  An unsafe downgrade needs UpdateFeatures v1 (Kafka 3.3): against an older controller
+        that feature alone fails with UnsupportedVersionError; ``validate_only`` too, for every feature.  An
+        update whose answer was lost is a KafkaTimeoutError with ``possibly_applied=True``."""
+        checked = features.check_feature_updates(updates)
+        _check_bool(validate_only, "validate_only")
+        deadline = await self._begin(timeout)
+        described = await self._run(admin_features.DescribeFeatures(), [admin_features.FEATURES], deadline)
+        features.check_against(checked, _value(described, admin_features.FEATURES))
+        op = admin_features.UpdateFeatures(checked, validate_only=validate_only,
+                                           timeout_ms=_request_timeout_ms(deadline, admin_features.DEFAULT_TIMEOUT_MS))
+        return await self._run(op, list(checked), deadline)
 
 
 def _check_bool(value: object, what: str) -> None:
