@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
-from kadmin import acls, configs, features, quotas, scram, storage, tokens, topics
+from kadmin import acls, configs, features, quorum, quotas, scram, storage, tokens, topics
 from kadmin._keys import PartitionKey, ResourceKey, by_caller_key
 from kadmin.admin import _driver, consumer_groups, group_offsets, leaders, log_dirs, records
 from kadmin.admin import acls as admin_acls
 from kadmin.admin import configs as admin_configs
 from kadmin.admin import features as admin_features
+from kadmin.admin import quorum as admin_quorum
 from kadmin.admin import quotas as admin_quotas
 from kadmin.admin import scram as admin_scram
 from kadmin.admin import tokens as admin_tokens
@@ -829,6 +831,63 @@ class AdminClient:
                                            timeout_ms=_request_timeout_ms(deadline, admin_features.DEFAULT_TIMEOUT_MS))
         return await self._run(op, list(checked), deadline)
 
+    async def describe_metadata_quorum(self, *, timeout: float | None = None) -> quorum.QuorumInfo:
+        """The KRaft metadata quorum (DescribeQuorum, KIP-595), like ``kafka-metadata-quorum.sh describe``: the
+        leader, its epoch, the high watermark, and every voter and observer with its log end offset, its lag
+        behind the leader and (v1+, Kafka 3.3) its last fetch and caught-up times; v2 (Kafka 3.9, KIP-853) adds
+        the replicas' directory ids and the voters' endpoints.
+
+        Asked of a node that speaks DescribeQuorum; a ZooKeeper-mode cluster has no metadata quorum and the call
+        raises UnsupportedVersionError.  Errors raise."""
+        deadline = await self._begin(timeout)
+        got = await self._run(admin_quorum.DescribeQuorum(), [admin_quorum.QUORUM], deadline)
+        return _value(got, admin_quorum.QUORUM)  # type: ignore[no-any-return]
+
+    async def add_raft_voter(self, voter_id: int, directory_id: uuid.UUID | str,
+                             endpoints: Iterable[quorum.RaftVoterEndpoint | str], *, cluster_id: str | None = None,
+                             timeout: float | None = None) -> None:
+        """Add a controller to a dynamic KRaft quorum (AddRaftVoter, KIP-853, Kafka 3.9+), like
+        ``kafka-metadata-quorum.sh add-controller``: ``voter_id`` and its metadata ``directory_id`` (a UUID or
+        Kafka's base64 text) name the replica, which must already be an observer fetching from the leader;
+        ``endpoints`` are its controller listeners (RaftVoterEndpoint or "NAME://host:port").
+
+        Raises the quorum's error: UnsupportedVersionError when kraft.version is 0 (a static quorum) or no node
+        speaks the API, DuplicateVoterError, InconsistentClusterIdError for a wrong ``cluster_id``.  A lost
+        answer raises KafkaTimeoutError with ``possibly_applied=True``.  Bad input (TypeError/ValueError) is
+        refused before any I/O."""
+        node = quorum.check_node_id(voter_id, "voter_id")
+        directory = quorum.check_directory_id(directory_id)
+        eps = _endpoints(endpoints)
+        cid = _optional_str(cluster_id, "cluster_id")
+        deadline = await self._begin(timeout)
+        op = admin_quorum.AddRaftVoter(directory, eps, cid, _request_timeout_ms(deadline, 30_000))
+        _value(await self._run(op, [node], deadline), node)
+
+    async def remove_raft_voter(self, voter_id: int, directory_id: uuid.UUID | str, *,
+                                cluster_id: str | None = None, timeout: float | None = None) -> None:
+        """Remove a controller from a dynamic KRaft quorum (RemoveRaftVoter, KIP-853, Kafka 3.9+), like
+        ``kafka-metadata-quorum.sh remove-controller``: the voter is named by its id and directory id.
+
+        Raises the quorum's error, never waits past the call's timeout: VoterNotFoundError for a replica that
+        is not a voter (or a voter with another directory id), InvalidRequestError for the last voter,
+        UnsupportedVersionError when kraft.version is 0.  A lost answer raises KafkaTimeoutError with
+        ``possibly_applied=True``.  Bad input is refused before any I/O."""
+        node = quorum.check_node_id(voter_id, "voter_id")
+        directory = quorum.check_directory_id(directory_id)
+        cid = _optional_str(cluster_id, "cluster_id")
+        deadline = await self._begin(timeout)
+        _value(await self._run(admin_quorum.RemoveRaftVoter(directory, cid), [node], deadline), node)
+
+    async def unregister_broker(self, broker_id: int, *, timeout: float | None = None) -> None:
+        """Remove a broker's registration from a KRaft cluster (UnregisterBroker, Kafka 3.0+ in KRaft mode), like
+        ``kafka-cluster.sh unregister``: for a broker that is gone for good (a running broker registers again).
+
+        Raises BrokerIdNotRegisteredError for an id the controller does not know, UnsupportedVersionError on a
+        ZooKeeper-mode cluster; a lost answer raises KafkaTimeoutError with ``possibly_applied=True``."""
+        node = quorum.check_node_id(broker_id, "broker_id")
+        deadline = await self._begin(timeout)
+        _value(await self._run(admin_quorum.UnregisterBroker(), [node], deadline), node)
+
 
 def _check_bool(value: object, what: str) -> None:
     if not isinstance(value, bool):
@@ -841,6 +900,21 @@ def _value(results: Mapping[Any, Any], key: Any) -> Any:
     if isinstance(got, KafkaError):
         raise got
     return got
+
+
+def _endpoints(values: Iterable[quorum.RaftVoterEndpoint | str]) -> list[quorum.RaftVoterEndpoint]:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise TypeError("endpoints must be a list of RaftVoterEndpoint or 'NAME://host:port' strings")
+    out = [e if isinstance(e, quorum.RaftVoterEndpoint) else quorum.RaftVoterEndpoint.parse(e) for e in values]
+    if not out:
+        raise ValueError("endpoints is empty: a voter needs at least one controller listener")
+    return out
+
+
+def _optional_str(value: object, what: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{what} must be a str or None, not {type(value).__name__}")
+    return value
 
 
 def _str_list(values: Iterable[str] | None, what: str) -> list[str] | None:
