@@ -22,6 +22,7 @@ from kadmin.admin import configs as admin_configs
 from kadmin.admin import features as admin_features
 from kadmin.admin import quorum as admin_quorum
 from kadmin.admin import quotas as admin_quotas
+from kadmin.admin import replica_log_dirs as admin_replica_log_dirs
 from kadmin.admin import scram as admin_scram
 from kadmin.admin import tokens as admin_tokens
 from kadmin.admin import topics as admin_topics
@@ -55,6 +56,7 @@ from kadmin.offset_reset import (
     validate_members,
     validate_reset_scope,
 )
+from kadmin.replicas import ReplicaLogDirInfo, check_replica_list, check_replica_moves
 from kadmin.topics import TopicDescription, TopicListing
 from kadmin.types import (
     ClusterDescription,
@@ -71,6 +73,8 @@ from kadmin.types import (
 log = logging.getLogger("kadmin")
 
 K = TypeVar("K", bound=Hashable)
+#: A replica as the caller names it: a TopicPartitionReplica or a (topic, partition, broker_id) tuple.
+RK = TypeVar("RK", bound=Hashable)
 
 
 def _config(bootstrap_servers: str | Sequence[str] | None, config: ClientConfig | None,
@@ -887,6 +891,36 @@ class AdminClient:
         node = quorum.check_node_id(broker_id, "broker_id")
         deadline = await self._begin(timeout)
         _value(await self._run(admin_quorum.UnregisterBroker(), [node], deadline), node)
+
+    async def alter_replica_log_dirs(self, moves: Mapping[RK, str], *, timeout: float | None = None,
+                                     ) -> dict[RK, None | KafkaError]:
+        """Move replicas between the log directories of their brokers (AlterReplicaLogDirs, KIP-113), like the
+        ``log_dirs`` of kafka-reassign-partitions.sh: {TopicPartitionReplica(topic, partition, broker_id) or a
+        (topic, partition, broker_id) tuple: absolute directory path}; each replica's broker gets one request.
+
+        Per replica: None when its broker took the move (the copy runs in the background; see
+        describe_replica_log_dirs; moving a replica to the directory it is in cancels a move under way), else the
+        broker's error: LogDirNotFoundError (no such directory there), KafkaStorageError (offline directory),
+        ReplicaNotAvailableError (the broker holds no replica of it), BrokerNotAvailableError for a broker the
+        cluster does not list (never sent).  A move whose answer was lost is a KafkaTimeoutError with
+        ``possibly_applied=True``.  Keyed as given; bad input raises before any I/O."""
+        checked, keys = check_replica_moves(moves)
+        deadline = await self._begin(timeout)
+        got = await self._run(admin_replica_log_dirs.AlterReplicaLogDirs(checked), checked, deadline)
+        return by_caller_key(got, keys)
+
+    async def describe_replica_log_dirs(self, replicas: Iterable[RK], *, timeout: float | None = None,
+                                        ) -> dict[RK, ReplicaLogDirInfo | KafkaError]:
+        """Where each replica's log lives (DescribeLogDirs to each broker named, once): its current directory,
+        lag and size, and while a move runs the future directory and how far it trails.
+
+        Per replica: ReplicaNotAvailableError when its broker holds no log of it (KafkaStorageError when a
+        directory of that broker is offline, since the log may be there), BrokerNotAvailableError for a broker
+        the cluster does not list.  Keyed as given; bad input raises before any I/O."""
+        asked, keys = check_replica_list(replicas)
+        deadline = await self._begin(timeout)
+        got = await admin_replica_log_dirs.describe_replica_log_dirs(self._ctx, asked, deadline)
+        return by_caller_key(got, keys)
 
 
 def _check_bool(value: object, what: str) -> None:
