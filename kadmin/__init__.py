@@ -67,6 +67,17 @@ _EXPORTS = {
     "ScramMechanism": "kadmin.scram",
     "ScramCredentialInfo": "kadmin.scram",
     "DelegationToken": "kadmin.tokens",
+    # cluster operations (issue #26): features, the metadata quorum, replica log dirs
+    "FeatureMetadata": "kadmin.features",
+    "FeatureUpdate": "kadmin.features",
+    "FinalizedFeature": "kadmin.features",
+    "SupportedFeature": "kadmin.features",
+    "UpgradeType": "kadmin.features",
+    "QuorumInfo": "kadmin.quorum",
+    "QuorumReplica": "kadmin.quorum",
+    "RaftVoterEndpoint": "kadmin.quorum",
+    "ReplicaLogDirInfo": "kadmin.replicas",
+    "TopicPartitionReplica": "kadmin.replicas",
 }
 
 if TYPE_CHECKING:
@@ -93,6 +104,16 @@ if TYPE_CHECKING:
     from kadmin.configs import SetConfig as SetConfig
     from kadmin.configs import SubtractConfig as SubtractConfig
     from kadmin.errors import KafkaError as KafkaError
+    from kadmin.features import FeatureMetadata as FeatureMetadata
+    from kadmin.features import FeatureUpdate as FeatureUpdate
+    from kadmin.features import FinalizedFeature as FinalizedFeature
+    from kadmin.features import SupportedFeature as SupportedFeature
+    from kadmin.features import UpgradeType as UpgradeType
+    from kadmin.quorum import QuorumInfo as QuorumInfo
+    from kadmin.quorum import QuorumReplica as QuorumReplica
+    from kadmin.quorum import RaftVoterEndpoint as RaftVoterEndpoint
+    from kadmin.replicas import ReplicaLogDirInfo as ReplicaLogDirInfo
+    from kadmin.replicas import TopicPartitionReplica as TopicPartitionReplica
     from kadmin.scram import ScramCredentialInfo as ScramCredentialInfo
     from kadmin.scram import ScramDeletion as ScramDeletion
     from kadmin.scram import ScramMechanism as ScramMechanism
