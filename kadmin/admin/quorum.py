@@ -22,7 +22,7 @@ from kadmin.quorum import METADATA_TOPIC, QuorumInfo, QuorumReplica, RaftVoterEn
 
 #: The one key of describe_metadata_quorum.
 QUORUM = "quorum"
-_KRAFT_ONLY = "the metadata quorum is KRaft's (Kafka 3.3+ in KRaft mode; ZooKeeper-mode brokers have none)"
+_KRAFT_ONLY = "the metadata quorum APIs are KRaft-mode Kafka's (3.3+); ZooKeeper-mode brokers and other servers lack them"
 
 
 def _outcome(err: KafkaError) -> Outcome:
