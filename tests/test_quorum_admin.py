@@ -230,3 +230,13 @@ def test_lost_unregister_is_possibly_applied(kraft: FakeCluster) -> None:
 def test_quorum_info_lag_time_without_times() -> None:
     info = QuorumInfo(1, 1, 10, (), ())
     assert info.max_follower_lag == 0 and info.max_follower_lag_time_ms(0) == 0
+
+
+def test_lost_remove_whose_resend_says_not_found_is_in_doubt(kraft: FakeCluster) -> None:
+    kraft.set_quorum_voters([1, 2])
+    kraft.drop_connection(None, "RemoveRaftVoter", when="after", count=1)
+    with pytest.raises(KafkaTimeoutError) as caught:
+        run(kraft, lambda a: a.remove_raft_voter(2, directory_id(2), timeout=5))
+    assert caught.value.possibly_applied
+    assert kraft.quorum_voters() == {1: directory_id(1)}  # it was in fact applied
+    assert kraft.count(ApiKey.REMOVE_RAFT_VOTER) >= 2
