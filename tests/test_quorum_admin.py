@@ -175,7 +175,7 @@ def test_bad_input_is_refused_before_any_io(kraft: FakeCluster) -> None:
         lambda a: a.add_raft_voter(2, directory_id(2), ["h:1"]),
         lambda a: a.add_raft_voter(2, directory_id(2), ["C://h:0"]),
         lambda a: a.add_raft_voter(2, directory_id(2), ["C://h:1"], cluster_id=7),  # type: ignore[arg-type]
-        lambda a: a.remove_raft_voter(True, directory_id(1)),  # type: ignore[arg-type]
+        lambda a: a.remove_raft_voter(True, directory_id(1)),
         lambda a: a.remove_raft_voter(1, 12),  # type: ignore[arg-type]
         lambda a: a.unregister_broker(-3),
         lambda a: a.unregister_broker(None),  # type: ignore[arg-type]
