@@ -287,3 +287,25 @@ def test_metadata_version_names() -> None:
     with pytest.raises(ValueError, match="unknown release version"):
         release_feature_levels("9.9")
     assert FeatureMetadata({"x": FinalizedFeature("x", 3)}).level("x") == 3
+
+
+def test_rolling_upgrade_controller_refuses_a_level_an_old_broker_cannot_run() -> None:
+    """Mid-upgrade (brokers 1-2 on 4.0, broker 3 still older): the broker asked (the bootstrap node, 4.0)
+    supports eligible.leader.replicas.version, so nothing refuses it before sending; the controller, which knows
+    every broker's range, does, naming the old broker."""
+    with FakeCluster(3, versions={1: "4.0", 2: "4.0", 3: "3.9"}) as c:
+        host, port = c.addresses[1]
+
+        async def go() -> dict[str, Any]:
+            async with AdminClient(f"{host}:{port}") as admin:  # only node 1 is connected: it answers describe
+                return await admin.update_features({"eligible.leader.replicas.version": FeatureUpdate(1)})
+
+        got = asyncio.run(go())
+        err = got["eligible.leader.replicas.version"]
+        assert isinstance(err, InvalidUpdateVersionError) and "broker 3" in str(err)
+        assert c.count(ApiKey.UPDATE_FEATURES) == 1
+        assert "eligible.leader.replicas.version" not in c.finalized_features()
+        c.set_versions(3, "4.0")  # the upgrade finishes: now it goes through
+        got = asyncio.run(go())
+        assert got == {"eligible.leader.replicas.version": None}
+        assert c.finalized_features()["eligible.leader.replicas.version"] == 1
