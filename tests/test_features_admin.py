@@ -21,6 +21,7 @@ from kadmin.features import (
     FeatureMetadata,
     FeatureUpdate,
     FinalizedFeature,
+    UpgradeType,
     metadata_version_level,
     release_feature_levels,
 )
@@ -309,3 +310,19 @@ def test_rolling_upgrade_controller_refuses_a_level_an_old_broker_cannot_run() -
         got = asyncio.run(go())
         assert got == {"eligible.leader.replicas.version": None}
         assert c.finalized_features()["eligible.leader.replicas.version"] == 1
+
+
+@pytest.mark.parametrize("release", ["3.9", "4.0"])
+def test_kafka_python_updates_kadmin_reads_back(release: str) -> None:
+    """kafka-python's UpdateFeatures encoder (v1 on 3.9, v2 on 4.0) against the fake; kadmin describes the
+    result with the epoch moved once."""
+    with FakeCluster(3, versions=release) as c:
+        kp = KafkaAdminClient(bootstrap_servers=c.bootstrap, request_timeout_ms=10_000)
+        try:
+            assert kp.update_features({"group.version": (UpgradeType.SAFE_DOWNGRADE.value, 0)} if release == "4.0"
+                                      else {"group.version": 1}) == {"group.version": "OK"}
+        finally:
+            kp.close()
+        got = run(c, lambda a: a.describe_features())
+        assert got.level("group.version") == (0 if release == "4.0" else 1)
+        assert got.finalized_epoch == 2
