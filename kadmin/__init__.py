@@ -119,6 +119,17 @@ _EXPORTS: dict[str, str] = {
     "ScramMechanism": "kadmin.scram",
     "ScramUpsertion": "kadmin.scram",
     "DelegationToken": "kadmin.tokens",
+    # cluster operations (issue #26): features, the metadata quorum, replica log dirs
+    "FeatureMetadata": "kadmin.features",
+    "FeatureUpdate": "kadmin.features",
+    "FinalizedFeature": "kadmin.features",
+    "SupportedFeature": "kadmin.features",
+    "UpgradeType": "kadmin.features",
+    "QuorumInfo": "kadmin.quorum",
+    "QuorumReplica": "kadmin.quorum",
+    "RaftVoterEndpoint": "kadmin.quorum",
+    "ReplicaLogDirInfo": "kadmin.replicas",
+    "TopicPartitionReplica": "kadmin.replicas",
 }
 
 if TYPE_CHECKING:
@@ -167,11 +178,19 @@ if TYPE_CHECKING:
     from kadmin.errors import SecurityMismatchError as SecurityMismatchError
     from kadmin.errors import UndecodableResponseError as UndecodableResponseError
     from kadmin.errors import UnknownBrokerError as UnknownBrokerError
+    from kadmin.features import FeatureMetadata as FeatureMetadata
+    from kadmin.features import FeatureUpdate as FeatureUpdate
+    from kadmin.features import FinalizedFeature as FinalizedFeature
+    from kadmin.features import SupportedFeature as SupportedFeature
+    from kadmin.features import UpgradeType as UpgradeType
     from kadmin.network.retry import Deadline as Deadline
     from kadmin.offset_reset import MemberToRemove as MemberToRemove
     from kadmin.offset_reset import OffsetResetPlan as OffsetResetPlan
     from kadmin.offset_reset import PartitionReset as PartitionReset
     from kadmin.offset_reset import ResetTo as ResetTo
+    from kadmin.quorum import QuorumInfo as QuorumInfo
+    from kadmin.quorum import QuorumReplica as QuorumReplica
+    from kadmin.quorum import RaftVoterEndpoint as RaftVoterEndpoint
     from kadmin.quotas import ClientQuotaAlteration as ClientQuotaAlteration
     from kadmin.quotas import ClientQuotaEntity as ClientQuotaEntity
     from kadmin.quotas import ClientQuotaFilter as ClientQuotaFilter
@@ -183,6 +202,8 @@ if TYPE_CHECKING:
     from kadmin.quotas import ResolvedQuota as ResolvedQuota
     from kadmin.quotas import Set as Set
     from kadmin.quotas import UnknownQuotaKeyError as UnknownQuotaKeyError
+    from kadmin.replicas import ReplicaLogDirInfo as ReplicaLogDirInfo
+    from kadmin.replicas import TopicPartitionReplica as TopicPartitionReplica
     from kadmin.scram import ScramAlteration as ScramAlteration
     from kadmin.scram import ScramCredentialInfo as ScramCredentialInfo
     from kadmin.scram import ScramDeletion as ScramDeletion

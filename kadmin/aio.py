@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
-from kadmin import acls, configs, quotas, scram, storage, tokens, topics
+from kadmin import acls, configs, features, quorum, quotas, scram, storage, tokens, topics
 from kadmin._keys import PartitionKey, ResourceKey, by_caller_key
 from kadmin.admin import _driver, consumer_groups, group_offsets, leaders, log_dirs, records
 from kadmin.admin import acls as admin_acls
 from kadmin.admin import configs as admin_configs
+from kadmin.admin import features as admin_features
+from kadmin.admin import quorum as admin_quorum
 from kadmin.admin import quotas as admin_quotas
+from kadmin.admin import replica_log_dirs as admin_replica_log_dirs
 from kadmin.admin import scram as admin_scram
 from kadmin.admin import tokens as admin_tokens
 from kadmin.admin import topics as admin_topics
@@ -52,6 +56,7 @@ from kadmin.offset_reset import (
     validate_members,
     validate_reset_scope,
 )
+from kadmin.replicas import ReplicaLogDirInfo, check_replica_list, check_replica_moves
 from kadmin.topics import TopicDescription, TopicListing
 from kadmin.types import (
     ClusterDescription,
@@ -68,6 +73,8 @@ from kadmin.types import (
 log = logging.getLogger("kadmin")
 
 K = TypeVar("K", bound=Hashable)
+#: A replica as the caller names it: a TopicPartitionReplica or a (topic, partition, broker_id) tuple.
+RK = TypeVar("RK", bound=Hashable)
 
 
 def _config(bootstrap_servers: str | Sequence[str] | None, config: ClientConfig | None,
@@ -795,6 +802,131 @@ class AdminClient:
         got = await self._run(admin_tokens.DescribeDelegationTokens(who), [admin_tokens.TOKEN], deadline)
         return _value(got, admin_tokens.TOKEN)  # type: ignore[no-any-return]
 
+    # --- cluster operations: features, the metadata quorum, replica log dirs (issue #26) -----------------------
+
+    async def describe_features(self, *, timeout: float | None = None) -> features.FeatureMetadata:
+        """The cluster's finalized feature levels (KIP-584) with their epoch, and the supported ranges of the
+        broker that answered, from one broker's ApiVersions v3+ answer.
+
+        A level of 0 means the feature is off; such features are not in ``finalized``
+        (``FeatureMetadata.level(name)`` gives 0 for them).  Brokers before ApiVersions v3 (Kafka 2.4), or
+        clusters that finalized nothing, report no features: the answer is then empty, not an error.  A
+        failure of the call raises."""
+        deadline = await self._begin(timeout)
+        got = await self._run(admin_features.DescribeFeatures(), [admin_features.FEATURES], deadline)
+        return _value(got, admin_features.FEATURES)  # type: ignore[no-any-return]
+
+    async def update_features(self, updates: Mapping[str, features.FeatureUpdate], *, validate_only: bool = False,
+                              timeout: float | None = None) -> dict[str, None | KafkaError]:
+        """Raise, lower or remove finalized feature levels ({name: FeatureUpdate(level, upgrade_type)}), on the
+        controller (UpdateFeatures, Kafka 2.7+), like ``kafka-features.sh upgrade|downgrade|disable``.
+
+        Refused with ValueError before UpdateFeatures is sent (the features are first described, so one
+        ApiVersions request goes out): a feature the cluster does not know, a level below the feature's minimum
+        (0 is allowed: it disables the feature, as a downgrade), an ``upgrade`` to a level below the finalized
+        one, a downgrade to a level above it.  Per feature: None when the controller took the update (with
+        ``validate_only``, would take it: nothing changes), else its error (InvalidUpdateVersionError for a level
+        some broker cannot run, or a downgrade the controller refuses).  A ZooKeeper-mode controller answers each
+        feature on its own; a KRaft controller (Kafka 3.x+) applies all or none, so one refusal is every
+        feature's error.  An unsafe downgrade needs UpdateFeatures v1 (Kafka 3.3): against an older controller
+        that feature alone fails with UnsupportedVersionError; ``validate_only`` too, for every feature.  An
+        update whose answer was lost is a KafkaTimeoutError with ``possibly_applied=True``."""
+        checked = features.check_feature_updates(updates)
+        _check_bool(validate_only, "validate_only")
+        deadline = await self._begin(timeout)
+        described = await self._run(admin_features.DescribeFeatures(), [admin_features.FEATURES], deadline)
+        features.check_against(checked, _value(described, admin_features.FEATURES))
+        op = admin_features.UpdateFeatures(checked, validate_only=validate_only,
+                                           timeout_ms=_request_timeout_ms(deadline, admin_features.DEFAULT_TIMEOUT_MS))
+        return await self._run(op, list(checked), deadline)
+
+    async def describe_metadata_quorum(self, *, timeout: float | None = None) -> quorum.QuorumInfo:
+        """The KRaft metadata quorum (DescribeQuorum, KIP-595), like ``kafka-metadata-quorum.sh describe``: the
+        leader, its epoch, the high watermark, and every voter and observer with its log end offset, its lag
+        behind the leader and (v1+, Kafka 3.3) its last fetch and caught-up times; v2 (Kafka 3.9, KIP-853) adds
+        the replicas' directory ids and the voters' endpoints.
+
+        Asked of a node that speaks DescribeQuorum; a ZooKeeper-mode cluster has no metadata quorum and the call
+        raises UnsupportedVersionError.  Errors raise."""
+        deadline = await self._begin(timeout)
+        got = await self._run(admin_quorum.DescribeQuorum(), [admin_quorum.QUORUM], deadline)
+        return _value(got, admin_quorum.QUORUM)  # type: ignore[no-any-return]
+
+    async def add_raft_voter(self, voter_id: int, directory_id: uuid.UUID | str,
+                             endpoints: Iterable[quorum.RaftVoterEndpoint | str], *, cluster_id: str | None = None,
+                             timeout: float | None = None) -> None:
+        """Add a controller to a dynamic KRaft quorum (AddRaftVoter, KIP-853, Kafka 3.9+), like
+        ``kafka-metadata-quorum.sh add-controller``: ``voter_id`` and its metadata ``directory_id`` (a UUID or
+        Kafka's base64 text) name the replica, which must already be an observer fetching from the leader;
+        ``endpoints`` are its controller listeners (RaftVoterEndpoint or "NAME://host:port").
+
+        Raises the quorum's error: UnsupportedVersionError when kraft.version is 0 (a static quorum) or no node
+        speaks the API, DuplicateVoterError, InconsistentClusterIdError for a wrong ``cluster_id``.  A lost
+        answer raises KafkaTimeoutError with ``possibly_applied=True``.  Bad input (TypeError/ValueError) is
+        refused before any I/O."""
+        node = quorum.check_node_id(voter_id, "voter_id")
+        directory = quorum.check_directory_id(directory_id)
+        eps = _endpoints(endpoints)
+        cid = _optional_str(cluster_id, "cluster_id")
+        deadline = await self._begin(timeout)
+        op = admin_quorum.AddRaftVoter(directory, eps, cid, _request_timeout_ms(deadline, 30_000))
+        _value(await self._run(op, [node], deadline), node)
+
+    async def remove_raft_voter(self, voter_id: int, directory_id: uuid.UUID | str, *,
+                                cluster_id: str | None = None, timeout: float | None = None) -> None:
+        """Remove a controller from a dynamic KRaft quorum (RemoveRaftVoter, KIP-853, Kafka 3.9+), like
+        ``kafka-metadata-quorum.sh remove-controller``: the voter is named by its id and directory id.
+
+        Raises the quorum's error, never waits past the call's timeout: VoterNotFoundError for a replica that
+        is not a voter (or a voter with another directory id), InvalidRequestError for the last voter,
+        UnsupportedVersionError when kraft.version is 0.  A lost answer raises KafkaTimeoutError with
+        ``possibly_applied=True``.  Bad input is refused before any I/O."""
+        node = quorum.check_node_id(voter_id, "voter_id")
+        directory = quorum.check_directory_id(directory_id)
+        cid = _optional_str(cluster_id, "cluster_id")
+        deadline = await self._begin(timeout)
+        _value(await self._run(admin_quorum.RemoveRaftVoter(directory, cid), [node], deadline), node)
+
+    async def unregister_broker(self, broker_id: int, *, timeout: float | None = None) -> None:
+        """Remove a broker's registration from a KRaft cluster (UnregisterBroker, Kafka 3.0+ in KRaft mode), like
+        ``kafka-cluster.sh unregister``: for a broker that is gone for good (a running broker registers again).
+
+        Raises BrokerIdNotRegisteredError for an id the controller does not know, UnsupportedVersionError on a
+        ZooKeeper-mode cluster; a lost answer raises KafkaTimeoutError with ``possibly_applied=True``."""
+        node = quorum.check_node_id(broker_id, "broker_id")
+        deadline = await self._begin(timeout)
+        _value(await self._run(admin_quorum.UnregisterBroker(), [node], deadline), node)
+
+    async def alter_replica_log_dirs(self, moves: Mapping[RK, str], *, timeout: float | None = None,
+                                     ) -> dict[RK, None | KafkaError]:
+        """Move replicas between the log directories of their brokers (AlterReplicaLogDirs, KIP-113), like the
+        ``log_dirs`` of kafka-reassign-partitions.sh: {TopicPartitionReplica(topic, partition, broker_id) or a
+        (topic, partition, broker_id) tuple: absolute directory path}; each replica's broker gets one request.
+
+        Per replica: None when its broker took the move (the copy runs in the background; see
+        describe_replica_log_dirs; moving a replica to the directory it is in cancels a move under way), else the
+        broker's error: LogDirNotFoundError (no such directory there), KafkaStorageError (offline directory),
+        ReplicaNotAvailableError (the broker holds no replica of it), BrokerNotAvailableError for a broker the
+        cluster does not list (never sent).  A move whose answer was lost is a KafkaTimeoutError with
+        ``possibly_applied=True``.  Keyed as given; bad input raises before any I/O."""
+        checked, keys = check_replica_moves(moves)
+        deadline = await self._begin(timeout)
+        got = await self._run(admin_replica_log_dirs.AlterReplicaLogDirs(checked), checked, deadline)
+        return by_caller_key(got, keys)
+
+    async def describe_replica_log_dirs(self, replicas: Iterable[RK], *, timeout: float | None = None,
+                                        ) -> dict[RK, ReplicaLogDirInfo | KafkaError]:
+        """Where each replica's log lives (DescribeLogDirs to each broker named, once): its current directory,
+        lag and size, and while a move runs the future directory and how far it trails.
+
+        Per replica: ReplicaNotAvailableError when its broker holds no log of it (KafkaStorageError when a
+        directory of that broker is offline, since the log may be there), BrokerNotAvailableError for a broker
+        the cluster does not list.  Keyed as given; bad input raises before any I/O."""
+        asked, keys = check_replica_list(replicas)
+        deadline = await self._begin(timeout)
+        got = await admin_replica_log_dirs.describe_replica_log_dirs(self._ctx, asked, deadline)
+        return by_caller_key(got, keys)
+
 
 def _check_bool(value: object, what: str) -> None:
     if not isinstance(value, bool):
@@ -807,6 +939,21 @@ def _value(results: Mapping[Any, Any], key: Any) -> Any:
     if isinstance(got, KafkaError):
         raise got
     return got
+
+
+def _endpoints(values: Iterable[quorum.RaftVoterEndpoint | str]) -> list[quorum.RaftVoterEndpoint]:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise TypeError("endpoints must be a list of RaftVoterEndpoint or 'NAME://host:port' strings")
+    out = [e if isinstance(e, quorum.RaftVoterEndpoint) else quorum.RaftVoterEndpoint.parse(e) for e in values]
+    if not out:
+        raise ValueError("endpoints is empty: a voter needs at least one controller listener")
+    return out
+
+
+def _optional_str(value: object, what: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{what} must be a str or None, not {type(value).__name__}")
+    return value
 
 
 def _str_list(values: Iterable[str] | None, what: str) -> list[str] | None:

@@ -12,18 +12,21 @@ caller's generator never runs on the loop thread and a caller's list may change 
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, overload
 
-from kadmin import acls, configs, quotas, scram, storage, tokens, topics
+from kadmin import acls, configs, features, quorum, quotas, scram, storage, tokens, topics
 from kadmin._keys import PartitionKey, ResourceKey
 from kadmin._sync_base import SyncClientBase, copied
 from kadmin.admin import acls as admin_acls
 from kadmin.admin import quotas as admin_quotas
 from kadmin.admin import scram as admin_scram
 from kadmin.admin.partitions import ListedOffset, OffsetSpec
+from kadmin.aio import RK
 from kadmin.errors import KafkaError
 from kadmin.offset_reset import MemberToRemove, OffsetResetPlan, ResetTo
+from kadmin.replicas import ReplicaLogDirInfo
 from kadmin.topics import TopicDescription, TopicListing
 from kadmin.types import (
     ClusterDescription,
@@ -504,3 +507,112 @@ class AdminClient(SyncClientBase):
     ) -> list[tokens.DelegationToken]:
         """The tokens of ``owners`` (every owner when None) that this principal may see.  Errors raise."""
         return self._call(self._aio.describe_delegation_tokens(copied(owners), timeout=timeout), timeout)
+
+    # --- cluster operations: features, the metadata quorum, replica log dirs (issue #26) -----------------------
+    def describe_features(self, *, timeout: float | None = None) -> features.FeatureMetadata:
+        """The cluster's finalized feature levels (KIP-584) with their epoch, and the supported ranges of the
+        broker that answered, from one broker's ApiVersions v3+ answer.
+
+        A level of 0 means the feature is off; such features are not in ``finalized``
+        (``FeatureMetadata.level(name)`` gives 0 for them).  Brokers before ApiVersions v3 (Kafka 2.4), or
+        clusters that finalized nothing, report no features: the answer is then empty, not an error.  A
+        failure of the call raises."""
+        return self._call(self._aio.describe_features(timeout=timeout), timeout)
+
+    def update_features(
+        self, updates: Mapping[str, features.FeatureUpdate], *, validate_only: bool = False,
+        timeout: float | None = None,
+    ) -> dict[str, None | KafkaError]:
+        """Raise, lower or remove finalized feature levels ({name: FeatureUpdate(level, upgrade_type)}), on the
+        controller (UpdateFeatures, Kafka 2.7+), like ``kafka-features.sh upgrade|downgrade|disable``.
+
+        Refused with ValueError before UpdateFeatures is sent (the features are first described, so one
+        ApiVersions request goes out): a feature the cluster does not know, a level below the feature's minimum
+        (0 is allowed: it disables the feature, as a downgrade), an ``upgrade`` to a level below the finalized
+        one, a downgrade to a level above it.  Per feature: None when the controller took the update (with
+        ``validate_only``, would take it: nothing changes), else its error (InvalidUpdateVersionError for a level
+        some broker cannot run, or a downgrade the controller refuses).  A ZooKeeper-mode controller answers each
+        feature on its own; a KRaft controller (Kafka 3.x+) applies all or none, so one refusal is every
+        feature's error.  An unsafe downgrade needs UpdateFeatures v1 (Kafka 3.3): against an older controller
+        that feature alone fails with UnsupportedVersionError; ``validate_only`` too, for every feature.  An
+        update whose answer was lost is a KafkaTimeoutError with ``possibly_applied=True``."""
+        return self._call(self._aio.update_features(
+            copied(updates), validate_only=validate_only, timeout=timeout,
+        ), timeout)
+
+    def describe_metadata_quorum(self, *, timeout: float | None = None) -> quorum.QuorumInfo:
+        """The KRaft metadata quorum (DescribeQuorum, KIP-595), like ``kafka-metadata-quorum.sh describe``: the
+        leader, its epoch, the high watermark, and every voter and observer with its log end offset, its lag
+        behind the leader and (v1+, Kafka 3.3) its last fetch and caught-up times; v2 (Kafka 3.9, KIP-853) adds
+        the replicas' directory ids and the voters' endpoints.
+
+        Asked of a node that speaks DescribeQuorum; a ZooKeeper-mode cluster has no metadata quorum and the call
+        raises UnsupportedVersionError.  Errors raise."""
+        return self._call(self._aio.describe_metadata_quorum(timeout=timeout), timeout)
+
+    def add_raft_voter(
+        self, voter_id: int, directory_id: uuid.UUID | str,
+        endpoints: Iterable[quorum.RaftVoterEndpoint | str], *, cluster_id: str | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        """Add a controller to a dynamic KRaft quorum (AddRaftVoter, KIP-853, Kafka 3.9+), like
+        ``kafka-metadata-quorum.sh add-controller``: ``voter_id`` and its metadata ``directory_id`` (a UUID or
+        Kafka's base64 text) name the replica, which must already be an observer fetching from the leader;
+        ``endpoints`` are its controller listeners (RaftVoterEndpoint or "NAME://host:port").
+
+        Raises the quorum's error: UnsupportedVersionError when kraft.version is 0 (a static quorum) or no node
+        speaks the API, DuplicateVoterError, InconsistentClusterIdError for a wrong ``cluster_id``.  A lost
+        answer raises KafkaTimeoutError with ``possibly_applied=True``.  Bad input (TypeError/ValueError) is
+        refused before any I/O."""
+        self._call(self._aio.add_raft_voter(
+            voter_id, copied(directory_id), copied(endpoints), cluster_id=cluster_id, timeout=timeout,
+        ), timeout)
+
+    def remove_raft_voter(
+        self, voter_id: int, directory_id: uuid.UUID | str, *, cluster_id: str | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        """Remove a controller from a dynamic KRaft quorum (RemoveRaftVoter, KIP-853, Kafka 3.9+), like
+        ``kafka-metadata-quorum.sh remove-controller``: the voter is named by its id and directory id.
+
+        Raises the quorum's error, never waits past the call's timeout: VoterNotFoundError for a replica that
+        is not a voter (or a voter with another directory id), InvalidRequestError for the last voter,
+        UnsupportedVersionError when kraft.version is 0.  A lost answer raises KafkaTimeoutError with
+        ``possibly_applied=True``.  Bad input is refused before any I/O."""
+        self._call(self._aio.remove_raft_voter(
+            voter_id, copied(directory_id), cluster_id=cluster_id, timeout=timeout,
+        ), timeout)
+
+    def unregister_broker(self, broker_id: int, *, timeout: float | None = None) -> None:
+        """Remove a broker's registration from a KRaft cluster (UnregisterBroker, Kafka 3.0+ in KRaft mode), like
+        ``kafka-cluster.sh unregister``: for a broker that is gone for good (a running broker registers again).
+
+        Raises BrokerIdNotRegisteredError for an id the controller does not know, UnsupportedVersionError on a
+        ZooKeeper-mode cluster; a lost answer raises KafkaTimeoutError with ``possibly_applied=True``."""
+        self._call(self._aio.unregister_broker(broker_id, timeout=timeout), timeout)
+
+    def alter_replica_log_dirs(
+        self, moves: Mapping[RK, str], *, timeout: float | None = None,
+    ) -> dict[RK, None | KafkaError]:
+        """Move replicas between the log directories of their brokers (AlterReplicaLogDirs, KIP-113), like the
+        ``log_dirs`` of kafka-reassign-partitions.sh: {TopicPartitionReplica(topic, partition, broker_id) or a
+        (topic, partition, broker_id) tuple: absolute directory path}; each replica's broker gets one request.
+
+        Per replica: None when its broker took the move (the copy runs in the background; see
+        describe_replica_log_dirs; moving a replica to the directory it is in cancels a move under way), else the
+        broker's error: LogDirNotFoundError (no such directory there), KafkaStorageError (offline directory),
+        ReplicaNotAvailableError (the broker holds no replica of it), BrokerNotAvailableError for a broker the
+        cluster does not list (never sent).  A move whose answer was lost is a KafkaTimeoutError with
+        ``possibly_applied=True``.  Keyed as given; bad input raises before any I/O."""
+        return self._call(self._aio.alter_replica_log_dirs(copied(moves), timeout=timeout), timeout)
+
+    def describe_replica_log_dirs(
+        self, replicas: Iterable[RK], *, timeout: float | None = None,
+    ) -> dict[RK, ReplicaLogDirInfo | KafkaError]:
+        """Where each replica's log lives (DescribeLogDirs to each broker named, once): its current directory,
+        lag and size, and while a move runs the future directory and how far it trails.
+
+        Per replica: ReplicaNotAvailableError when its broker holds no log of it (KafkaStorageError when a
+        directory of that broker is offline, since the log may be there), BrokerNotAvailableError for a broker
+        the cluster does not list.  Keyed as given; bad input raises before any I/O."""
+        return self._call(self._aio.describe_replica_log_dirs(copied(replicas), timeout=timeout), timeout)

@@ -110,9 +110,12 @@ BROKER_TABLES: dict[str, VersionTable] = {name: _parse(text) for name, text in _
 #:   CLUSTER_AUTHORIZATION_FAILED, as a secured broker answers a client without ClusterAction.  They stay
 #:   advertised because ZooKeeper-mode brokers list them and LeaderAndIsr (4) is how a client tells
 #:   ZooKeeper mode from KRaft (kadmin.testing.handlers.base.RequestContext.zookeeper_mode);
-#: * served as a KRaft cluster with a static single-voter quorum answers: DescribeQuorum 55, UnregisterBroker
-#:   64, ListClientMetricsResources 74, DescribeTopicPartitions 75, AddRaftVoter 80 / RemoveRaftVoter 81
-#:   (UNSUPPORTED_VERSION in the body: kraft.version 0 cannot reconfigure);
+#: * served as a KRaft cluster answers: DescribeQuorum 55 (a modelled quorum of voters and observers,
+#:   kadmin/testing/state/quorum.py), UnregisterBroker 64, ListClientMetricsResources 74,
+#:   DescribeTopicPartitions 75, AddRaftVoter 80 / RemoveRaftVoter 81 (they change the voters when the
+#:   cluster's kraft.version is 1, as 4.0 formats it; UNSUPPORTED_VERSION in the body at kraft.version 0);
+#: * served with feature levels per release: ApiVersions v3+ reports each broker's supported features and the
+#:   cluster's finalized levels, and UpdateFeatures 57 changes them (kadmin/testing/state/features.py);
 #: * withheld, below: what needs state the fake does not keep.  A client then sees a broker without them
 #:   (librdkafka and kafka-python refuse transactions up front), never a closed connection.
 #:
@@ -125,7 +128,6 @@ WITHHELD: dict[int, str] = {
     26: "EndTxn: no transaction coordinator",
     27: "WriteTxnMarkers: coordinator-to-broker, and only meaningful with transactions",
     28: "TxnOffsetCommit: no transaction coordinator",
-    57: "UpdateFeatures: the fake finalizes no feature levels (ApiVersions reports none), so none can change",
     61: "DescribeProducers: the fake keeps no producer state per partition",
     65: "DescribeTransactions: no transaction coordinator",
     66: "ListTransactions: no transaction coordinator",

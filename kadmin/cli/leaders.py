@@ -8,6 +8,9 @@ unclean election may lose records, so it asks first (or needs ``--yes``).
 ``reassignments`` follows kafka-reassign-partitions.sh's JSON (``{"partitions": [{"topic": "t", "partition": 0,
 "replicas": [1, 2]}]}``) or takes ``TOPIC:PARTITION=1,2,3`` arguments; ``cancel`` stops ongoing moves and
 ``list`` shows them.  Moving replicas copies whole partitions between brokers, so ``alter`` asks first too.
+The JSON file's optional ``"log_dirs"`` (one per replica: an absolute path, or "any") places replicas in log
+directories of their brokers (AlterReplicaLogDirs, after the reassignment started, so that a new replica
+exists); each replica's result is reported beside its partition's.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from kadmin.cli.partition_args import (
     topic_partitions,
 )
 from kadmin.errors import ErrorCode, KafkaError, error_for_code
+from kadmin.replicas import TopicPartitionReplica
 from kadmin.storage import ElectionResult, PartitionReassignment, validate_reassignments
 from kadmin.types import TopicPartition
 
@@ -61,7 +65,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     al.add_argument("targets", nargs="*", metavar="TOPIC:PARTITION=B1,B2,...")
     al.add_argument("--reassignment-json-file", metavar="FILE",
                     help='kafka-reassign-partitions.sh\'s format: {"partitions": [{"topic": "t", "partition": 0, '
-                         '"replicas": [1, 2]}]} (\'-\' reads stdin)')
+                         '"replicas": [1, 2], "log_dirs": ["any", "/data/b"]}]} (\'-\' reads stdin; log_dirs '
+                         'optional, one per replica)')
     al.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     al.set_defaults(run=run_alter)
     cn = rsub.add_parser("cancel", parents=[common], help="cancel ongoing reassignments",
@@ -180,15 +185,39 @@ def run_list(ctx: Context) -> int:
     return 1 if failed else 0
 
 
-def _targets(args: argparse.Namespace) -> dict[TopicPartition, list[int]]:
+def _log_dirs(doc: Any, path: str, replicas: dict[TopicPartition, list[int]]) -> dict[TopicPartitionReplica, str]:
+    """kafka-reassign-partitions.sh's optional ``"log_dirs"``: one entry per replica, in the replicas' order, an
+    absolute path or "any" (no preference).  ``doc`` was checked by json_partitions already."""
+    moves: dict[TopicPartitionReplica, str] = {}
+    for item in doc["partitions"]:
+        dirs = item.get("log_dirs")
+        if dirs is None:
+            continue
+        tp = TopicPartition(item["topic"], item["partition"])
+        brokers = replicas[tp]
+        if not isinstance(dirs, list) or len(dirs) != len(brokers) or not all(isinstance(d, str) for d in dirs):
+            raise UsageError(f"{path}: the log_dirs of {tp} must list one directory (or \"any\") per replica")
+        for broker, d in zip(brokers, dirs, strict=True):
+            if d == "any":
+                continue
+            if not d.startswith("/"):
+                raise UsageError(f"{path}: log dir {d!r} of {tp} is not an absolute path (or \"any\")")
+            moves[TopicPartitionReplica(tp.topic, tp.partition, broker)] = d
+    return moves
+
+
+def _targets(args: argparse.Namespace) -> tuple[dict[TopicPartition, list[int]], dict[TopicPartitionReplica, str]]:
+    """The target replicas, and the log dirs the JSON file names for some of them."""
     pairs: list[tuple[TopicPartition, list[int]]] = []
+    doc: Any = None
     for spec in args.targets:
         tp, value = assignment(spec, "reassignments alter", "B1,B2,...")
         # Not numbers(): a broker listed twice is an error here, not a duplicate to drop.
         pairs.append((tp, [number(b, f"broker id in {spec!r}") for b in value.split(",")]))
     if args.reassignment_json_file:
         path = args.reassignment_json_file
-        for tp, value in json_partitions(read_json_file(path), path, "replicas"):
+        doc = read_json_file(path)
+        for tp, value in json_partitions(doc, path, "replicas"):
             if not isinstance(value, list) or not all(isinstance(b, int) and not isinstance(b, bool) for b in value):
                 raise UsageError(f"{path}: the replicas of {tp} must be a list of broker ids")
             pairs.append((tp, value))
@@ -203,7 +232,7 @@ def _targets(args: argparse.Namespace) -> dict[TopicPartition, list[int]]:
         validate_reassignments(out)
     except (TypeError, ValueError) as exc:
         raise UsageError(str(exc)) from None
-    return out
+    return out, (_log_dirs(doc, args.reassignment_json_file, out) if doc is not None else {})
 
 
 def _report_alter(ctx: Context, command: str, got: dict[TopicPartition, None | KafkaError], done: str) -> int:
@@ -222,13 +251,50 @@ def _report_alter(ctx: Context, command: str, got: dict[TopicPartition, None | K
 
 
 def run_alter(ctx: Context) -> int:
-    targets = _targets(ctx.args)
+    targets, moves = _targets(ctx.args)
     confirm(f"Move {len(targets)} partition(s) to new replicas? Their data will be copied between brokers.",
             ctx.args.yes)
     with ctx.admin() as admin:
         got = admin.alter_partition_reassignments(targets)
-    raise_if_all_refused(got)
-    return _report_alter(ctx, "reassignments alter", got, "started")
+        raise_if_all_refused(got)
+        # Log dirs after the reassignment started, so that a new replica exists where it is to be placed.
+        started = {r: d for r, d in moves.items() if got.get(TopicPartition(r.topic, r.partition), 0) is None}
+        dirs: dict[TopicPartitionReplica, None | KafkaError] = (
+            admin.alter_replica_log_dirs(started) if started else {})
+    if not moves:
+        return _report_alter(ctx, "reassignments alter", got, "started")
+    return _report_alter_with_dirs(ctx, got, moves, dirs)
+
+
+def _report_alter_with_dirs(ctx: Context, got: dict[TopicPartition, None | KafkaError],
+                            moves: dict[TopicPartitionReplica, str],
+                            dirs: dict[TopicPartitionReplica, None | KafkaError]) -> int:
+    """The partitions' results, then each replica's log-dir move (one whose partition was refused is not sent:
+    it is listed with a null error and ``"sent": false``)."""
+    failed = [(tp, r) for tp, r in got.items() if r is not None]
+    dirs_failed = [(r, e) for r, e in dirs.items() if e is not None]
+    p = ctx.printer
+    if p.json:
+        p.emit("reassignments alter", {
+            "partitions": [{"topic": tp.topic, "partition": tp.partition,
+                            "error": error_json(r) if r is not None else None} for tp, r in got.items()],
+            "log_dirs": [{"topic": r.topic, "partition": r.partition, "broker": r.broker_id, "log_dir": d,
+                          "sent": r in dirs,
+                          "error": error_json(dirs[r]) if dirs.get(r) is not None else None}  # type: ignore[arg-type]
+                         for r, d in moves.items()]})
+        return 1 if failed or dirs_failed else 0
+    p.table([Column("TOPIC", flex=True), Column("PARTITION", right=True), Column("RESULT")],
+            [[tp.topic, tp.partition, "started"] for tp, r in got.items() if r is None])
+    moved = [[r.topic, r.partition, r.broker_id, moves[r]] for r, e in dirs.items() if e is None]
+    if moved:
+        p.lines([""])
+        p.table([Column("TOPIC", flex=True), Column("PARTITION", right=True), Column("BROKER", right=True),
+                 Column("LOG-DIR")], moved)
+    for tp, err in failed:
+        p.key_error(str(tp), err)
+    for r, err in dirs_failed:
+        p.key_error(f"{r.topic}-{r.partition} on broker {r.broker_id}", err)
+    return 1 if failed or dirs_failed else 0
 
 
 def run_cancel(ctx: Context) -> int:

@@ -141,6 +141,11 @@ def build_parser() -> Parser:
 
     acls_cmd.register(sub, common)
     users_cmd.register(sub, common)
+    from kadmin.cli import features as features_cmd  # features, the metadata quorum, brokers (issue #26)
+    from kadmin.cli import quorum as quorum_cmd
+
+    features_cmd.register(sub, common)
+    quorum_cmd.register(sub, common)
     demo.register(sub, common)
     return parser
 

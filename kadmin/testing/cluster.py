@@ -34,8 +34,10 @@ from kadmin.testing.security import SecurityAdmin, authorizer_from
 from kadmin.testing.state.base import ClusterState
 from kadmin.testing.state.controller import ControllerAdmin
 from kadmin.testing.state.coordinators import Coordinators, CoordinatorsAdmin
+from kadmin.testing.state.features import FeaturesAdmin
 from kadmin.testing.state.groups import GroupsAdmin
 from kadmin.testing.state.log_dirs import LogDirsAdmin
+from kadmin.testing.state.quorum import QuorumAdmin
 from kadmin.testing.state.quotas import QuotasAdmin
 from kadmin.testing.state.resource_configs import ResourceConfigsAdmin
 from kadmin.testing.state.topics import TopicsAdmin
@@ -81,7 +83,7 @@ def _api_key(api: int | str | None) -> int | None:
 
 
 class FakeCluster(TopicsAdmin, LogDirsAdmin, GroupsAdmin, CoordinatorsAdmin, QuotasAdmin, ResourceConfigsAdmin,
-                  ControllerAdmin, SecurityAdmin):
+                  ControllerAdmin, SecurityAdmin, FeaturesAdmin, QuorumAdmin):
     """A fake Kafka cluster of ``brokers`` nodes (ids 1..N), each on its own port.
 
     ``versions`` is one release name ("3.9") or table for every broker, or a dict {node_id: release or table}

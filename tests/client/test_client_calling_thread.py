@@ -24,6 +24,7 @@ from kadmin.acls import AclBinding, AclBindingFilter, AclListing
 from kadmin.client import AdminClient
 from kadmin.configs import ConfigResource, SetConfig
 from kadmin.errors import KafkaError
+from kadmin.features import FeatureUpdate
 from kadmin.quotas import ClientQuotaAlteration, ClientQuotaEntity, Set
 from kadmin.scram import ScramUpsertion
 from kadmin.testing import FakeCluster
@@ -119,6 +120,10 @@ CASES: dict[str, Call] = {
     "alter_user_scram_credentials": lambda p: call(p.gen([ScramUpsertion("bob", "SCRAM-SHA-256", "pw")])),
     "create_delegation_token": lambda p: call(renewers=p.gen(["User:bob"])),
     "describe_delegation_tokens": lambda p: call(p.gen(["User:bob"])),
+    "update_features": lambda p: call(p.mapping({"metadata.version": FeatureUpdate(21)}), validate_only=True),
+    "add_raft_voter": lambda p: call(3000, "f3feKK4KQ8ahxv70POUcCQ", p.gen(["CONTROLLER://localhost:9093"])),
+    "alter_replica_log_dirs": lambda p: call(p.mapping({("t", 0, 1): "/var/lib/kafka/data-2"})),
+    "describe_replica_log_dirs": lambda p: call(p.gen([("t", 0, 1)])),
 }
 
 #: Annotations that admit an iterable or a mapping of the caller's.

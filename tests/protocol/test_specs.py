@@ -66,6 +66,13 @@ _APIS = [
     "RenewDelegationToken",
     "ExpireDelegationToken",
     "DescribeDelegationToken",
+    # cluster operations: features, the metadata quorum, replica log dirs (issue #26)
+    "UpdateFeatures",
+    "DescribeQuorum",
+    "AddRaftVoter",
+    "RemoveRaftVoter",
+    "UnregisterBroker",
+    "AlterReplicaLogDirs",
 ]
 
 EXPECTED_FILES: frozenset[str] = frozenset(
@@ -214,8 +221,7 @@ def test_diff_reports_type_and_key_changes() -> None:
 FAKE_SPECS_DIR = Path(__file__).resolve().parents[2] / "kadmin" / "testing" / "specs"
 _FAKE_APIS = ["Produce", "Fetch", "InitProducerId", "OffsetForLeaderEpoch", "LeaderAndIsr", "StopReplica",
               "UpdateMetadata", "ControlledShutdown", "AlterPartition", "Envelope", "AllocateProducerIds",
-              "DescribeQuorum", "UnregisterBroker", "ListClientMetricsResources", "AddRaftVoter", "RemoveRaftVoter",
-              "AlterReplicaLogDirs"]
+              "ListClientMetricsResources"]
 FAKE_FILES = frozenset(f"{api}{kind}.json" for api in _FAKE_APIS for kind in ("Request", "Response"))
 
 

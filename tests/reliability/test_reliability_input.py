@@ -27,6 +27,7 @@ from kadmin.cli.main import main as cli_main
 from kadmin.client import AdminClient
 from kadmin.config import ClientConfig
 from kadmin.configs import AppendConfig, ConfigResource, DeleteConfig, SetConfig
+from kadmin.features import FeatureUpdate
 from kadmin.quotas import ClientQuotaAlteration, ClientQuotaEntity, ClientQuotaFilter, Remove, Set
 from kadmin.testing import FakeCluster
 from kadmin.topics import NewPartitions, NewTopic
@@ -280,6 +281,31 @@ BAD = [
     case("renew_delegation_token", "hmac", exc=TypeError, match="HMAC"),
     case("expire_delegation_token", b"", exc=TypeError, match="HMAC"),
     case("describe_delegation_tokens", "User:a", exc=TypeError, match="not a single string"),
+    # --- cluster operations: features, the metadata quorum, replica log dirs (issue #26)
+    case("describe_features", timeout=0, exc=ValueError, match="timeout must be a positive number"),
+    case("update_features", {}, exc=ValueError, match="updates is empty"),
+    case("update_features", {"metadata.version": 5}, exc=TypeError, match="expected a FeatureUpdate"),
+    case("update_features", Lazy(lambda: {"": FeatureUpdate(1)}), exc=ValueError,
+         match="feature names must be non-empty strings"),
+    case("update_features", Lazy(lambda: {"metadata.version": FeatureUpdate(21)}), validate_only="yes",
+         exc=TypeError, match="validate_only must be a bool"),
+    case("describe_metadata_quorum", timeout=-1, exc=ValueError, match="timeout must be a positive number"),
+    case("add_raft_voter", "1", "f3feKK4KQ8ahxv70POUcCQ", ["C://h:1"], exc=TypeError,
+         match="voter_id must be an int"),
+    case("add_raft_voter", 1, "not-a-uuid", ["C://h:1"], exc=ValueError, match="neither a UUID nor Kafka's base64"),
+    case("add_raft_voter", 1, "f3feKK4KQ8ahxv70POUcCQ", [], exc=ValueError, match="endpoints is empty"),
+    case("add_raft_voter", 1, "f3feKK4KQ8ahxv70POUcCQ", ["nonsense"], exc=ValueError,
+         match="is not NAME://host:port"),
+    case("remove_raft_voter", -1, "f3feKK4KQ8ahxv70POUcCQ", exc=ValueError, match="voter_id must be >= 0"),
+    case("remove_raft_voter", 1, 5, exc=TypeError, match="directory id must be a uuid.UUID or str"),
+    case("unregister_broker", "1", exc=TypeError, match="broker_id must be an int"),
+    case("unregister_broker", -2, exc=ValueError, match="broker_id must be >= 0"),
+    case("alter_replica_log_dirs", {}, exc=ValueError, match="no replicas given"),
+    case("alter_replica_log_dirs", {("t", 0, 1): "relative/dir"}, exc=ValueError, match="must be an absolute path"),
+    case("alter_replica_log_dirs", {("t", 0): "/d"}, exc=TypeError, match="a replica is a TopicPartitionReplica"),
+    case("describe_replica_log_dirs", [], exc=ValueError, match="no replicas given"),
+    case("describe_replica_log_dirs", "t", exc=TypeError, match="replicas must be a list of TopicPartitionReplica"),
+    case("describe_replica_log_dirs", [("t", 0, -1)], exc=ValueError, match="broker_id must be an int >= 0"),
 ]
 
 PUBLIC = sorted(n for n, f in inspect.getmembers(aio.AdminClient, inspect.iscoroutinefunction)

@@ -2,6 +2,9 @@
 
 The fallback itself (a v0-format answer to a version the broker does not support) lives in the broker,
 because it must happen before the request body can be parsed; this module answers supported versions.
+From v3 the answer also carries KIP-584's features: the ranges this broker's release supports and the
+cluster's finalized levels with their epoch (kadmin.testing.state.features; -1 and none when nothing is
+finalized, as Kafka answers).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from kadmin.testing.handlers.base import (
     register,
     response_class,
 )
+from kadmin.testing.state.features import Features, supported_by
 
 API_KEY = 18
 # KIP-511: ClientSoftwareName and ClientSoftwareVersion must match this (ApiVersionsRequest.isValid).
@@ -42,7 +46,17 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
         if not (_SOFTWARE_RE.fullmatch(name or "") and _SOFTWARE_RE.fullmatch(ver or "")):
             # Kafka answers an invalid software name/version with INVALID_REQUEST and no API list.
             return response_class(API_KEY)(error_code=INVALID_REQUEST, api_keys=[])
-    return table_response(ctx.table)
+    resp = table_response(ctx.table)
+    if version >= 3:
+        R = response_class(API_KEY)
+        area = ctx.state.area(Features)
+        finalized = area.ensure(ctx.cluster._controller_table())
+        resp.supported_features = [R.SupportedFeatureKey(name=n, min_version=lo, max_version=hi)
+                                   for n, (lo, hi) in sorted(supported_by(ctx.table).items())]
+        resp.finalized_features = [R.FinalizedFeatureKey(name=n, max_version_level=level, min_version_level=1)
+                                   for n, level in sorted(finalized.items())]
+        resp.finalized_features_epoch = area.epoch if finalized else -1
+    return resp
 
 
 def error_response(ctx: RequestContext, req: Any, version: int, code: int) -> Response:
