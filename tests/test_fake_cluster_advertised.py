@@ -191,7 +191,7 @@ def test_kraft_quorum_apis_answer_as_a_static_quorum(clusters: dict[str, FakeClu
         try:
             resp = conn.request(ApiKey.LIST_CONFIG_RESOURCES, 0)
             assert resp.error_code == 0
-            assert [r.name for r in resp.client_metrics_resources] == ["cpu-metrics"]
+            assert [r.resource_name for r in resp.config_resources] == ["cpu-metrics"]
         finally:
             c.set_resource_config(16, "cpu-metrics", "metrics", None)
 

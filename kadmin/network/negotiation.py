@@ -37,6 +37,7 @@ from kadmin.network.connection import Connection, decode_response
 from kadmin.network.retry import Deadline
 from kadmin.protocol import api_name, message_type
 from kadmin.protocol.apis import ApiKey
+from kadmin.protocol.client_versions import client_range
 from kadmin.protocol.headers import response_body_offset
 
 logger = logging.getLogger("kadmin.network.negotiation")
@@ -69,15 +70,9 @@ CLIENT_SOFTWARE_VERSION = software_field(__version__)
 
 
 def our_range(api_key: int) -> tuple[int, int] | None:
-    """Versions kadmin can both encode (request) and decode (response) for an API; None if not shipped."""
-    try:
-        req = message_type(api_key, "request")
-        resp = message_type(api_key, "response")
-    except KeyError:
-        return None
-    lo = max(req.MIN_VERSION, resp.MIN_VERSION)
-    hi = min(req.MAX_VERSION, resp.MAX_VERSION)
-    return (lo, hi) if lo <= hi else None
+    """Versions kadmin's client sends of an API (schemas' range, capped where kadmin does not handle a newer
+    version yet: kadmin.protocol.client_versions); None if not shipped."""
+    return client_range(api_key)
 
 
 def usable_range(api_key: int, advertised: VersionTable, config: ClientConfig) -> tuple[int, int] | None:
