@@ -16,7 +16,8 @@ DescribeShareGroupOffsets 1, and the new StreamsGroupHeartbeat 88 / StreamsGroup
 checked against the schema history (trunk-2026's commits.tsv dates every bump before the 4.2 branch).  The
 result is 4.3.1's table except DescribeLogDirs, which stays at v4: v5 (KIP-1066, cordoned log dirs) reached
 trunk on 2026-02-19, after 4.2 branched, and it is the only difference between the recorded 4.1.1 + 4.2's
-bumps and the recorded 4.3.1 (tests/test_versions.py checks both statements).  ZooKeeper-mode tables include the broker-to-broker keys (4-7 LeaderAndIsr,
+bumps and the recorded 4.3.1 (tests/test_versions.py checks both statements).  kafka-python 3.0's own
+``broker_version_data`` has the same 4.2 table, derived independently.  ZooKeeper-mode tables include the broker-to-broker keys (4-7 LeaderAndIsr,
 StopReplica, UpdateMetadata, ControlledShutdown; 56 AlterPartition, 58 Envelope, 67 AllocateProducerIds...)
 because such brokers advertise them; KRaft brokers do not.  4.0 raised several minimums (KIP-896 removed
 old protocol versions), which is why the 4.x tables are the only ones with non-zero minimums.
@@ -180,10 +181,6 @@ WITHHELD: dict[int, str] = {
 #: this; older presets are below it anyway.  (Kept apart from kadmin's own client caps,
 #: kadmin.protocol.client_versions, which say what kadmin sends; these say what the fake answers correctly.)
 CAPPED: dict[int, tuple[int, str]] = {
-    0: (12, "Produce v13 (KIP-516, Kafka 4.1) names topics by id only; the fake's produce handler finds topics "
-            "by name"),
-    2: (10, "ListOffsets v11 (KIP-1023, 4.2) adds EARLIEST_PENDING_UPLOAD (-6), which needs tiered storage the "
-            "fake does not model"),
     8: (9, "OffsetCommit v10 (KIP-848, 4.2) names topics by id only; the fake's commit handler reads names"),
     9: (9, "OffsetFetch v10 (KIP-848, 4.2) names topics by id only, asked and answered; the fake reads names"),
     45: (0, "AlterPartitionReassignments v1 (KIP-860, 4.1): the fake does not refuse a replication-factor change "

@@ -74,7 +74,8 @@ def test_releases_never_lose_client_api_versions() -> None:
     ("4.2", 35, (1, 4)),
     ("4.3", 35, (1, 5)),  # DescribeLogDirs v5 (KIP-1066, cordoned log dirs) in 4.3
     ("4.3", 8, (2, 9)),  # OffsetCommit v10 (topic ids) is not served by the fake: CAPPED
-    ("4.3", 0, (0, 12)),  # nor Produce v13
+    ("4.1", 0, (0, 13)),  # Produce v13 (KIP-516: topic ids) is served
+    ("4.2", 2, (1, 11)),  # ListOffsets v11 (KIP-1023: earliest pending upload) is served
     ("4.3", 89, None),  # StreamsGroupDescribe: withheld
 ])
 def test_known_facts(release: str, key: int, expected: tuple[int, int] | None) -> None:
