@@ -158,6 +158,23 @@ def test_kadmin_talks_to_the_4_x_presets() -> None:
         assert {e.version for e in log if e.api_key == ApiKey.API_VERSIONS} == {4}
 
 
+def test_describe_log_dirs_reads_cordoned_from_4_3_and_says_none_before() -> None:
+    """DescribeLogDirs v5 (KIP-1066) is negotiated with 4.3 and its IsCordoned read; a 4.2 broker cannot say."""
+    with FakeCluster(brokers=2, versions={1: "4.2", 2: "4.3"}) as c:
+        with AdminClient(c.bootstrap, default_timeout_s=10.0) as admin:
+            dirs = admin.describe_log_dirs([1, 2])
+        by_node = {n: d for n, d in dirs.items() if not isinstance(d, Exception)}
+        assert set(by_node) == {1, 2}
+        assert {d.is_cordoned for d in by_node[1].values()} == {None}
+        assert {d.is_cordoned for d in by_node[2].values()} == {False}
+        assert {(e.node_id, e.version) for e in c.request_log if e.api_key == ApiKey.DESCRIBE_LOG_DIRS} == {
+            (1, 4), (2, 5)}
+        r = run_cli("-b", c.bootstrap, "-o", "json", "log-dirs", "describe")
+        assert r.code == 0, r.err
+        assert {b["broker"]: [d["is_cordoned"] for d in b["log_dirs"]] for b in r.json()["brokers"]} == {
+            1: [None], 2: [False]}
+
+
 # --- validVersions "none" ------------------------------------------------------------------------------------
 
 

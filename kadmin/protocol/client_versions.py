@@ -18,7 +18,8 @@ APIs whose newer versions kadmin handles (no cap), for the record:
 * ConsumerGroupDescribe v1 (KIP-1099): the member type is read into ``MemberDescription.member_type``.
 * ShareGroupDescribe v1 (KIP-932 stable, Kafka 4.1+): the same layout as 4.0's early-access v0.
 * DescribeCluster v2 (KIP-1073): IncludeFencedBrokers is sent false, so the answer is v1's (no fenced brokers).
-* DescribeLogDirs v5 (KIP-1066): the request is v4's; the answer's IsCordoned is decoded, not yet surfaced.
+* DescribeLogDirs v5 (KIP-1066): the request is v4's; the answer's IsCordoned is
+  ``LogDirDescription.is_cordoned`` (None from older brokers).
 * AlterPartitionReassignments v1 (KIP-860): AllowReplicationFactorChange is sent true, which is v0's behaviour.
 * ListOffsets v11 (KIP-1023): same layout; it only adds a timestamp code kadmin does not send yet.
 * FindCoordinator: unchanged (v6 since Kafka 3.8).
