@@ -178,13 +178,20 @@ def test_describe_log_dirs_reads_cordoned_from_4_3_and_says_none_before() -> Non
 # --- validVersions "none" ------------------------------------------------------------------------------------
 
 
-def test_a_schema_with_no_versions_is_accepted_and_never_used() -> None:
+def test_a_schema_with_no_versions_is_accepted_and_never_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kadmin.config import ClientConfig
+    from kadmin.protocol import client_versions
+
     cls: Any = load_schema({"apiKey": 4, "type": "request", "name": "LeaderAndIsrRequest", "validVersions": "none"})
     assert cls.MIN_VERSION > cls.MAX_VERSION and cls.API_KEY == 4
     with pytest.raises(UnsupportedVersionError, match="no versions"):
         cls().encode(0)
     with pytest.raises(UnsupportedVersionError, match="no versions"):
         cls.decode(b"", 0)
+    # Shipped, such a schema would give the client no range, so no broker's table could make it send one.
+    monkeypatch.setattr(client_versions, "message_type", lambda key, kind="request": cls)
+    assert client_range(4) is None and our_range(4) is None
+    assert usable_range(4, {4: (0, 7)}, ClientConfig("localhost:9092")) is None
 
 
 def test_kafkas_removed_api_placeholders_load(kafka_specs: Path) -> None:
