@@ -37,9 +37,9 @@ RANGE_KEYS = ("versions", "nullableVersions", "taggedVersions", "flexibleVersion
 
 #: Files kadmin did not ship before this refresh, with the top-level text kadmin gives them.
 NEW_FILE_ABOUTS: dict[str, str] = {
-    "ListConfigResourcesRequest": "Lists the config resources (client-metrics subscriptions, groups, and from v1 any "
-                                  "asked type) that have dynamic configs. Key 74 was ListClientMetricsResources "
-                                  "before Kafka 4.1 (KIP-1142); v0 is the same request under both names.",
+    "ListConfigResourcesRequest": "Lists the resources that have dynamic configs: client-metrics subscriptions at "
+                                  "v0 (key 74 was ListClientMetricsResources before Kafka 4.1, KIP-1142), the "
+                                  "asked types from v1 (every type when none is asked).",
     "ListConfigResourcesResponse": "The names, and from v1 the types, of the config resources that have configs.",
     "StreamsGroupDescribeRequest": "Describes streams groups (KIP-1071): members, topology and assignments.",
     "StreamsGroupDescribeResponse": "Per streams group: state, epochs, topology (subtopologies) and each member's "
