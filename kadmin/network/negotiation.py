@@ -5,14 +5,14 @@ does not speak, and during a rolling upgrade the same node id can come back spea
 each new connection first asks "what do you speak?" and every request afterwards is sent at the highest version
 both sides speak (further narrowed by the user's pins), or not sent at all.
 
-ApiVersions itself is the chicken-and-egg case. We open with the newest version kadmin sends (v4, see
-kadmin.protocol.client_versions; v3+ also tells the broker our software name/version). A broker that does not
-know that version answers UNSUPPORTED_VERSION with a body that is meant to be v0 layout and to list its own
-ApiVersions range; we retry at the lower of "one below what we sent" and that range's maximum. Peers are not
-uniform about that error body (librdkafka's mock cluster sends its own layout), so it is parsed leniently, and
-when nothing can be read we drop to v0, which every broker answers. A peer that simply closes the connection
-at v3+ gets a fresh connection and v0. The number of attempts is bounded, so a confused peer can never make us
-loop. """
+ApiVersions itself is the chicken-and-egg case.  We open with the newest version we send (v3+ also tells the
+broker our software name/version).  A broker that does not know that version answers UNSUPPORTED_VERSION with
+a body that is meant to be v0 layout and to list its own ApiVersions range; we retry at the lower of "one
+below what we sent" and that range's maximum.  Peers are not uniform about that error body (librdkafka's mock
+cluster sends its own layout), so it is parsed leniently, and when nothing can be read we drop to v0, which
+every broker answers.  A peer that simply closes the connection at v3+ gets a fresh connection and v0.  The
+number of attempts is bounded, so a confused peer can never make us loop.
+"""
 
 from __future__ import annotations
 
