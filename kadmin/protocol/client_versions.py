@@ -43,8 +43,9 @@ class Cap:
     why: str
 
 
-#: API -> the highest version kadmin's client negotiates, while its schemas go further.
-CAPS: dict[ApiKey, Cap] = {
+#: API (an ApiKey; any int key looks it up) -> the highest version kadmin's client negotiates, while its
+#: schemas go further.
+CAPS: dict[int, Cap] = {
     ApiKey.API_VERSIONS: Cap(4, "v5 (KIP-1242, Kafka trunk after 4.3) checks the client's cluster id and node id "
                                 "and answers REBOOTSTRAP_REQUIRED, which kadmin does not handle yet; and no "
                                 "released broker speaks it (4.3 tops at v4), so opening every connection with v5 "
@@ -77,7 +78,7 @@ def client_range(api_key: int) -> tuple[int, int] | None:
     r = schema_range(api_key)
     if r is None:
         return None
-    cap = CAPS.get(ApiKey(api_key)) if api_key in ApiKey._value2member_map_ else None
+    cap = CAPS.get(api_key)
     hi = r[1] if cap is None else min(r[1], cap.highest)
     return (r[0], hi) if r[0] <= hi else None
 
