@@ -214,13 +214,15 @@ class ReplicaLogInfo:
 class LogDirDescription:
     """A broker's log directory.  ``error``: the directory is offline (KAFKA_STORAGE_ERROR) or could not be
     described; ``total_bytes``/``usable_bytes``: the volume's size and free space, None before Kafka 3.3
-    (DescribeLogDirs v4)."""
+    (DescribeLogDirs v4); ``is_cordoned``: the broker takes no new replicas into it (KIP-1066), None before
+    Kafka 4.3 (DescribeLogDirs v5), which cannot say."""
 
     path: str
     error: KafkaError | None
     replicas: tuple[ReplicaLogInfo, ...] = ()
     total_bytes: int | None = None
     usable_bytes: int | None = None
+    is_cordoned: bool | None = None
 
     @property
     def size_bytes(self) -> int:

@@ -7,10 +7,20 @@ Why this exists: version negotiation bugs only show against brokers of different
 Source of the numbers: the ApiVersions responses of real Apache Kafka brokers of each release (ZooKeeper-mode
 brokers for 2.2 through 3.9, a KRaft broker for 4.0, which has no ZooKeeper mode), as recorded by kafka-python
 (``kafka/protocol/broker_version_data.py``), cross-checked release by release against the per-KIP change notes
-of franz-go's ``pkg/kversion``.  ZooKeeper-mode tables include the broker-to-broker keys (4-7 LeaderAndIsr,
+of franz-go's ``pkg/kversion``.  4.1 and 4.3 are the answers of real 4.1.1 and 4.3.1 KRaft brokers (single
+combined-mode nodes with the release's default features; recorded 2026-11-28, kept beside the repository in
+``kafka-apiversions/``).  No 4.2 broker was recorded: its table is 4.1.1's with the version bumps franz-go's
+``pkg/kversion`` lists for 4.2 (ListOffsets 11, OffsetCommit 10, OffsetFetch 10, WriteTxnMarkers 2, ShareFetch
+2, ShareAcknowledge 2, AddRaftVoter 1, WriteShareGroupState 1, ReadShareGroupStateSummary 1,
+DescribeShareGroupOffsets 1, and the new StreamsGroupHeartbeat 88 / StreamsGroupDescribe 89 at v0), each
+checked against the schema history (trunk-2026's commits.tsv dates every bump before the 4.2 branch).  The
+result is 4.3.1's table except DescribeLogDirs, which stays at v4: v5 (KIP-1066, cordoned log dirs) reached
+trunk on 2026-02-19, after 4.2 branched, and it is the only difference between the recorded 4.1.1 + 4.2's
+bumps and the recorded 4.3.1 (tests/test_versions.py checks both statements).  kafka-python 3.0's own
+``broker_version_data`` has the same 4.2 table, derived independently.  ZooKeeper-mode tables include the broker-to-broker keys (4-7 LeaderAndIsr,
 StopReplica, UpdateMetadata, ControlledShutdown; 56 AlterPartition, 58 Envelope, 67 AllocateProducerIds...)
 because such brokers advertise them; KRaft brokers do not.  4.0 raised several minimums (KIP-896 removed
-old protocol versions), which is why its table is the only one with non-zero minimums.
+old protocol versions), which is why the 4.x tables are the only ones with non-zero minimums.
 
 Tables are stored as short text ("key:min-max ...") so that a release is one greppable line.  They are the
 brokers' own (:data:`BROKER_TABLES`); the presets (:data:`RELEASES`) leave out the few keys the fake cluster
@@ -57,6 +67,24 @@ _RAW: dict[str, str] = {
            "32:1-4 33:0-2 34:1-2 35:1-4 36:0-2 37:0-3 38:1-3 39:1-2 40:1-2 41:1-3 42:0-2 43:0-2 44:0-1 45:0-0 "
            "46:0-0 47:0-0 48:0-1 49:0-1 50:0-0 51:0-0 55:0-2 57:0-2 60:0-2 61:0-0 64:0-0 65:0-0 66:0-1 68:0-1 "
            "69:0-1 74:0-0 75:0-0 80:0-0 81:0-0",
+    "4.1": "0:0-13 1:4-18 2:1-10 3:0-13 8:2-9 9:1-9 10:0-6 11:0-9 12:0-4 13:0-5 14:0-5 15:0-6 16:0-5 17:0-1 "
+           "18:0-4 19:2-7 20:1-6 21:0-2 22:0-5 23:2-4 24:0-5 25:0-4 26:0-5 27:1-1 28:0-5 29:1-3 30:1-3 "
+           "31:1-3 32:1-4 33:0-2 34:1-2 35:1-4 36:0-2 37:0-3 38:1-3 39:1-2 40:1-2 41:1-3 42:0-2 43:0-2 "
+           "44:0-1 45:0-1 46:0-0 47:0-0 48:0-1 49:0-1 50:0-0 51:0-0 55:0-2 57:0-2 60:0-2 61:0-0 64:0-0 "
+           "65:0-0 66:0-2 68:0-1 69:0-1 74:0-1 75:0-0 76:1-1 77:1-1 78:1-1 79:1-1 80:0-0 81:0-0 83:0-0 "
+           "84:0-0 85:0-0 86:0-0 87:0-0 90:0-0 91:0-0 92:0-0",
+    "4.2": "0:0-13 1:4-18 2:1-11 3:0-13 8:2-10 9:1-10 10:0-6 11:0-9 12:0-4 13:0-5 14:0-5 15:0-6 16:0-5 "
+           "17:0-1 18:0-4 19:2-7 20:1-6 21:0-2 22:0-5 23:2-4 24:0-5 25:0-4 26:0-5 27:1-2 28:0-5 29:1-3 "
+           "30:1-3 31:1-3 32:1-4 33:0-2 34:1-2 35:1-4 36:0-2 37:0-3 38:1-3 39:1-2 40:1-2 41:1-3 42:0-2 "
+           "43:0-2 44:0-1 45:0-1 46:0-0 47:0-0 48:0-1 49:0-1 50:0-0 51:0-0 55:0-2 57:0-2 60:0-2 61:0-0 "
+           "64:0-0 65:0-0 66:0-2 68:0-1 69:0-1 74:0-1 75:0-0 76:1-1 77:1-1 78:1-2 79:1-2 80:0-1 81:0-0 "
+           "83:0-0 84:0-0 85:0-1 86:0-0 87:0-1 88:0-0 89:0-0 90:0-1 91:0-0 92:0-0",
+    "4.3": "0:0-13 1:4-18 2:1-11 3:0-13 8:2-10 9:1-10 10:0-6 11:0-9 12:0-4 13:0-5 14:0-5 15:0-6 16:0-5 "
+           "17:0-1 18:0-4 19:2-7 20:1-6 21:0-2 22:0-5 23:2-4 24:0-5 25:0-4 26:0-5 27:1-2 28:0-5 29:1-3 "
+           "30:1-3 31:1-3 32:1-4 33:0-2 34:1-2 35:1-5 36:0-2 37:0-3 38:1-3 39:1-2 40:1-2 41:1-3 42:0-2 "
+           "43:0-2 44:0-1 45:0-1 46:0-0 47:0-0 48:0-1 49:0-1 50:0-0 51:0-0 55:0-2 57:0-2 60:0-2 61:0-0 "
+           "64:0-0 65:0-0 66:0-2 68:0-1 69:0-1 74:0-1 75:0-0 76:1-1 77:1-1 78:1-2 79:1-2 80:0-1 81:0-0 "
+           "83:0-0 84:0-0 85:0-1 86:0-0 87:0-1 88:0-0 89:0-0 90:0-1 91:0-0 92:0-0",
 }
 # fmt: on
 
@@ -111,11 +139,13 @@ BROKER_TABLES: dict[str, VersionTable] = {name: _parse(text) for name, text in _
 #:   advertised because ZooKeeper-mode brokers list them and LeaderAndIsr (4) is how a client tells
 #:   ZooKeeper mode from KRaft (kadmin.testing.handlers.base.RequestContext.zookeeper_mode);
 #: * served as a KRaft cluster answers: DescribeQuorum 55 (a modelled quorum of voters and observers,
-#:   kadmin/testing/state/quorum.py), UnregisterBroker 64, ListClientMetricsResources 74,
-#:   DescribeTopicPartitions 75, AddRaftVoter 80 / RemoveRaftVoter 81 (they change the voters when the
-#:   cluster's kraft.version is 1, as 4.0 formats it; UNSUPPORTED_VERSION in the body at kraft.version 0);
+#:   kadmin/testing/state/quorum.py), UnregisterBroker 64, ListConfigResources 74 (ListClientMetricsResources
+#:   before 4.1), DescribeTopicPartitions 75, AddRaftVoter 80 / RemoveRaftVoter 81 (they change the voters when
+#:   the cluster's kraft.version is 1, as 4.0 formats it; UNSUPPORTED_VERSION in the body at kraft.version 0);
 #: * served with feature levels per release: ApiVersions v3+ reports each broker's supported features and the
 #:   cluster's finalized levels, and UpdateFeatures 57 changes them (kadmin/testing/state/features.py);
+#: * served up to a version, :data:`CAPPED` below: newer versions whose meaning the fake's handler does not
+#:   implement yet (OffsetCommit/OffsetFetch v10's topic ids...);
 #: * withheld, below: what needs state the fake does not keep.  A client then sees a broker without them
 #:   (librdkafka and kafka-python refuse transactions up front), never a closed connection.
 #:
@@ -131,12 +161,50 @@ WITHHELD: dict[int, str] = {
     61: "DescribeProducers: the fake keeps no producer state per partition",
     65: "DescribeTransactions: no transaction coordinator",
     66: "ListTransactions: no transaction coordinator",
+    # Kafka 4.1+ (share groups GA in 4.2, streams groups in 4.2): the fake has no share-group or streams-group
+    # coordinator yet (issue #25's later parts add them).
+    76: "ShareGroupHeartbeat: the fake keeps no share groups (no share coordinator, no share-partition state)",
+    78: "ShareFetch: no share-partition state (acquired records, delivery counts)",
+    79: "ShareAcknowledge: no share-partition state",
+    83: "InitializeShareGroupState: broker-to-share-coordinator, and no share-partition state",
+    84: "ReadShareGroupState: broker-to-share-coordinator, and no share-partition state",
+    85: "WriteShareGroupState: broker-to-share-coordinator, and no share-partition state",
+    86: "DeleteShareGroupState: broker-to-share-coordinator, and no share-partition state",
+    87: "ReadShareGroupStateSummary: broker-to-share-coordinator, and no share-partition state",
+    88: "StreamsGroupHeartbeat: the fake has no streams-group coordinator (KIP-1071)",
+    89: "StreamsGroupDescribe: no streams groups to describe (KIP-1071)",
+    90: "DescribeShareGroupOffsets: no share-group start offsets (SPSO) kept",
+    91: "AlterShareGroupOffsets: no share-group start offsets kept",
+    92: "DeleteShareGroupOffsets: no share-group start offsets kept",
 }
 
+#: Keys the fake serves, but not at every version newer brokers advertise: key -> (the highest version the
+#: fake serves, why not the next).  A preset advertises such a key up to the lower of the broker's maximum and
+#: this; older presets are below it anyway.  (Kept apart from kadmin's own client caps,
+#: kadmin.protocol.client_versions, which say what kadmin sends; these say what the fake answers correctly.)
+CAPPED: dict[int, tuple[int, str]] = {
+    8: (9, "OffsetCommit v10 (KIP-848, 4.2) names topics by id only; the fake's commit handler reads names"),
+    9: (9, "OffsetFetch v10 (KIP-848, 4.2) names topics by id only, asked and answered; the fake reads names"),
+    45: (0, "AlterPartitionReassignments v1 (KIP-860, 4.1): the fake does not refuse a replication-factor change "
+            "when AllowReplicationFactorChange is false"),
+    74: (0, "ListConfigResources v1 (KIP-1142, 4.1): the fake lists client-metrics resources only; v1's "
+            "ResourceTypes filter (topics, groups, brokers...) is not served"),
+}
+
+
+def _preset(table: VersionTable) -> VersionTable:
+    out: VersionTable = {}
+    for key, (lo, hi) in table.items():
+        if key in WITHHELD:
+            continue
+        cap = CAPPED.get(key)
+        out[key] = (lo, min(hi, cap[0])) if cap is not None else (lo, hi)
+    return out
+
+
 #: The release presets: what the fake cluster advertises for each release (the broker's table without
-#: :data:`WITHHELD`), and what :func:`guess_release` compares against.
-RELEASES: dict[str, VersionTable] = {
-    name: {k: v for k, v in table.items() if k not in WITHHELD} for name, table in BROKER_TABLES.items()}
+#: :data:`WITHHELD`, cut at :data:`CAPPED`), and what :func:`guess_release` compares against.
+RELEASES: dict[str, VersionTable] = {name: _preset(table) for name, table in BROKER_TABLES.items()}
 #: Release names, oldest first.
 RELEASE_NAMES: tuple[str, ...] = tuple(sorted(RELEASES, key=lambda n: tuple(int(p) for p in n.split("."))))
 DEFAULT_RELEASE = "3.9"
@@ -183,6 +251,7 @@ def guess_release(table: Mapping[int, tuple[int, int]]) -> str | None:
 __all__ = [
     "API_NAMES",
     "BROKER_TABLES",
+    "CAPPED",
     "DEFAULT_RELEASE",
     "DEPLOYMENT_KEYS",
     "RELEASES",

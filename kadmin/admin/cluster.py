@@ -11,8 +11,9 @@ from kadmin.admin.lookups import AllNodes, AnyNode
 from kadmin.config import ClientConfig
 from kadmin.errors import UnsupportedVersionError, error_for_code
 from kadmin.network.negotiation import CLIENT_SOFTWARE_NAME, CLIENT_SOFTWARE_VERSION, choose_version
-from kadmin.protocol import Message, api_name, message_type, shipped_names
+from kadmin.protocol import Message, api_name, message_type
 from kadmin.protocol.apis import ApiKey
+from kadmin.protocol.client_versions import client_ranges
 from kadmin.types import ApiVersionRange, ClusterDescription, Node, decode_authorized_operations
 
 #: The one key of the cluster-wide operations.
@@ -100,13 +101,8 @@ class ApiVersions(Operation[int]):
 
 
 def our_ranges() -> dict[int, tuple[int, int]]:
-    """kadmin's version range per API it has a request schema for."""
-    out = {}
-    for name in shipped_names():
-        cls = message_type(name)
-        if cls.KIND == "request" and cls.API_KEY is not None:
-            out[cls.API_KEY] = (cls.MIN_VERSION, cls.MAX_VERSION)
-    return out
+    """kadmin's version range per API it has a request schema for (capped: kadmin.protocol.client_versions)."""
+    return client_ranges()
 
 
 def guess_release(table: Mapping[int, tuple[int, int]]) -> str | None:

@@ -240,7 +240,7 @@ class DeleteGroups(Operation[str]):
     def handle(self, node: int, keys: list[str], response: Any, version: int) -> dict[str, Outcome]:
         out: dict[str, Outcome] = {}
         for r in response.results:
-            bad = group_outcome(r.group_id, r.error_code)
+            bad = group_outcome(r.group_id, r.error_code, r.error_message)  # the message: v3+ (None before)
             out[r.group_id] = bad if bad is not None else Done(None)
         return out
 

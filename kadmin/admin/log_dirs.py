@@ -3,7 +3,7 @@
 Keys are broker ids (:class:`~kadmin.admin.lookups.AllNodes`): each broker describes the directories it has and
 the replicas in them.  The per-directory error (an offline directory: KAFKA_STORAGE_ERROR) is part of the
 answer, not a failure of the broker's key.  Volume sizes arrived in v4 (KIP-827, Kafka 3.3); older brokers give
-None for them.
+None for them.  Whether a directory is cordoned arrived in v5 (KIP-1066, Kafka 4.3); None before.
 """
 
 from __future__ import annotations
@@ -56,7 +56,9 @@ class DescribeLogDirs(Operation[int]):
                 for t in d.topics for p in t.partitions)
             total = d.total_bytes if version >= 4 and d.total_bytes >= 0 else None
             usable = d.usable_bytes if version >= 4 and d.usable_bytes >= 0 else None
-            dirs[d.log_dir] = LogDirDescription(d.log_dir, error_for_code(d.error_code), replicas, total, usable)
+            cordoned = bool(d.is_cordoned) if version >= 5 else None  # KIP-1066, Kafka 4.3
+            dirs[d.log_dir] = LogDirDescription(d.log_dir, error_for_code(d.error_code), replicas, total, usable,
+                                                cordoned)
         return {node: Done(dirs)}
 
 

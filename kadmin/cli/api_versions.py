@@ -32,14 +32,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def _our_ranges() -> dict[int, tuple[int, int]]:
-    from kadmin.protocol import message_type, shipped_names
+    """What kadmin's client sends per API: its schemas' range, capped where kadmin does not handle a newer
+    version yet (kadmin.protocol.client_versions says why, per API)."""
+    from kadmin.protocol.client_versions import client_ranges
 
-    out: dict[int, tuple[int, int]] = {}
-    for name in shipped_names():
-        cls = message_type(name)
-        if cls.KIND == "request" and cls.API_KEY is not None:
-            out[cls.API_KEY] = (cls.MIN_VERSION, cls.MAX_VERSION)
-    return out
+    return client_ranges()
 
 
 def node_json(nv: NodeApiVersions, ours: dict[int, tuple[int, int]], kadmin_only: bool) -> JsonDict:

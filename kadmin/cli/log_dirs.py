@@ -41,7 +41,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 def _dir_json(d: LogDirDescription, topics: set[str] | None) -> JsonDict:
     return {"path": d.path, "error": error_json(d.error) if d.error is not None else None,
-            "total_bytes": d.total_bytes, "usable_bytes": d.usable_bytes,
+            "total_bytes": d.total_bytes, "usable_bytes": d.usable_bytes, "is_cordoned": d.is_cordoned,
             "replicas": [{"topic": r.partition.topic, "partition": r.partition.partition,
                           "size_bytes": r.size_bytes, "offset_lag": r.offset_lag, "is_future": r.is_future}
                          for r in d.replicas if topics is None or r.partition.topic in topics]}

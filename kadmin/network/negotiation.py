@@ -5,7 +5,7 @@ does not speak, and during a rolling upgrade the same node id can come back spea
 each new connection first asks "what do you speak?" and every request afterwards is sent at the highest version
 both sides speak (further narrowed by the user's pins), or not sent at all.
 
-ApiVersions itself is the chicken-and-egg case.  We open with the newest version we ship (v3+ also tells the
+ApiVersions itself is the chicken-and-egg case.  We open with the newest version we send (v3+ also tells the
 broker our software name/version).  A broker that does not know that version answers UNSUPPORTED_VERSION with
 a body that is meant to be v0 layout and to list its own ApiVersions range; we retry at the lower of "one
 below what we sent" and that range's maximum.  Peers are not uniform about that error body (librdkafka's mock
@@ -37,6 +37,7 @@ from kadmin.network.connection import Connection, decode_response
 from kadmin.network.retry import Deadline
 from kadmin.protocol import api_name, message_type
 from kadmin.protocol.apis import ApiKey
+from kadmin.protocol.client_versions import client_range
 from kadmin.protocol.headers import response_body_offset
 
 logger = logging.getLogger("kadmin.network.negotiation")
@@ -69,15 +70,9 @@ CLIENT_SOFTWARE_VERSION = software_field(__version__)
 
 
 def our_range(api_key: int) -> tuple[int, int] | None:
-    """Versions kadmin can both encode (request) and decode (response) for an API; None if not shipped."""
-    try:
-        req = message_type(api_key, "request")
-        resp = message_type(api_key, "response")
-    except KeyError:
-        return None
-    lo = max(req.MIN_VERSION, resp.MIN_VERSION)
-    hi = min(req.MAX_VERSION, resp.MAX_VERSION)
-    return (lo, hi) if lo <= hi else None
+    """Versions kadmin's client sends of an API (schemas' range, capped where kadmin does not handle a newer
+    version yet: kadmin.protocol.client_versions); None if not shipped."""
+    return client_range(api_key)
 
 
 def usable_range(api_key: int, advertised: VersionTable, config: ClientConfig) -> tuple[int, int] | None:

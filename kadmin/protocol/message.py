@@ -136,6 +136,9 @@ class Message(Struct):
     @classmethod
     def _check_version(cls, version: int) -> None:
         if not isinstance(version, int) or not cls.MIN_VERSION <= version <= cls.MAX_VERSION:
+            if cls.MIN_VERSION > cls.MAX_VERSION:  # validVersions "none": an API Kafka removed
+                raise UnsupportedVersionError(f"{cls.NAME} has no versions (validVersions \"none\": Kafka removed "
+                                              f"it); version {version!r} cannot be used")
             raise UnsupportedVersionError(
                 f"{cls.NAME} has versions {cls.MIN_VERSION}-{cls.MAX_VERSION}; version {version!r} is not one of them")
 

@@ -299,9 +299,10 @@ def parse_schema(source: str | Path | Mapping[str, Any]) -> MessageSpec:
         raise SchemaError(f"{name}: request/response schemas need an integer apiKey")
     if "validVersions" not in raw:
         raise SchemaError(f"{name}: missing validVersions")
+    # "none": an API Kafka removed but keeps a placeholder for (LeaderAndIsr, StopReplica, UpdateMetadata and
+    # ControlledShutdown since 4.0: no flexibleVersions, no fields).  The class is built, with MIN_VERSION above
+    # MAX_VERSION, so no version can be encoded or decoded and version negotiation never picks it.
     valid = Versions.parse(raw["validVersions"], what=f"{name} validVersions")
-    if valid.empty:
-        raise SchemaError(f"{name}: validVersions is empty")
     flexible = Versions.parse(raw.get("flexibleVersions", "none"), what=f"{name} flexibleVersions")
     if not flexible.empty and flexible.hi != MAX_VERSION:
         raise SchemaError(f"{name}: flexibleVersions must be open-ended (N+) or none")

@@ -10,6 +10,7 @@ for an API it does not implement, is the failure this test exists to catch.
 from __future__ import annotations
 
 import struct
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,6 +24,7 @@ from kadmin.testing.schemas import fake_message_type
 from kadmin.versions import (
     API_NAMES,
     BROKER_TABLES,
+    CAPPED,
     DEPLOYMENT_KEYS,
     RELEASE_NAMES,
     RELEASES,
@@ -133,7 +135,8 @@ def test_presets_list_only_keys_with_a_handler_for_every_version(release: str) -
 def test_withheld_keys_are_what_separates_a_preset_from_the_broker(release: str) -> None:
     broker, preset = BROKER_TABLES[release], RELEASES[release]
     assert set(broker) - set(preset) == set(broker) & set(WITHHELD)
-    assert all(preset[k] == broker[k] for k in preset)
+    # ... and, for the keys the fake serves only up to a version (CAPPED, each with its reason), that version.
+    assert all(preset[k] == (broker[k][0], min(broker[k][1], CAPPED.get(k, (broker[k][1], ""))[0])) for k in preset)
     assert not set(WITHHELD) & set(HANDLERS), "a withheld key has a handler now: advertise it again"
 
 
@@ -150,10 +153,13 @@ def test_deployment_keys_follow_the_broker_mode() -> None:
     KRaft preset the KRaft ones; both kinds are answered (above), with the refusals below."""
     zk_keys = {4, 5, 6, 7}
     kraft_keys = {55, 64, 74, 75, 80, 81}
-    for release in RELEASE_NAMES[:-1]:
-        assert zk_keys <= set(RELEASES[release]), release
-    assert not zk_keys & set(RELEASES["4.0"])
-    assert kraft_keys <= set(RELEASES["4.0"])
+    kraft_only = [r for r in RELEASE_NAMES if r.startswith("4.")]  # 4.0 removed ZooKeeper mode
+    for release in RELEASE_NAMES:
+        if release not in kraft_only:
+            assert zk_keys <= set(RELEASES[release]), release
+    for release in kraft_only:
+        assert not zk_keys & set(RELEASES[release]), release
+        assert kraft_keys <= set(RELEASES[release]), release
 
 
 @pytest.mark.parametrize("api_key", [4, 5, 6, 7, 56, 58, 67])
@@ -191,7 +197,7 @@ def test_kraft_quorum_apis_answer_as_a_static_quorum(clusters: dict[str, FakeClu
         try:
             resp = conn.request(ApiKey.LIST_CONFIG_RESOURCES, 0)
             assert resp.error_code == 0
-            assert [r.name for r in resp.client_metrics_resources] == ["cpu-metrics"]
+            assert [r.resource_name for r in resp.config_resources] == ["cpu-metrics"]
         finally:
             c.set_resource_config(16, "cpu-metrics", "metrics", None)
 
@@ -234,3 +240,43 @@ def test_alter_replica_log_dirs_with_kafka_python_read_back_by_kadmin() -> None:
             assert move("/data/dead") == 56  # KAFKA_STORAGE_ERROR
             assert move("/data/a") == 0
         assert c.partition("moving", 0).replicas == (1,)
+
+
+def test_4x_presets_serve_produce_by_topic_id_and_the_pending_upload_spec(clusters: dict[str, FakeCluster]) -> None:
+    """Produce v13 names topics by id (KIP-516, Kafka 4.1) and ListOffsets v11 adds EARLIEST_PENDING_UPLOAD
+    (KIP-1023, 4.2): both advertised by the 4.x presets, so both served as Kafka serves them."""
+    c = clusters["4.3"]
+    c.add_topic("by-id", partitions=1, offsets=[(3, 7)], replication_factor=1)
+    topic_id = c.topic_id("by-id")
+    host, port = c.addresses[1]
+    with RawConnection(host, port) as conn:
+        p: Any = fake_message_type(ApiKey.PRODUCE, "request")
+        batch = _one_record_batch()
+
+        def produce(tid: Any) -> Any:
+            return conn.request(ApiKey.PRODUCE, 13, p(acks=1, timeout_ms=5000, topic_data=[p.TopicProduceData(
+                topic_id=tid, partition_data=[p.PartitionProduceData(index=0, records=batch)])]))
+
+        resp = produce(topic_id)
+        assert resp.responses[0].topic_id == topic_id
+        assert (resp.responses[0].partition_responses[0].error_code,
+                resp.responses[0].partition_responses[0].base_offset) == (0, 7)
+        resp = produce(uuid.uuid4())
+        assert resp.responses[0].partition_responses[0].error_code == 100  # UNKNOWN_TOPIC_ID
+        lo: Any = fake_message_type(ApiKey.LIST_OFFSETS, "request")
+
+        def listed(ts: int) -> tuple[int, int]:
+            r = conn.request(ApiKey.LIST_OFFSETS, 11, lo(replica_id=-1, topics=[lo.ListOffsetsTopic(
+                name="by-id", partitions=[lo.ListOffsetsPartition(partition_index=0, timestamp=ts)])]))
+            part = r.topics[0].partitions[0]
+            return part.error_code, part.offset
+
+        assert listed(-2) == (0, 3) and listed(-1) == (0, 8)
+        assert listed(-6) == (0, -1)  # no remote storage: nothing pending upload, as Kafka answers
+
+
+def _one_record_batch() -> bytes:
+    """A v2 record batch holding one record (what a producer sends), built by the fake's own record code."""
+    from kadmin.testing.record_log import build_v2_batch
+
+    return build_v2_batch(0, [(1_700_000_000_000, None, b"v")])

@@ -17,7 +17,7 @@ import pytest
 from tests.support.kafka_reference import DEFAULT_DIR, ENV_VAR, missing_reason, specs_dir
 
 REPO = Path(__file__).resolve().parents[2]
-_TESTS = ["tests/protocol/test_specs.py::test_spec_matches_reference", "tests/protocol/test_protocol_kafka_schemas.py"]
+_TESTS = ["tests/protocol/test_specs.py::test_spec_is_the_union_of_3_9_and_trunk", "tests/protocol/test_protocol_kafka_schemas.py"]
 
 
 def _run(tmp_path: Path, ci: str | None) -> subprocess.CompletedProcess[str]:
@@ -52,7 +52,7 @@ def test_reference_location(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> 
     assert specs_dir() == DEFAULT_DIR == REPO.parent / "shared" / "kafka-message-specs"
     monkeypatch.setenv(ENV_VAR, str(tmp_path))
     assert specs_dir() == tmp_path
-    assert "no latest/ folder" in (missing_reason(tmp_path) or "")
-    (tmp_path / "latest").mkdir()
-    (tmp_path / "test-schemas").mkdir()
+    for sub in ("3.9", "trunk-2026", "latest", "test-schemas"):
+        assert f"no {sub}/ folder" in (missing_reason(tmp_path) or "")
+        (tmp_path / sub).mkdir()
     assert missing_reason(tmp_path) is None

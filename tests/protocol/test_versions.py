@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from kadmin.protocol import message_type, shipped_names
 from kadmin.versions import (
     API_NAMES,
+    BROKER_TABLES,
+    CAPPED,
     DEPLOYMENT_KEYS,
     RELEASE_NAMES,
     RELEASES,
+    WITHHELD,
     guess_release,
     release_table,
     resolve_table,
@@ -17,7 +23,7 @@ from kadmin.versions import (
 
 
 def test_release_names_are_the_presets_oldest_first() -> None:
-    assert RELEASE_NAMES == ("2.2", "2.6", "2.8", "3.0", "3.5", "3.9", "4.0")
+    assert RELEASE_NAMES == ("2.2", "2.6", "2.8", "3.0", "3.5", "3.9", "4.0", "4.1", "4.2", "4.3")
 
 
 @pytest.mark.parametrize("release", RELEASE_NAMES)
@@ -58,6 +64,19 @@ def test_releases_never_lose_client_api_versions() -> None:
     ("4.0", 15, (0, 6)),
     ("4.0", 8, (2, 9)),  # KIP-896 raised minimums in 4.0
     ("4.0", 4, None),  # KRaft brokers do not advertise LeaderAndIsr
+    ("4.0", 77, None),  # share groups were early access (off) in 4.0
+    ("4.1", 77, (1, 1)),  # ShareGroupDescribe v1 only: 4.1 removed 4.0's early-access v0
+    ("4.1", 76, None),  # ShareGroupHeartbeat: withheld (the fake keeps no share groups)
+    ("4.1", 74, (0, 0)),  # ListConfigResources: the fake serves v0 only (CAPPED)
+    ("4.1", 11, (0, 9)),  # 4.1 gave JoinGroup v0-1 back (KAFKA-19444)
+    ("4.1", 80, (0, 0)),
+    ("4.2", 80, (0, 1)),  # AddRaftVoter v1 (KIP-1186) in 4.2
+    ("4.2", 35, (1, 4)),
+    ("4.3", 35, (1, 5)),  # DescribeLogDirs v5 (KIP-1066, cordoned log dirs) in 4.3
+    ("4.3", 8, (2, 9)),  # OffsetCommit v10 (topic ids) is not served by the fake: CAPPED
+    ("4.1", 0, (0, 13)),  # Produce v13 (KIP-516: topic ids) is served
+    ("4.2", 2, (1, 11)),  # ListOffsets v11 (KIP-1023: earliest pending upload) is served
+    ("4.3", 89, None),  # StreamsGroupDescribe: withheld
 ])
 def test_known_facts(release: str, key: int, expected: tuple[int, int] | None) -> None:
     assert RELEASES[release].get(key) == expected
@@ -110,3 +129,48 @@ def test_guess_release_none_for_too_old_or_not_kafka() -> None:
     assert guess_release(old) is None
     assert guess_release({18: (0, 3), 3: (0, 12)}) is None
     assert guess_release({}) is None
+
+
+_RECORDED = Path(__file__).resolve().parents[3] / "shared" / "kafka-apiversions"
+
+
+def _recorded(release: str) -> dict[int, tuple[int, int]]:
+    """A recorded broker's ApiVersions answer (``key name min max`` lines), beside the repository."""
+    path = _RECORDED / f"{release}.txt"
+    if not path.is_file():
+        if os.environ.get("CI", "").strip().lower() in ("true", "1", "yes"):
+            pytest.fail(f"CI=true but the recorded ApiVersions {path} are missing", pytrace=False)
+        pytest.skip(f"recorded ApiVersions not found at {path}")
+    table: dict[int, tuple[int, int]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            key, _name, lo, hi = line.split()
+            table[int(key)] = (int(lo), int(hi))
+    return table
+
+
+@pytest.mark.parametrize(("release", "recorded"), [("4.1", "4.1.1"), ("4.3", "4.3.1")])
+def test_4x_tables_are_the_recorded_brokers(release: str, recorded: str) -> None:
+    assert BROKER_TABLES[release] == _recorded(recorded)
+
+
+def test_4_2_is_4_1_with_franz_gos_4_2_bumps_and_4_3_without_cordoned_log_dirs() -> None:
+    """How the 4.2 table was derived (kadmin.versions' module doc), checked both ways."""
+    bumps = {2: (1, 11), 8: (2, 10), 9: (1, 10), 27: (1, 2), 78: (1, 2), 79: (1, 2), 80: (0, 1), 85: (0, 1),
+             87: (0, 1), 90: (0, 1), 88: (0, 0), 89: (0, 0)}
+    assert BROKER_TABLES["4.2"] == {**BROKER_TABLES["4.1"], **bumps}
+    assert BROKER_TABLES["4.2"] == {**BROKER_TABLES["4.3"], 35: (1, 4)}
+
+
+def test_presets_are_broker_tables_without_withheld_keys_cut_at_the_caps() -> None:
+    for release in RELEASE_NAMES:
+        for key, (lo, hi) in BROKER_TABLES[release].items():
+            if key in WITHHELD:
+                assert key not in RELEASES[release]
+            else:
+                cap = CAPPED[key][0] if key in CAPPED else hi
+                assert RELEASES[release][key] == (lo, min(hi, cap)), (release, API_NAMES[key])
+    assert all(reason for _, reason in CAPPED.values()) and not set(CAPPED) & set(WITHHELD)
+    # The caps only bite on releases newer than the fake's handlers: 4.0 and older are served in full.
+    for release in RELEASE_NAMES[:RELEASE_NAMES.index("4.0") + 1]:
+        assert all(RELEASES[release][k] == v for k, v in BROKER_TABLES[release].items() if k not in WITHHELD)

@@ -4,7 +4,8 @@ The codec's own tests use kadmin's own test schemas (``tests/data/schemas``), so
 few tests compare what kadmin ships against Kafka's schemas (``specs/`` against Kafka's message files, the
 codec against Kafka's generator test schemas); those need a copy of the reference data, which is not ours to
 put in the repository.  It is looked for in ``$KADMIN_KAFKA_SPECS``, else in ``../shared/kafka-message-specs``
-beside the repository (where CI keeps it), laid out as ``latest/*.json`` and ``test-schemas/*.json``.
+beside the repository (where CI keeps it), laid out as ``3.9/*.json`` and ``trunk-2026/*.json`` (Kafka 3.9's and
+a 2026 trunk's message schemas: specs/ is their union), ``latest/*.json`` and ``test-schemas/*.json``.
 
 Without it, every such test is skipped from one place (the ``kafka_specs`` fixture below), and its skip
 report names that place rather than each test, so that pytest's summary folds them into one reason line.  In CI (``CI=true``) they fail instead: CI always has the
@@ -22,6 +23,8 @@ import pytest
 ENV_VAR = "KADMIN_KAFKA_SPECS"
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_DIR = REPO.parent / "shared" / "kafka-message-specs"
+#: The sub-folders the comparisons read.
+REQUIRED = ("3.9", "trunk-2026", "latest", "test-schemas")
 
 
 def specs_dir() -> Path:
@@ -35,7 +38,7 @@ def missing_reason(where: Path) -> str | None:
     if not where.is_dir():
         return (f"Kafka's reference schemas not found at {where} (set {ENV_VAR} to a kafka-message-specs "
                 "folder to run the comparisons)")
-    for sub in ("latest", "test-schemas"):
+    for sub in REQUIRED:
         if not (where / sub).is_dir():
             return f"Kafka's reference schemas at {where} have no {sub}/ folder ({ENV_VAR})"
     return None
@@ -50,7 +53,7 @@ def in_ci() -> bool:
 
 @pytest.fixture(scope="session")
 def kafka_specs() -> Path:
-    """The reference folder (with ``latest/`` and ``test-schemas/``); skips the test when it is absent,
+    """The reference folder (with the :data:`REQUIRED` sub-folders); skips the test when it is absent,
     and fails it in CI, where it must be present."""
     where = specs_dir()
     reason = missing_reason(where)

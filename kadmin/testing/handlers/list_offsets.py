@@ -2,8 +2,8 @@
 
 It must reach the partition leader, which answers as Kafka's UnifiedLog.fetchOffsetByTimestamp: EARLIEST and
 EARLIEST_LOCAL (no tiered storage here) the log start, LATEST the log end, both without a timestamp;
-LATEST_TIERED offset -1 (nothing is tiered); MAX_TIMESTAMP and a timestamp look the stored records' timestamps
-up (kadmin.testing.time_index), and find nothing (offset -1, timestamp -1) in a log without a match.  v0
+LATEST_TIERED and EARLIEST_PENDING_UPLOAD (v11, KIP-1023) offset -1 (nothing is tiered); MAX_TIMESTAMP and
+a timestamp look the stored records' timestamps up (kadmin.testing.time_index), and find nothing (offset -1, timestamp -1) in a log without a match.  v0
 answers Kafka's legacy offsets-before list (OldStyleOffsets, at most MaxNumOffsets of them).  READ_COMMITTED
 (v2+) ends at the last stable offset, which is the high watermark here: the fake has no open transactions
 (:func:`last_fetchable`).
@@ -29,7 +29,7 @@ from kadmin.testing.state.topics import PartitionState, Topics
 from kadmin.testing.time_index import legacy_offsets_before, offset_for_timestamp, offset_of_max_timestamp
 
 API_KEY = 2
-EARLIEST, LATEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -2, -1, -3, -4, -5
+EARLIEST, LATEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED, EARLIEST_PENDING_UPLOAD = -2, -1, -3, -4, -5, -6
 
 
 def last_fetchable(ps: PartitionState, isolation_level: int) -> int:
@@ -44,8 +44,9 @@ def last_fetchable(ps: PartitionState, isolation_level: int) -> int:
 
 
 #: The special timestamps and the ListOffsets version that introduced each (KIP-734 max-timestamp v7, KIP-405's
-#: earliest-local v8 and latest-tiered v9): a broker whose release predates one reads it as a plain timestamp.
-_SPECIAL_SINCE = {MAX_TIMESTAMP: 7, EARLIEST_LOCAL: 8, LATEST_TIERED: 9}
+#: earliest-local v8 and latest-tiered v9, KIP-1023's earliest-pending-upload v11): a broker whose release
+#: predates one reads it as a plain timestamp.
+_SPECIAL_SINCE = {MAX_TIMESTAMP: 7, EARLIEST_LOCAL: 8, LATEST_TIERED: 9, EARLIEST_PENDING_UPLOAD: 11}
 
 
 def _lookup(ps: PartitionState, ts: int, isolation_level: int = 0, max_version: int = 10) -> tuple[int, int, int]:
@@ -61,7 +62,7 @@ def _lookup(ps: PartitionState, ts: int, isolation_level: int = 0, max_version: 
         return ps.log_start, -1, ps.leader_epoch
     if ts == LATEST:
         return end, -1, ps.leader_epoch
-    if ts == LATEST_TIERED:
+    if ts in (LATEST_TIERED, EARLIEST_PENDING_UPLOAD):  # as Kafka answers for a log without remote storage
         return -1, -1, -1
     found = offset_of_max_timestamp(ps.log, ps.log_start, ps.log_end) if ts == MAX_TIMESTAMP \
         else offset_for_timestamp(ps.log, ts, ps.log_start, ps.log_end)

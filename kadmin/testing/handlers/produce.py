@@ -117,8 +117,14 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     failed = False
     leaders: set[int] = set()
     topics = []
+    # v13 (KIP-516, Kafka 4.1) names topics by id only: an id the cluster does not know is UNKNOWN_TOPIC_ID.
+    by_id = {tp.topic_id: tp for tp in ctx.state.area(Topics).values()} if version >= 13 else None
     for t in req.topic_data:
-        topic = ctx.state.area(Topics).get(t.name)
+        if by_id is None:
+            name, topic = t.name, ctx.state.area(Topics).get(t.name)
+        else:
+            topic = by_id.get(t.topic_id)
+            name = topic.name if topic is not None else ""
         parts = []
         for p in t.partition_data:
             leader_hint = None
@@ -133,8 +139,10 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
                 code = ErrorCode.INVALID_TXN_STATE if ctx.authorize(az.TRANSACTIONAL_ID, req.transactional_id,
                                                                       az.WRITE) \
                     else ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+            elif by_id is not None and topic is None:
+                code = ErrorCode.UNKNOWN_TOPIC_ID
             else:
-                found = find_partition(ctx, topic, t.name, p.index, az.WRITE, live)
+                found = find_partition(ctx, topic, name, p.index, az.WRITE, live)
                 code = found.code
                 if code == ErrorCode.NONE:
                     assert found.topic is not None and found.part is not None
@@ -152,7 +160,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
             if leader_hint is not None:
                 resp.current_leader = leader_hint
             parts.append(resp)
-        topics.append(R.TopicProduceResponse(name=t.name, partition_responses=parts))
+        topics.append(R.TopicProduceResponse(name=name, topic_id=t.topic_id, partition_responses=parts))
     if acks == 0:
         return NoResponse(close=failed)
     out = R(responses=topics, throttle_time_ms=0)
@@ -165,14 +173,15 @@ def error_response(ctx: RequestContext, req: Any, version: int, code: int) -> Re
     if req.acks == 0:
         return NoResponse(close=code != ErrorCode.NONE)
     R = response_class(API_KEY)
-    return R(responses=[R.TopicProduceResponse(name=t.name, partition_responses=[
+    return R(responses=[R.TopicProduceResponse(name=t.name, topic_id=t.topic_id, partition_responses=[
         R.PartitionProduceResponse(index=p.index, error_code=code, base_offset=-1, log_append_time_ms=-1,
                                    log_start_offset=-1, record_errors=[], error_message=None)
         for p in t.partition_data]) for t in req.topic_data])
 
 
 def keys(req: Any, version: int) -> tuple[str, ...]:
-    return tuple(f"{t.name}-{p.index}" for t in req.topic_data for p in t.partition_data)
+    return tuple(f"{t.name if version < 13 else t.topic_id}-{p.index}" for t in req.topic_data
+                 for p in t.partition_data)
 
 
 register(API_KEY, handle=handle, error_response=error_response, keys=keys)

@@ -25,11 +25,11 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     R = response_class(API_KEY)
     names = sorted(name for (rtype, name), cfg in ctx.state.area(ResourceConfigs).items() if rtype == CLIENT_METRICS and cfg)
     return R(throttle_time_ms=0, error_code=ErrorCode.NONE,
-             client_metrics_resources=[R.ClientMetricsResource(name=n) for n in names])
+             config_resources=[R.ConfigResource(resource_name=n) for n in names])
 
 
 def error_response(ctx: RequestContext, req: Any, version: int, code: int) -> Response:
-    return response_class(API_KEY)(throttle_time_ms=0, error_code=code, client_metrics_resources=[])
+    return response_class(API_KEY)(throttle_time_ms=0, error_code=code, config_resources=[])
 
 
 register(API_KEY, handle=handle, error_response=error_response)
