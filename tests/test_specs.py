@@ -66,6 +66,12 @@ _APIS = [
     "RenewDelegationToken",
     "ExpireDelegationToken",
     "DescribeDelegationToken",
+    # transactions and producers (issue #26)
+    "InitProducerId",
+    "WriteTxnMarkers",
+    "DescribeProducers",
+    "DescribeTransactions",
+    "ListTransactions",
 ]
 
 EXPECTED_FILES: frozenset[str] = frozenset(
@@ -212,7 +218,7 @@ def test_diff_reports_type_and_key_changes() -> None:
 # so that no release preset advertises an API it cannot answer.  Same rule: Kafka's schema, our own about texts.
 
 FAKE_SPECS_DIR = Path(__file__).resolve().parents[1] / "kadmin" / "testing" / "specs"
-_FAKE_APIS = ["Produce", "Fetch", "InitProducerId", "OffsetForLeaderEpoch", "LeaderAndIsr", "StopReplica",
+_FAKE_APIS = ["Produce", "Fetch", "AddPartitionsToTxn", "AddOffsetsToTxn", "EndTxn", "TxnOffsetCommit", "OffsetForLeaderEpoch", "LeaderAndIsr", "StopReplica",
               "UpdateMetadata", "ControlledShutdown", "AlterPartition", "Envelope", "AllocateProducerIds",
               "DescribeQuorum", "UnregisterBroker", "ListClientMetricsResources", "AddRaftVoter", "RemoveRaftVoter",
               "AlterReplicaLogDirs"]
