@@ -114,21 +114,13 @@ BROKER_TABLES: dict[str, VersionTable] = {name: _parse(text) for name, text in _
 #:   64, ListClientMetricsResources 74, DescribeTopicPartitions 75, AddRaftVoter 80 / RemoveRaftVoter 81
 #:   (UNSUPPORTED_VERSION in the body: kraft.version 0 cannot reconfigure);
 #: * withheld, below: what needs state the fake does not keep.  A client then sees a broker without them
-#:   (librdkafka and kafka-python refuse transactions up front), never a closed connection.
+#:   (librdkafka refuses UpdateFeatures up front), never a closed connection.  Transactions and producers
+#:   (24-28, 61, 65, 66) are served since issue #26 (kadmin.testing.state.transactions).
 #:
 #: :func:`guess_release` compares the presets, so withheld keys are not looked at: a real broker's full table
 #: is guessed as before (BROKER_TABLES and RELEASES give the same answer).
 WITHHELD: dict[int, str] = {
-    24: "AddPartitionsToTxn: the fake has no transaction coordinator (no transaction state, markers or "
-        "last stable offset below the high watermark)",
-    25: "AddOffsetsToTxn: no transaction coordinator",
-    26: "EndTxn: no transaction coordinator",
-    27: "WriteTxnMarkers: coordinator-to-broker, and only meaningful with transactions",
-    28: "TxnOffsetCommit: no transaction coordinator",
     57: "UpdateFeatures: the fake finalizes no feature levels (ApiVersions reports none), so none can change",
-    61: "DescribeProducers: the fake keeps no producer state per partition",
-    65: "DescribeTransactions: no transaction coordinator",
-    66: "ListTransactions: no transaction coordinator",
 }
 
 #: The release presets: what the fake cluster advertises for each release (the broker's table without
