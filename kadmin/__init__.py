@@ -67,6 +67,14 @@ _EXPORTS = {
     "ScramMechanism": "kadmin.scram",
     "ScramCredentialInfo": "kadmin.scram",
     "DelegationToken": "kadmin.tokens",
+    "AbortTransactionSpec": "kadmin.transactions",
+    "FencedProducer": "kadmin.transactions",
+    "HangingTransaction": "kadmin.transactions",
+    "HangingTransactionsResult": "kadmin.transactions",
+    "ListTransactionsResult": "kadmin.transactions",
+    "ProducerState": "kadmin.transactions",
+    "TransactionDescription": "kadmin.transactions",
+    "TransactionListing": "kadmin.transactions",
 }
 
 if TYPE_CHECKING:
@@ -111,6 +119,14 @@ if TYPE_CHECKING:
     from kadmin.topics import PartitionInfo as PartitionInfo
     from kadmin.topics import TopicDescription as TopicDescription
     from kadmin.topics import TopicListing as TopicListing
+    from kadmin.transactions import AbortTransactionSpec as AbortTransactionSpec
+    from kadmin.transactions import FencedProducer as FencedProducer
+    from kadmin.transactions import HangingTransaction as HangingTransaction
+    from kadmin.transactions import HangingTransactionsResult as HangingTransactionsResult
+    from kadmin.transactions import ListTransactionsResult as ListTransactionsResult
+    from kadmin.transactions import ProducerState as ProducerState
+    from kadmin.transactions import TransactionDescription as TransactionDescription
+    from kadmin.transactions import TransactionListing as TransactionListing
     from kadmin.types import ClusterDescription as ClusterDescription
     from kadmin.types import Coordinator as Coordinator
     from kadmin.types import GroupDescription as GroupDescription
