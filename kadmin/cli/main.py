@@ -143,6 +143,9 @@ def build_parser() -> Parser:
 
     acls_cmd.register(sub, common)
     users_cmd.register(sub, common)
+    from kadmin.cli import transactions as transactions_cmd  # transactions and producers (issue #26)
+
+    transactions_cmd.register(sub, common)
     demo.register(sub, common)
     return parser
 
