@@ -446,3 +446,52 @@ def test_unknown_partition_and_topic_per_key(cluster: FakeCluster) -> None:
     assert got[("t", 0)] == ()
     assert isinstance(got[("t", 99)], KafkaError)
     assert type(got[("missing", 0)]).__name__ == "UnknownTopicOrPartitionError"
+
+
+def test_request_counts_one_per_leader_broker_and_coordinator() -> None:
+    with FakeCluster(versions="3.9") as c:
+        c.add_topic("t", partitions=12)
+        tids = [f"count-{i}" for i in range(9)]
+        for i, tid in enumerate(tids):
+            p = Producer({"bootstrap.servers": c.bootstrap, "transactional.id": tid})
+            p.init_transactions(10)
+            p.begin_transaction()
+            p.produce("t", value=b"v", partition=i)
+            assert p.flush(10) == 0
+
+        async def calls(admin: aio.AdminClient) -> tuple[Any, ...]:
+            await admin.describe_cluster()
+            c.clear_log()
+            producers = await admin.describe_producers([("t", i) for i in range(12)])
+            counts = [c.count(ApiKey.DESCRIBE_PRODUCERS)]
+            c.clear_log()
+            listed = await admin.list_transactions()
+            counts.append(c.count(ApiKey.LIST_TRANSACTIONS))
+            c.clear_log()
+            described = await admin.describe_transactions(tids)
+            counts += [c.count(ApiKey.FIND_COORDINATOR), c.count(ApiKey.DESCRIBE_TRANSACTIONS)]
+            return producers, listed, described, counts
+
+        producers, listed, described, counts = run(c, calls)
+        leaders = {c.partition("t", i).leader for i in range(12)}
+        coordinators = {c.coordinator_of(t, 1) for t in tids}
+        assert counts == [len(leaders), 3, 1, len(coordinators)]
+        assert sum(1 for v in producers.values() if any(s.in_transaction for s in v)) == 9
+        assert sorted(t.transactional_id for t in listed.transactions) == sorted(tids)
+        assert all(isinstance(d, TransactionDescription) and d.state == "Ongoing" for d in described.values())
+
+
+def test_read_committed_latest_offset_is_the_last_stable_offset() -> None:
+    with FakeCluster(versions="3.9") as c:
+        c.add_topic("t", partitions=1)
+        plain_write(c, 0, b"a", b"b")
+        open_and_kill(c, "lso")
+
+        async def offsets(admin: aio.AdminClient) -> tuple[Any, Any]:
+            from kadmin.admin.partitions import OffsetSpec
+            spec = {("t", 0): OffsetSpec.latest()}
+            return (await admin.list_offsets(spec, isolation_level="read_committed"),
+                    await admin.list_offsets(spec))
+        committed, uncommitted = run(c, offsets)
+        assert committed[("t", 0)].offset == 2
+        assert uncommitted[("t", 0)].offset == 5
