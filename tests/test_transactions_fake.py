@@ -23,7 +23,7 @@ from confluent_kafka import Consumer, Producer
 from confluent_kafka import TopicPartition as CkTP
 
 from kadmin import aio
-from kadmin.errors import KafkaError, KafkaTimeoutError, UnsupportedVersionError
+from kadmin.errors import ErrorCode, KafkaError, KafkaTimeoutError, UnsupportedVersionError
 from kadmin.protocol.apis import ApiKey
 from kadmin.testing import FakeCluster
 from kadmin.transactions import (
@@ -495,3 +495,24 @@ def test_read_committed_latest_offset_is_the_last_stable_offset() -> None:
         committed, uncommitted = run(c, offsets)
         assert committed[("t", 0)].offset == 2
         assert uncommitted[("t", 0)].offset == 5
+
+
+def test_moved_coordinator_and_leader_are_asked_again() -> None:
+    with FakeCluster(versions="3.9") as c:
+        c.add_topic("t", partitions=1)
+        open_and_kill(c, "moving")
+        coordinator = c.coordinator_of("moving", 1)
+        leader = c.partition("t", 0).leader
+        c.inject(coordinator, ApiKey.DESCRIBE_TRANSACTIONS, ErrorCode.NOT_COORDINATOR)  # once
+        c.inject(leader, ApiKey.DESCRIBE_PRODUCERS, ErrorCode.NOT_LEADER_OR_FOLLOWER)
+        c.inject(coordinator, ApiKey.INIT_PRODUCER_ID, ErrorCode.CONCURRENT_TRANSACTIONS)
+
+        async def calls(admin: aio.AdminClient) -> tuple[Any, Any, Any]:
+            return (await admin.describe_transactions(["moving"]), await admin.describe_producers([("t", 0)]),
+                    await admin.fence_producers(["moving"]))
+        described, producers, fenced = run(c, calls)
+        assert isinstance(described["moving"], TransactionDescription)
+        assert [s.in_transaction for s in producers[("t", 0)]] == [True]
+        assert isinstance(fenced["moving"], FencedProducer)
+        assert c.count(ApiKey.DESCRIBE_TRANSACTIONS) == 2 and c.count(ApiKey.DESCRIBE_PRODUCERS) == 2
+        assert c.count(ApiKey.FIND_COORDINATOR) >= 2  # looked up again after NOT_COORDINATOR
