@@ -1,4 +1,4 @@
-"""Transactions against librdkafka's mock cluster, which implements transactional producers itself.
+"""Transactions against peers that implement transactional producers themselves: librdkafka's mock cluster and Tansu.
 
 What it answers (its ApiVersions, read here rather than assumed): InitProducerId, AddPartitionsToTxn,
 AddOffsetsToTxn, EndTxn and TxnOffsetCommit, so confluent-kafka's transactional producer works against it;
@@ -87,3 +87,19 @@ def test_kip664_reads_are_refused_per_key_unsent(rdkafka_mock: RunningBroker) ->
     assert isinstance(described["x"], UnsupportedVersionError)
     assert isinstance(aborted[TopicPartition(topic, 0)], UnsupportedVersionError)
     assert isinstance(terminated, UnsupportedVersionError)  # InitProducerId up to v4: no KIP-939
+
+
+def test_tansu_fences_by_bumping_the_epoch_and_lacks_kip664(tansu: RunningBroker) -> None:
+    # Tansu 0.6 serves the transactional producer's APIs (InitProducerId v0-5, AddPartitionsToTxn, ...,
+    # TxnOffsetCommit) but none of KIP-664's: fencing works as on Kafka, the reads are refused per broker.
+    tid = f"tansu-{uuid.uuid4().hex[:8]}"
+    versions = run(tansu.bootstrap, lambda admin: admin.api_versions())
+    for nv in versions.values():
+        assert all(k in nv.apis for k in SERVED) and not any(k in nv.apis for k in NOT_SERVED)
+    first = run(tansu.bootstrap, lambda admin: admin.fence_producers([tid]))[tid]
+    second = run(tansu.bootstrap, lambda admin: admin.fence_producers([tid]))[tid]
+    assert isinstance(first, FencedProducer) and isinstance(second, FencedProducer)
+    assert (second.producer_id, second.producer_epoch) == (first.producer_id, first.producer_epoch + 1)
+    listed = run(tansu.bootstrap, lambda admin: admin.list_transactions())
+    assert listed.transactions == () and all(isinstance(e, UnsupportedVersionError) for e in listed.errors.values())
+    assert set(listed.errors) == set(versions)
