@@ -1,6 +1,6 @@
 """Transactions against peers that implement transactional producers themselves: librdkafka's mock cluster and Tansu.
 
-What it answers (its ApiVersions, read here rather than assumed): InitProducerId, AddPartitionsToTxn,
+What the mock answers (its ApiVersions, read here rather than assumed): InitProducerId, AddPartitionsToTxn,
 AddOffsetsToTxn, EndTxn and TxnOffsetCommit, so confluent-kafka's transactional producer works against it;
 not WriteTxnMarkers, DescribeProducers, DescribeTransactions or ListTransactions.  So kadmin's
 fence_producers works there (InitProducerId with the transactional id, found with FindCoordinator key type
