@@ -844,7 +844,8 @@ class AdminClient:
                 continue
             for t in res:
                 seen.setdefault(t.transactional_id, t)
-        return txn.ListTransactionsResult(tuple(sorted(seen.values(), key=lambda t: t.transactional_id)), errors)
+        return txn.ListTransactionsResult(tuple(sorted(seen.values(), key=lambda t: t.transactional_id)), errors,
+                                          tuple(sorted(per_node)))
 
     async def describe_transactions(self, transactional_ids: Iterable[str], *, timeout: float | None = None,
                                     ) -> dict[str, txn.TransactionDescription | KafkaError]:

@@ -66,10 +66,12 @@ class TransactionListing:
 
 @dataclass(frozen=True)
 class ListTransactionsResult:
-    """Every broker's listing merged (each transactional id once), and the brokers that failed."""
+    """Every broker's listing merged (each transactional id once), the brokers that failed, and every broker
+    asked (so that "no transactions" from answering brokers is told apart from "no broker could answer")."""
 
     transactions: tuple[TransactionListing, ...]
     errors: Mapping[int, KafkaError] = field(default_factory=dict)
+    brokers: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -126,3 +126,19 @@ def test_bad_input_exits_2_before_connecting(cluster: FakeCluster) -> None:
 def test_force_terminate_unsupported_exits_2(cluster: FakeCluster) -> None:
     res = run_cli("transactions", "force-terminate", "-b", cluster.bootstrap, "--transactional-id", "x", "--yes")
     assert res.code == 2 and "unsupported by this broker" in res.err
+
+
+def test_list_filter_some_brokers_cannot_carry_exits_1_all_exits_2() -> None:
+    from kadmin.protocol.apis import ApiKey
+    from kadmin.versions import release_table
+
+    newer = dict(release_table("3.5"))
+    newer[ApiKey.LIST_TRANSACTIONS] = (0, 1)
+    with FakeCluster(versions={1: "3.5", 2: "3.5", 3: newer}) as c:
+        some = run_cli("transactions", "list", "-b", c.bootstrap, "--duration-filter", "0", "-o", "json")
+        assert some.code == 1, some.err
+        doc = some.json()
+        assert doc["transactions"] == [] and [e["broker"] for e in doc["broker_errors"]] == [1, 2]
+    with FakeCluster(versions="3.5") as c:
+        none = run_cli("transactions", "list", "-b", c.bootstrap, "--duration-filter", "0")
+        assert none.code == 2 and "unsupported by this broker" in none.err and none.out == ""

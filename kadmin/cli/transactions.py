@@ -147,7 +147,8 @@ def run_list(ctx: Context) -> int:
     res = _call(ctx, lambda admin: admin.list_transactions(states=states, producer_ids=pids,
                                                            duration_filter_ms=duration,
                                                            transactional_id_pattern=pattern))
-    if not res.transactions and res.errors:
+    if len(res.errors) == len(res.brokers):
+        # No broker answered: every one too old for the API (or a filter) is exit 2, as for other commands.
         raise_if_all_refused(res.errors)
     p = ctx.printer
     if p.json:
