@@ -946,7 +946,7 @@ class AdminClient:
                 wanted += [TopicPartition(name, p.partition) for p in d.partitions
                            if broker_id is None or broker_id in p.replicas]
         if not wanted:
-            return txn.HangingTransactionsResult((), {})
+            return txn.HangingTransactionsResult((), {}, 0)
         producers = await self._run(admin_txn.DescribeProducers(), wanted, deadline)
         now = int(time.time() * 1000)
         candidates: list[tuple[TopicPartition, txn.ProducerState]] = []
@@ -957,7 +957,7 @@ class AdminClient:
             candidates += [(tp, s) for s in res
                            if s.in_transaction and s.last_timestamp < now - threshold_ms]
         if not candidates:
-            return txn.HangingTransactionsResult((), errors)
+            return txn.HangingTransactionsResult((), errors, len(wanted))
         await self.net.refresh_metadata(deadline=deadline)
         pids = sorted({s.producer_id for _tp, s in candidates})
         listed = await self._run(admin_txn.ListTransactions([], pids, None, None), sorted(self.net.nodes),
@@ -985,7 +985,7 @@ class AdminClient:
                 hanging.append(txn.HangingTransaction(tp, s.producer_id, s.producer_epoch, s.coordinator_epoch,
                                                       s.current_transaction_start_offset, s.last_timestamp,
                                                       tid, state))
-        return txn.HangingTransactionsResult(tuple(hanging), errors)
+        return txn.HangingTransactionsResult(tuple(hanging), errors, len(wanted))
 
 
 def _check_bool(value: object, what: str) -> None:

@@ -144,6 +144,8 @@ class HangingTransactionsResult:
 
     hanging: tuple[HangingTransaction, ...]
     errors: Mapping[TopicPartition, KafkaError] = field(default_factory=dict)
+    #: How many partitions were looked at (every partition of the topics or the broker asked about).
+    partitions: int = 0
 
 
 # --- input checks (TypeError/ValueError before any I/O)

@@ -142,3 +142,18 @@ def test_list_filter_some_brokers_cannot_carry_exits_1_all_exits_2() -> None:
     with FakeCluster(versions="3.5") as c:
         none = run_cli("transactions", "list", "-b", c.bootstrap, "--duration-filter", "0")
         assert none.code == 2 and "unsupported by this broker" in none.err and none.out == ""
+
+
+def test_find_hanging_without_the_apis() -> None:
+    with FakeCluster(versions="2.6") as c:  # no DescribeProducers: nothing can be checked
+        c.add_topic("t", partitions=2)
+        res = run_cli("transactions", "find-hanging", "-b", c.bootstrap, "--topic", "t")
+        assert res.code == 2 and "unsupported by this broker" in res.err
+    with FakeCluster(versions="2.8") as c:  # DescribeProducers, but no ListTransactions to decide with
+        c.add_topic("t", partitions=2)
+        hanging_on_t1(c)
+        res = run_cli("transactions", "find-hanging", "-b", c.bootstrap, "--topic", "t",
+                      "--max-transaction-timeout", "0", "-o", "json")
+        assert res.code == 1
+        doc = res.json()
+        assert doc["hanging"] == [] and [(e["topic"], e["partition"]) for e in doc["errors"]] == [("t", 1)]

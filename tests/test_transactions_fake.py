@@ -145,7 +145,7 @@ def test_killed_producer_is_open_not_hanging_then_aborted(cluster: FakeCluster) 
         assert isinstance(d, TransactionDescription)
         assert (d.state, d.producer_id, d.partitions) == ("Ongoing", state.producer_id, (TopicPartition("t", 0),))
         # Its coordinator still holds it: not hanging.
-        assert hanging == HangingTransactionsResult((), {})
+        assert hanging == HangingTransactionsResult((), {}, 3)
     else:  # 2.8 has DescribeProducers but neither ListTransactions nor DescribeTransactions
         assert listed.transactions == () and all(isinstance(e, UnsupportedVersionError)
                                                  for e in listed.errors.values())
@@ -195,7 +195,7 @@ def test_lost_marker_is_a_hanging_transaction_found_and_cleared(cluster: FakeClu
     assert cluster.last_stable_offset("t", 1) == cluster.partition("t", 1).log_end
     if ApiKey.LIST_TRANSACTIONS in release:
         again = run(cluster, lambda admin: admin.find_hanging_transactions(topics=["t"], max_transaction_timeout_ms=0))
-        assert again == HangingTransactionsResult((), {})
+        assert again == HangingTransactionsResult((), {}, 3)
     # Past the abort, the partition reads on: a later committed record is read, the hanging one was aborted.
     p.begin_transaction()
     p.produce("t", value=b"later", partition=1)
@@ -214,7 +214,8 @@ def test_young_transactions_are_not_candidates(cluster: FakeCluster) -> None:
     cluster.clear_log()
     result = run(cluster, lambda admin: admin.find_hanging_transactions(broker_id=1))
     # Open for less than the default 15 minutes: not looked at further (no ListTransactions sent).
-    assert result == HangingTransactionsResult((), {})
+    on_broker_1 = [p for p in range(3) if 1 in cluster.partition("t", p).replicas]
+    assert result == HangingTransactionsResult((), {}, len(on_broker_1))
     assert cluster.count(ApiKey.LIST_TRANSACTIONS) == 0
 
 

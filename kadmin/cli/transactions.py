@@ -252,8 +252,9 @@ def run_find_hanging(ctx: Context) -> int:
     else:
         kwargs["topics"] = [topic_name(a.topic)]
     res = _call(ctx, lambda admin: admin.find_hanging_transactions(**kwargs))
-    if not res.hanging and res.errors and all(isinstance(e, UnsupportedVersionError) for e in res.errors.values()):
-        raise next(iter(res.errors.values()))
+    if res.errors and len(res.errors) == res.partitions:
+        # Not one partition could be checked: every one refused for want of an API is exit 2.
+        raise_if_all_refused(res.errors)
     p = ctx.printer
     if p.json:
         p.emit("transactions find-hanging", {
