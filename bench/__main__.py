@@ -52,7 +52,8 @@ from typing import Any
 
 log = logging.getLogger("bench")
 
-MODULES = ("codec", "groups", "quotas", "security", "topics", "topics_tansu", "spark_provision", "spark_tenants")
+MODULES = ("codec", "groups", "quotas", "security", "topics", "topics_tansu", "transactions", "spark_provision",
+           "spark_tenants")
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 README = ROOT / "README.md"

@@ -130,6 +130,14 @@ _EXPORTS: dict[str, str] = {
     "RaftVoterEndpoint": "kadmin.quorum",
     "ReplicaLogDirInfo": "kadmin.replicas",
     "TopicPartitionReplica": "kadmin.replicas",
+    "AbortTransactionSpec": "kadmin.transactions",
+    "FencedProducer": "kadmin.transactions",
+    "HangingTransaction": "kadmin.transactions",
+    "HangingTransactionsResult": "kadmin.transactions",
+    "ListTransactionsResult": "kadmin.transactions",
+    "ProducerState": "kadmin.transactions",
+    "TransactionDescription": "kadmin.transactions",
+    "TransactionListing": "kadmin.transactions",
 }
 
 if TYPE_CHECKING:
@@ -224,6 +232,14 @@ if TYPE_CHECKING:
     from kadmin.topics import TopicDescription as TopicDescription
     from kadmin.topics import TopicListing as TopicListing
     from kadmin.topics import TopicRef as TopicRef
+    from kadmin.transactions import AbortTransactionSpec as AbortTransactionSpec
+    from kadmin.transactions import FencedProducer as FencedProducer
+    from kadmin.transactions import HangingTransaction as HangingTransaction
+    from kadmin.transactions import HangingTransactionsResult as HangingTransactionsResult
+    from kadmin.transactions import ListTransactionsResult as ListTransactionsResult
+    from kadmin.transactions import ProducerState as ProducerState
+    from kadmin.transactions import TransactionDescription as TransactionDescription
+    from kadmin.transactions import TransactionListing as TransactionListing
     from kadmin.types import ApiVersionRange as ApiVersionRange
     from kadmin.types import ClusterDescription as ClusterDescription
     from kadmin.types import ConsumerAssignment as ConsumerAssignment

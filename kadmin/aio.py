@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
 from kadmin import acls, configs, features, quorum, quotas, scram, storage, tokens, topics
+from kadmin import topics as topics_mod
+from kadmin import transactions as txn
 from kadmin._keys import PartitionKey, ResourceKey, by_caller_key
 from kadmin.admin import _driver, consumer_groups, group_offsets, leaders, log_dirs, records
 from kadmin.admin import acls as admin_acls
@@ -26,6 +29,7 @@ from kadmin.admin import replica_log_dirs as admin_replica_log_dirs
 from kadmin.admin import scram as admin_scram
 from kadmin.admin import tokens as admin_tokens
 from kadmin.admin import topics as admin_topics
+from kadmin.admin import transactions as admin_txn
 from kadmin.admin._driver import Context, Operation
 from kadmin.admin.cluster import CLUSTER, ApiVersions, ClusterMetadata, DescribeCluster, guess_release
 from kadmin.admin.coordinators import CoordinatorCache, FindCoordinator, key_type_code
@@ -44,7 +48,12 @@ from kadmin.admin.partitions import (
     isolation_level_code,
 )
 from kadmin.config import ClientConfig
-from kadmin.errors import GroupIdNotFoundError, KafkaError, UnsupportedVersionError
+from kadmin.errors import (
+    ErrorCode,
+    GroupIdNotFoundError,
+    KafkaError,
+    UnsupportedVersionError,
+)
 from kadmin.network.client import NetworkClient
 from kadmin.network.retry import Deadline, check_timeout
 from kadmin.offset_reset import (
@@ -928,6 +937,194 @@ class AdminClient:
         return by_caller_key(got, keys)
 
 
+    # --- transactions and producers (KIP-664, KIP-939; issue #26) ------------------------------------------
+
+    async def describe_producers(self, partitions: Iterable[PartitionKey], *, timeout: float | None = None,
+                                 ) -> dict[PartitionKey, tuple[txn.ProducerState, ...] | KafkaError]:
+        """The producers each partition's leader holds state for (DescribeProducers, Kafka 3.0+): producer id
+        and epoch, last sequence and timestamp, the epoch of the coordinator of its last marker, and the first
+        offset of its open transaction on the partition (``current_transaction_start_offset``, -1 for none).
+
+        One request per leader, all its partitions in it.  A partition of a topic that does not exist is an
+        UnknownTopicOrPartitionError at once; a leader older than 3.0 fails its partitions with
+        UnsupportedVersionError.  Keyed as given (``("t", 0)`` or ``TopicPartition("t", 0)``)."""
+        keys = txn.check_partitions(partitions, "describe_producers")
+        deadline = await self._begin(timeout)
+        got = await self._run(admin_txn.DescribeProducers(), list(keys), deadline)
+        return by_caller_key(got, keys)
+
+    async def list_transactions(self, *, states: Iterable[str] | None = None,
+                                producer_ids: Iterable[int] | None = None, duration_filter_ms: int | None = None,
+                                transactional_id_pattern: str | None = None,
+                                timeout: float | None = None) -> txn.ListTransactionsResult:
+        """Every broker's transactions (ListTransactions, Kafka 3.0+), merged, each failing broker reported.
+
+        Filters, applied by the brokers: ``states`` (Kafka's names: Ongoing, PrepareCommit, CompleteAbort...;
+        any case; an unknown one is a ValueError), ``producer_ids``, ``duration_filter_ms`` (only transactions
+        running longer than that; ListTransactions v1, Kafka 3.8+) and ``transactional_id_pattern`` (a regular
+        expression the whole id must match; v2, Kafka 4.1+).  A broker whose version cannot carry a filter the
+        call uses is reported in ``errors`` with an UnsupportedVersionError and not asked (its answer would not
+        be filtered); the other brokers answer."""
+        state_list = txn.check_states(states)
+        pid_list = txn.check_producer_ids(producer_ids)
+        duration = txn.check_duration(duration_filter_ms)
+        pattern = txn.check_pattern(transactional_id_pattern)
+        deadline = await self._begin(timeout)
+        await self.net.refresh_metadata(deadline=deadline)
+        op = admin_txn.ListTransactions(state_list, pid_list, duration, pattern)
+        per_node = await self._run(op, sorted(self.net.nodes), deadline)
+        seen: dict[str, txn.TransactionListing] = {}
+        errors: dict[int, KafkaError] = {}
+        for node_id, res in per_node.items():
+            if isinstance(res, KafkaError):
+                errors[node_id] = res
+                continue
+            for t in res:
+                seen.setdefault(t.transactional_id, t)
+        return txn.ListTransactionsResult(tuple(sorted(seen.values(), key=lambda t: t.transactional_id)), errors,
+                                          tuple(sorted(per_node)))
+
+    async def describe_transactions(self, transactional_ids: Iterable[str], *, timeout: float | None = None,
+                                    ) -> dict[str, txn.TransactionDescription | KafkaError]:
+        """Each transactional id's state on its transaction coordinator (DescribeTransactions, Kafka 3.0+):
+        state, producer id and epoch, timeout, start time and the partitions of the ongoing transaction.
+
+        The coordinators are found with one batched FindCoordinator (key type 1; one request per id before
+        FindCoordinator v4), then one DescribeTransactions per coordinator.  An id no coordinator knows is a
+        TransactionalIdNotFoundError."""
+        ids = txn.check_transactional_ids(transactional_ids, "describe_transactions")
+        deadline = await self._begin(timeout)
+        return await self._run(admin_txn.DescribeTransactions(), ids, deadline)
+
+    async def abort_transaction(
+        self, specs: txn.AbortTransactionSpec | Iterable[txn.AbortTransactionSpec], *,
+        timeout: float | None = None,
+    ) -> dict[TopicPartition, None | KafkaError]:
+        """Abort a transaction on partitions by writing the abort marker its coordinator never wrote
+        (WriteTxnMarkers to each partition's leader, as Java's Admin.abortTransaction does): the partition's
+        last stable offset moves past the transaction and read_committed consumers go on.
+
+        ``specs``: one AbortTransactionSpec (partition, producer id and epoch, coordinator epoch; take them
+        from ``describe_producers`` or a HangingTransaction's ``abort_spec()``) or several, one per partition.
+        Per partition: None once written, or the leader's error (a producer the partition holds no state for,
+        an older producer epoch: InvalidProducerEpochError, an older coordinator epoch:
+        TransactionCoordinatorFencedError).  A partition whose answer was lost is a KafkaTimeoutError with
+        ``possibly_applied=True``.  Needs ClusterAction on the cluster."""
+        checked = txn.check_abort_specs(specs)
+        deadline = await self._begin(timeout)
+        return await self._run(admin_txn.AbortTransaction(checked), list(checked), deadline)
+
+    async def fence_producers(self, transactional_ids: Iterable[str], *, timeout: float | None = None,
+                              ) -> dict[str, txn.FencedProducer | KafkaError]:
+        """Fence the producers of each transactional id (InitProducerId with the id, on its coordinator, as
+        Java's Admin.fenceProducers does): the id's epoch is bumped, so a producer still using it is fenced
+        at its next request, and a transaction it left ongoing is aborted.  Per id the new producer id and
+        epoch, or the coordinator's error.  An id whose answer was lost is a KafkaTimeoutError with
+        ``possibly_applied=True`` (asking again bumps once more, which is harmless)."""
+        ids = txn.check_transactional_ids(transactional_ids, "fence_producers")
+        deadline = await self._begin(timeout)
+        return await self._run(admin_txn.FenceProducers(), ids, deadline)
+
+    async def force_terminate_transaction(self, transactional_id: str, *, timeout: float | None = None,
+                                          ) -> txn.FencedProducer | KafkaError:
+        """Terminate the transaction of ``transactional_id``, even a prepared two-phase one (KIP-939):
+        InitProducerId v6 with KeepPreparedTxn false on its coordinator, which aborts it and bumps the epoch.
+
+        A coordinator that does not speak InitProducerId v6 cannot terminate a prepared transaction: the
+        answer is an UnsupportedVersionError and nothing is sent (``fence_producers`` is the older tool).
+        Returns the new producer id and epoch, or the coordinator's error; a lost answer is a
+        KafkaTimeoutError with ``possibly_applied=True``."""
+        ids = txn.check_transactional_ids([transactional_id] if isinstance(transactional_id, str)
+                                          else transactional_id, "force_terminate_transaction")
+        deadline = await self._begin(timeout)
+        got = await self._run(admin_txn.FenceProducers(force_terminate=True), ids, deadline)
+        return got[ids[0]]  # type: ignore[no-any-return]
+
+    async def find_hanging_transactions(
+        self, *, partitions: Iterable[PartitionKey] | None = None, topics: Iterable[str] | None = None,
+        broker_id: int | None = None,
+        max_transaction_timeout_ms: int = txn.DEFAULT_MAX_TRANSACTION_TIMEOUT_MS, timeout: float | None = None,
+    ) -> txn.HangingTransactionsResult:
+        """Transactions hanging on partitions, as ``kafka-transactions.sh find-hanging`` defines them: open on a
+        partition (its leader reports a transaction start offset for the producer) for longer than
+        ``max_transaction_timeout_ms`` (the cluster's transaction.max.timeout.ms, 15 minutes by default; no
+        live transaction may run longer), and not held by its coordinator: the coordinators list no
+        transactional id for the producer, or the id's coordinator has another producer id, is not in the
+        middle of the transaction (Ongoing, or writing its markers), or does not have the partition in it.
+
+        A producer that died mid-transaction is *not* hanging: its coordinator still holds the transaction
+        and aborts it itself once its timeout passes.  Exactly one of ``partitions``, ``topics`` (every
+        partition of them) or ``broker_id`` (every partition with a replica there) says where to look.
+        Requests: one Metadata for topics or a broker, one DescribeProducers per leader, and only for
+        candidates one ListTransactions per broker (filtered by their producer ids) and one DescribeTransactions
+        per coordinator.  What could not be checked is in ``errors``, keyed by partition."""
+        given = [x is not None for x in (partitions, topics, broker_id)]
+        if sum(given) != 1:
+            raise ValueError("find_hanging_transactions: give exactly one of partitions, topics or broker_id")
+        keys = txn.check_partitions(partitions, "find_hanging_transactions") if partitions is not None else None
+        names = topics_mod.validate_topic_names(topics) if topics is not None else None
+        if names is not None and not names:
+            raise ValueError("find_hanging_transactions: topics is empty")
+        if broker_id is not None:
+            _check_int(broker_id, "broker_id")
+        threshold_ms = txn.check_max_timeout(max_transaction_timeout_ms)
+        deadline = await self._begin(timeout)
+        errors: dict[TopicPartition, KafkaError] = {}
+        if keys is not None:
+            wanted = list(keys)
+        else:
+            if names is None:
+                names = [t.name for t in await self.list_topics(timeout=max(deadline.remaining(), 0.001))]
+            described = await admin_topics.describe_topics(self._ctx, names, False, deadline) if names else {}
+            wanted = []
+            for name, d in described.items():
+                if isinstance(d, KafkaError):
+                    raise d
+                wanted += [TopicPartition(name, p.partition) for p in d.partitions
+                           if broker_id is None or broker_id in p.replicas]
+        if not wanted:
+            return txn.HangingTransactionsResult((), {}, 0)
+        producers = await self._run(admin_txn.DescribeProducers(), wanted, deadline)
+        now = int(time.time() * 1000)
+        candidates: list[tuple[TopicPartition, txn.ProducerState]] = []
+        for tp, res in producers.items():
+            if isinstance(res, KafkaError):
+                errors[tp] = res
+                continue
+            candidates += [(tp, s) for s in res
+                           if s.in_transaction and s.last_timestamp < now - threshold_ms]
+        if not candidates:
+            return txn.HangingTransactionsResult((), errors, len(wanted))
+        await self.net.refresh_metadata(deadline=deadline)
+        pids = sorted({s.producer_id for _tp, s in candidates})
+        listed = await self._run(admin_txn.ListTransactions([], pids, None, None), sorted(self.net.nodes),
+                                 deadline)
+        listing_failed = next((r for r in listed.values() if isinstance(r, KafkaError)), None)
+        tid_of = {t.producer_id: t.transactional_id for r in listed.values() if not isinstance(r, KafkaError)
+                  for t in r}
+        tids = sorted(set(tid_of.values()))
+        described_txns = await self._run(admin_txn.DescribeTransactions(), tids, deadline) if tids else {}
+        hanging: list[txn.HangingTransaction] = []
+        for tp, s in candidates:
+            tid = tid_of.get(s.producer_id)
+            desc = described_txns.get(tid) if tid is not None else None
+            if tid is None and listing_failed is not None:
+                # Some broker did not answer: the id may be on it.  Not decided, not called hanging.
+                errors[tp] = listing_failed
+                continue
+            if isinstance(desc, KafkaError) and getattr(desc, "code", None) != ErrorCode.TRANSACTIONAL_ID_NOT_FOUND:
+                errors[tp] = desc
+                continue
+            held = (isinstance(desc, txn.TransactionDescription) and desc.producer_id == s.producer_id
+                    and desc.state in txn.HELD_STATES and tp in desc.partitions)
+            if not held:
+                state = desc.state if isinstance(desc, txn.TransactionDescription) else None
+                hanging.append(txn.HangingTransaction(tp, s.producer_id, s.producer_epoch, s.coordinator_epoch,
+                                                      s.current_transaction_start_offset, s.last_timestamp,
+                                                      tid, state))
+        return txn.HangingTransactionsResult(tuple(hanging), errors, len(wanted))
+
+
 def _check_bool(value: object, what: str) -> None:
     if not isinstance(value, bool):
         raise TypeError(f"{what} must be a bool, not {type(value).__name__}")
@@ -973,3 +1170,8 @@ def _request_timeout_ms(deadline: Deadline, default_ms: int) -> int:
     or the call's remaining time when that is shorter."""
     remaining = deadline.remaining()
     return default_ms if remaining == float("inf") else max(1, min(default_ms, int(remaining * 1000)))
+
+
+def _check_int(value: object, what: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be an int, not {type(value).__name__}")

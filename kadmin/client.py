@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, overload
 
 from kadmin import acls, configs, features, quorum, quotas, scram, storage, tokens, topics
+from kadmin import transactions as txn
 from kadmin._keys import PartitionKey, ResourceKey
 from kadmin._sync_base import SyncClientBase, copied
 from kadmin.admin import acls as admin_acls
@@ -616,3 +617,109 @@ class AdminClient(SyncClientBase):
         directory of that broker is offline, since the log may be there), BrokerNotAvailableError for a broker
         the cluster does not list.  Keyed as given; bad input raises before any I/O."""
         return self._call(self._aio.describe_replica_log_dirs(copied(replicas), timeout=timeout), timeout)
+
+    # --- transactions and producers (KIP-664, KIP-939; issue #26) ------------------------------------------
+    def describe_producers(
+        self, partitions: Iterable[PartitionKey], *, timeout: float | None = None,
+    ) -> dict[PartitionKey, tuple[txn.ProducerState, ...] | KafkaError]:
+        """The producers each partition's leader holds state for (DescribeProducers, Kafka 3.0+): producer id
+        and epoch, last sequence and timestamp, the epoch of the coordinator of its last marker, and the first
+        offset of its open transaction on the partition (``current_transaction_start_offset``, -1 for none).
+
+        One request per leader, all its partitions in it.  A partition of a topic that does not exist is an
+        UnknownTopicOrPartitionError at once; a leader older than 3.0 fails its partitions with
+        UnsupportedVersionError.  Keyed as given (``("t", 0)`` or ``TopicPartition("t", 0)``)."""
+        return self._call(self._aio.describe_producers(copied(partitions), timeout=timeout), timeout)
+
+    def list_transactions(
+        self, *, states: Iterable[str] | None = None, producer_ids: Iterable[int] | None = None,
+        duration_filter_ms: int | None = None, transactional_id_pattern: str | None = None,
+        timeout: float | None = None,
+    ) -> txn.ListTransactionsResult:
+        """Every broker's transactions (ListTransactions, Kafka 3.0+), merged, each failing broker reported.
+
+        Filters, applied by the brokers: ``states`` (Kafka's names: Ongoing, PrepareCommit, CompleteAbort...;
+        any case; an unknown one is a ValueError), ``producer_ids``, ``duration_filter_ms`` (only transactions
+        running longer than that; ListTransactions v1, Kafka 3.8+) and ``transactional_id_pattern`` (a regular
+        expression the whole id must match; v2, Kafka 4.1+).  A broker whose version cannot carry a filter the
+        call uses is reported in ``errors`` with an UnsupportedVersionError and not asked (its answer would not
+        be filtered); the other brokers answer."""
+        return self._call(self._aio.list_transactions(
+            states=copied(states), producer_ids=copied(producer_ids), duration_filter_ms=duration_filter_ms,
+            transactional_id_pattern=transactional_id_pattern, timeout=timeout,
+        ), timeout)
+
+    def describe_transactions(
+        self, transactional_ids: Iterable[str], *, timeout: float | None = None,
+    ) -> dict[str, txn.TransactionDescription | KafkaError]:
+        """Each transactional id's state on its transaction coordinator (DescribeTransactions, Kafka 3.0+):
+        state, producer id and epoch, timeout, start time and the partitions of the ongoing transaction.
+
+        The coordinators are found with one batched FindCoordinator (key type 1; one request per id before
+        FindCoordinator v4), then one DescribeTransactions per coordinator.  An id no coordinator knows is a
+        TransactionalIdNotFoundError."""
+        return self._call(self._aio.describe_transactions(
+            copied(transactional_ids), timeout=timeout,
+        ), timeout)
+
+    def abort_transaction(
+        self, specs: txn.AbortTransactionSpec | Iterable[txn.AbortTransactionSpec], *,
+        timeout: float | None = None,
+    ) -> dict[TopicPartition, None | KafkaError]:
+        """Abort a transaction on partitions by writing the abort marker its coordinator never wrote
+        (WriteTxnMarkers to each partition's leader, as Java's Admin.abortTransaction does): the partition's
+        last stable offset moves past the transaction and read_committed consumers go on.
+
+        ``specs``: one AbortTransactionSpec (partition, producer id and epoch, coordinator epoch; take them
+        from ``describe_producers`` or a HangingTransaction's ``abort_spec()``) or several, one per partition.
+        Per partition: None once written, or the leader's error (a producer the partition holds no state for,
+        an older producer epoch: InvalidProducerEpochError, an older coordinator epoch:
+        TransactionCoordinatorFencedError).  A partition whose answer was lost is a KafkaTimeoutError with
+        ``possibly_applied=True``.  Needs ClusterAction on the cluster."""
+        return self._call(self._aio.abort_transaction(copied(specs), timeout=timeout), timeout)
+
+    def fence_producers(
+        self, transactional_ids: Iterable[str], *, timeout: float | None = None,
+    ) -> dict[str, txn.FencedProducer | KafkaError]:
+        """Fence the producers of each transactional id (InitProducerId with the id, on its coordinator, as
+        Java's Admin.fenceProducers does): the id's epoch is bumped, so a producer still using it is fenced
+        at its next request, and a transaction it left ongoing is aborted.  Per id the new producer id and
+        epoch, or the coordinator's error.  An id whose answer was lost is a KafkaTimeoutError with
+        ``possibly_applied=True`` (asking again bumps once more, which is harmless)."""
+        return self._call(self._aio.fence_producers(copied(transactional_ids), timeout=timeout), timeout)
+
+    def force_terminate_transaction(
+        self, transactional_id: str, *, timeout: float | None = None,
+    ) -> txn.FencedProducer | KafkaError:
+        """Terminate the transaction of ``transactional_id``, even a prepared two-phase one (KIP-939):
+        InitProducerId v6 with KeepPreparedTxn false on its coordinator, which aborts it and bumps the epoch.
+
+        A coordinator that does not speak InitProducerId v6 cannot terminate a prepared transaction: the
+        answer is an UnsupportedVersionError and nothing is sent (``fence_producers`` is the older tool).
+        Returns the new producer id and epoch, or the coordinator's error; a lost answer is a
+        KafkaTimeoutError with ``possibly_applied=True``."""
+        return self._call(self._aio.force_terminate_transaction(transactional_id, timeout=timeout), timeout)
+
+    def find_hanging_transactions(
+        self, *, partitions: Iterable[PartitionKey] | None = None, topics: Iterable[str] | None = None,
+        broker_id: int | None = None,
+        max_transaction_timeout_ms: int = txn.DEFAULT_MAX_TRANSACTION_TIMEOUT_MS,
+        timeout: float | None = None,
+    ) -> txn.HangingTransactionsResult:
+        """Transactions hanging on partitions, as ``kafka-transactions.sh find-hanging`` defines them: open on a
+        partition (its leader reports a transaction start offset for the producer) for longer than
+        ``max_transaction_timeout_ms`` (the cluster's transaction.max.timeout.ms, 15 minutes by default; no
+        live transaction may run longer), and not held by its coordinator: the coordinators list no
+        transactional id for the producer, or the id's coordinator has another producer id, is not in the
+        middle of the transaction (Ongoing, or writing its markers), or does not have the partition in it.
+
+        A producer that died mid-transaction is *not* hanging: its coordinator still holds the transaction
+        and aborts it itself once its timeout passes.  Exactly one of ``partitions``, ``topics`` (every
+        partition of them) or ``broker_id`` (every partition with a replica there) says where to look.
+        Requests: one Metadata for topics or a broker, one DescribeProducers per leader, and only for
+        candidates one ListTransactions per broker (filtered by their producer ids) and one DescribeTransactions
+        per coordinator.  What could not be checked is in ``errors``, keyed by partition."""
+        return self._call(self._aio.find_hanging_transactions(
+            partitions=copied(partitions), topics=copied(topics), broker_id=broker_id,
+            max_transaction_timeout_ms=max_transaction_timeout_ms, timeout=timeout,
+        ), timeout)

@@ -147,20 +147,12 @@ BROKER_TABLES: dict[str, VersionTable] = {name: _parse(text) for name, text in _
 #: * served up to a version, :data:`CAPPED` below: newer versions whose meaning the fake's handler does not
 #:   implement yet (OffsetCommit/OffsetFetch v10's topic ids...);
 #: * withheld, below: what needs state the fake does not keep.  A client then sees a broker without them
-#:   (librdkafka and kafka-python refuse transactions up front), never a closed connection.
+#:   (share and streams groups on 4.1+ presets), never a closed connection.  Transactions and producers
+#:   (24-28, 61, 65, 66) are served since issue #26 (kadmin.testing.state.transactions).
 #:
 #: :func:`guess_release` compares the presets, so withheld keys are not looked at: a real broker's full table
 #: is guessed as before (BROKER_TABLES and RELEASES give the same answer).
 WITHHELD: dict[int, str] = {
-    24: "AddPartitionsToTxn: the fake has no transaction coordinator (no transaction state, markers or "
-        "last stable offset below the high watermark)",
-    25: "AddOffsetsToTxn: no transaction coordinator",
-    26: "EndTxn: no transaction coordinator",
-    27: "WriteTxnMarkers: coordinator-to-broker, and only meaningful with transactions",
-    28: "TxnOffsetCommit: no transaction coordinator",
-    61: "DescribeProducers: the fake keeps no producer state per partition",
-    65: "DescribeTransactions: no transaction coordinator",
-    66: "ListTransactions: no transaction coordinator",
     # Kafka 4.1+ (share groups GA in 4.2, streams groups in 4.2): the fake has no share-group or streams-group
     # coordinator yet (issue #25's later parts add them).
     76: "ShareGroupHeartbeat: the fake keeps no share groups (no share coordinator, no share-partition state)",

@@ -60,8 +60,10 @@ RENAMED_FILES: dict[str, str] = {
     "ListConfigResourcesRequest": "ListClientMetricsResourcesRequest",
     "ListConfigResourcesResponse": "ListClientMetricsResourcesResponse",
 }
-#: Renamed fields within renamed files: (file, trunk field) -> 3.9 field.
+#: Renamed fields: (file, trunk field) -> 3.9 field, same type and layout (key 74's renamed files, and
+#: TxnOffsetCommit's GenerationId, which KIP-848 renamed after 3.9 as OffsetCommit's was before it).
 RENAMED_FIELDS: dict[tuple[str, str], str] = {
+    ("TxnOffsetCommitRequest", "GenerationIdOrMemberEpoch"): "GenerationId",
     ("ListConfigResourcesResponse", "ConfigResources"): "ClientMetricsResources",
     ("ListConfigResourcesResponse", "ResourceName"): "Name",
     ("ListConfigResourcesResponse", "ConfigResource"): "ClientMetricsResource",  # the struct type

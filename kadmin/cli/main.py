@@ -146,6 +146,9 @@ def build_parser() -> Parser:
 
     features_cmd.register(sub, common)
     quorum_cmd.register(sub, common)
+    from kadmin.cli import transactions as transactions_cmd  # transactions and producers (issue #26)
+
+    transactions_cmd.register(sub, common)
     demo.register(sub, common)
     return parser
 

@@ -15,11 +15,14 @@ before it is appended:
   have gone with retention or DeleteRecords; before 2.4 a first sequence other than 0 is UNKNOWN_PRODUCER_ID,
   and a producer's state is forgotten once the log start passes its last batch.
 
-Transactions are not modelled (the fake advertises no transactional API).
+Transactional producers (kadmin.testing.state.transactions): an entry also holds the first offset of the
+producer's open transaction on this partition (``txn_start``, the last stable offset stays below it) and the
+epoch of the coordinator whose marker it last took (a marker from an older coordinator is fenced).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from kadmin._error_codes import ErrorCode
@@ -55,6 +58,16 @@ class BatchMeta:
 class ProducerEntry:
     epoch: int
     batches: list[BatchMeta] = field(default_factory=list)
+    #: First offset of the producer's open transaction on this partition; None when none is open.
+    txn_start: int | None = None
+    #: Epoch of the transaction coordinator that wrote the last marker for this producer (-1: none yet).
+    coordinator_epoch: int = -1
+    #: Max timestamp of the last batch or marker appended for this producer (DescribeProducers' LastTimestamp).
+    last_timestamp: int = -1
+
+    def copy(self) -> ProducerEntry:
+        """A copy whose batch list can change without touching this one (Produce checks on a trial copy)."""
+        return dataclasses.replace(self, batches=list(self.batches))
 
     @property
     def last_seq(self) -> int:
@@ -81,10 +94,13 @@ def forget_gone(producers: dict[int, ProducerEntry], log_start: int, log_end: in
         entry = producers[pid]
         if entry.batches and entry.batches[-1].last_offset >= log_end:
             entry.batches = [b for b in entry.batches if b.last_offset < log_end]
-            if not entry.batches:
+            if entry.txn_start is not None and entry.txn_start >= log_end:
+                entry.txn_start = None
+            if not entry.batches and entry.txn_start is None:
                 del producers[pid]
                 continue
-        if not keep_after_delete and entry.batches and entry.batches[-1].last_offset < log_start:
+        if not keep_after_delete and entry.batches and entry.batches[-1].last_offset < log_start \
+                and entry.txn_start is None:
             del producers[pid]
 
 
@@ -122,15 +138,53 @@ def check(producers: dict[int, ProducerEntry], pid: int, epoch: int, first_seq: 
 
 
 def record(producers: dict[int, ProducerEntry], pid: int, epoch: int, first_seq: int, count: int,
-           first_offset: int, max_timestamp: int) -> None:
-    """Remember an appended batch (a new epoch starts the producer's batch list afresh)."""
+           first_offset: int, max_timestamp: int, transactional: bool = False) -> None:
+    """Remember an appended batch (a new epoch starts the producer's batch list afresh); a transactional
+    batch opens the producer's transaction on the partition if none is open."""
     entry = producers.get(pid)
     if entry is None or entry.epoch != epoch:
+        old = entry
         entry = producers[pid] = ProducerEntry(epoch)
+        if old is not None:
+            entry.txn_start, entry.coordinator_epoch = old.txn_start, old.coordinator_epoch
     entry.batches.append(BatchMeta(first_seq, last_sequence(first_seq, count), first_offset,
                                    first_offset + count - 1, max_timestamp))
     del entry.batches[:-BATCHES_RETAINED]
+    entry.last_timestamp = max_timestamp
+    if transactional and entry.txn_start is None:
+        entry.txn_start = first_offset
 
 
-__all__ = ["BATCHES_RETAINED", "BatchMeta", "ProducerEntry", "Verdict", "check", "forget_gone", "last_sequence",
-           "record"]
+def check_marker(producers: dict[int, ProducerEntry], pid: int, epoch: int, coordinator_epoch: int) -> Verdict:
+    """Check a transaction marker (WriteTxnMarkers) for producer ``pid``, as Kafka's ProducerAppendInfo does
+    for a control batch: an epoch older than the producer's is INVALID_PRODUCER_EPOCH, a coordinator epoch
+    older than the one of the producer's last marker is TRANSACTION_COORDINATOR_FENCED.  A producer the
+    partition holds no state for is UNKNOWN_PRODUCER_ID (Kafka would append a marker no reader needs; the
+    fake says so, so that an abort aimed at the wrong producer or partition is visible)."""
+    entry = producers.get(pid)
+    if entry is None:
+        return Verdict(ErrorCode.UNKNOWN_PRODUCER_ID, message=f"Found no record of producerId={pid} here")
+    if epoch < entry.epoch:
+        return Verdict(ErrorCode.INVALID_PRODUCER_EPOCH,
+                       message=f"Epoch of producer {pid} is {epoch}, smaller than the last seen epoch {entry.epoch}")
+    if coordinator_epoch < entry.coordinator_epoch:
+        return Verdict(ErrorCode.TRANSACTION_COORDINATOR_FENCED,
+                       message=f"Coordinator epoch {coordinator_epoch} is older than {entry.coordinator_epoch}")
+    return OK
+
+
+def record_marker(producers: dict[int, ProducerEntry], pid: int, epoch: int, coordinator_epoch: int,
+                  timestamp: int) -> int | None:
+    """Remember a marker appended for ``pid``: its transaction on the partition ends.  Returns the first
+    offset of the transaction it ended (None if none was open)."""
+    entry = producers[pid]
+    if epoch != entry.epoch:
+        entry.epoch, entry.batches = epoch, []
+    started, entry.txn_start = entry.txn_start, None
+    entry.coordinator_epoch = coordinator_epoch
+    entry.last_timestamp = timestamp
+    return started
+
+
+__all__ = ["BATCHES_RETAINED", "BatchMeta", "ProducerEntry", "Verdict", "check", "check_marker", "forget_gone",
+           "last_sequence", "record", "record_marker"]

@@ -112,7 +112,7 @@ class SimpleRecord:
 
 def build_v2_batch(base_offset: int, records: list[tuple[int, bytes | None, bytes | None]],
                    leader_epoch: int = -1, *, producer_id: int = -1, producer_epoch: int = -1,
-                   base_sequence: int = -1) -> bytes:
+                   base_sequence: int = -1, attributes: int = 0) -> bytes:
     """An uncompressed v2 batch of (timestamp, key, value) records with consecutive offsets; an idempotent
     producer's batch carries its producer id, epoch and first sequence number."""
     stamps = [t for t, _k, _v in records]
@@ -130,11 +130,32 @@ def build_v2_batch(base_offset: int, records: list[tuple[int, bytes | None, byte
         rec += _write_varint(0)  # headers
         body += _write_varint(len(rec)) + rec
     max_ts = max(stamps) if stamps else NO_TIMESTAMP
-    tail = struct.pack(">hiqqqhii", 0, len(records) - 1, base_ts, max_ts, producer_id, producer_epoch, base_sequence,
+    tail = struct.pack(">hiqqqhii", attributes, len(records) - 1, base_ts, max_ts, producer_id, producer_epoch, base_sequence,
                        len(records)) + bytes(body)
     crc = crc32c(tail)
     head = struct.pack(">qiiBI", base_offset, len(tail) + 9, leader_epoch, 2, crc)
     return head + tail
+
+
+#: Record batch attribute bits: part of a transaction, and a control batch (a transaction marker).
+TRANSACTIONAL_FLAG = 0x10
+CONTROL_FLAG = _CONTROL_FLAG
+
+
+def build_marker_batch(base_offset: int, producer_id: int, producer_epoch: int, commit: bool,
+                       coordinator_epoch: int, timestamp: int, leader_epoch: int = -1) -> bytes:
+    """A transaction marker as Kafka writes it: a transactional control batch of one record whose key is the
+    control type (version 0, type 1 commit / 0 abort) and whose value is the end-transaction marker (version
+    0, the coordinator's epoch).  Consumers skip it; read_committed readers use it to end the transaction."""
+    key = struct.pack(">hh", 0, 1 if commit else 0)
+    value = struct.pack(">hi", 0, coordinator_epoch)
+    return build_v2_batch(base_offset, [(timestamp, key, value)], leader_epoch, producer_id=producer_id,
+                          producer_epoch=producer_epoch, attributes=TRANSACTIONAL_FLAG | CONTROL_FLAG)
+
+
+def is_transactional(batch: bytes) -> bool:
+    """Whether a v2 batch is part of a transaction (its attributes' transactional bit)."""
+    return bool(struct.unpack_from(">h", batch, 21)[0] & TRANSACTIONAL_FLAG)
 
 
 def _decompress(codec: int, data: bytes) -> bytes:
@@ -291,6 +312,9 @@ class PartitionLog:
     waiters: list[asyncio.Future[None]] = field(default_factory=list)
     #: Idempotent producers' state on this partition (kadmin.testing.producer_state), by producer id.
     producers: dict[int, ProducerEntry] = field(default_factory=dict)
+    #: Aborted transactions on this partition, (producer id, first offset, offset of the abort marker), in
+    #: offset order: what a read_committed Fetch reports so that the consumer drops their records.
+    aborted: list[tuple[int, int, int]] = field(default_factory=list)
     #: Wall-clock ms of the last append (the one segment's last-modified time, which ListOffsets v0 reads).
     modified_ms: int = field(default_factory=lambda: int(time.time() * 1000))
 
@@ -344,23 +368,37 @@ class PartitionLog:
             if not fut.done():
                 fut.set_result(None)
 
+    def last_stable_offset(self, log_end: int) -> int:
+        """The first offset of the oldest open transaction, else the log end (every replica is in sync, so
+        the high watermark is the log end): read_committed consumers read no further."""
+        starts = [e.txn_start for e in self.producers.values() if e.txn_start is not None]
+        return min([*starts, log_end])
+
+    def aborted_since(self, offset: int, upto: int) -> list[tuple[int, int]]:
+        """(producer id, first offset) of the aborted transactions a read from ``offset`` to ``upto`` meets."""
+        return [(pid, first) for pid, first, last in self.aborted if last >= offset and first < upto]
+
     def read(self, offset: int, max_bytes: int, log_start: int, log_end: int, leader_epoch: int,
-             magic: int = 2, at_least_one: bool = True) -> bytes:
+             magic: int = 2, at_least_one: bool = True, upto: int | None = None) -> bytes:
         """Batches from the one holding ``offset`` up to ``log_end`` while within ``max_bytes``, and at least
-        one if ``at_least_one`` (KIP-74).  ``magic`` below 2 converts them down for Fetch v0-v3."""
+        one if ``at_least_one`` (KIP-74).  ``magic`` below 2 converts them down for Fetch v0-v3.  ``upto``
+        (read_committed: the last stable offset) stops before the first batch reaching it."""
         self._trim(log_start, log_end)
         out: list[bytes] = []
         size = 0
         pos = offset
         lasts = [b.last_offset for b in self.batches]
-        while pos < log_end:
+        stop = log_end if upto is None else min(upto, log_end)
+        while pos < stop:
             i = bisect.bisect_left(lasts, pos)
             nxt = self.batches[i] if i < len(self.batches) else None
             if nxt is not None and nxt.base_offset <= pos:
                 chunk, pos_after = nxt.data, nxt.last_offset + 1
+                if pos_after > stop:
+                    break
             else:
                 gap_end = nxt.base_offset if nxt is not None else log_end
-                n = min(gap_end - pos, GAP_BATCH_RECORDS)
+                n = min(gap_end - pos, GAP_BATCH_RECORDS, stop - pos)
                 chunk = build_v2_batch(pos, [(NO_TIMESTAMP, None, None)] * n, leader_epoch)
                 pos_after = pos + n
             if magic < 2:
@@ -379,5 +417,6 @@ class PartitionLog:
         return b"".join(out)
 
 
-__all__ = ["GAP_BATCH_RECORDS", "IncomingBatch", "PartitionLog", "RecordError", "SimpleRecord", "StoredBatch",
-           "build_v2_batch", "crc32c", "legacy_message_set", "parse_produce", "record_timestamps"]
+__all__ = ["CONTROL_FLAG", "GAP_BATCH_RECORDS", "TRANSACTIONAL_FLAG", "IncomingBatch", "PartitionLog", "RecordError",
+           "SimpleRecord", "StoredBatch", "build_marker_batch", "build_v2_batch", "crc32c", "is_transactional",
+           "legacy_message_set", "parse_produce", "record_timestamps"]

@@ -102,7 +102,7 @@ def test_overload_stubs_are_carried_over() -> None:
 
 
 NEW_METHODS = '''
-    async def describe_transactions(self, transactional_ids: Iterable[str], *, verbose: bool = False,
+    async def describe_widgets(self, transactional_ids: Iterable[str], *, verbose: bool = False,
                                     state: Literal["Ongoing", "CompleteCommit"] | None = None,
                                     timeout: float | None = None) -> dict[str, TopicPartition | KafkaError]:
         """A method that is not there yet (one of the coming operations)."""
@@ -139,12 +139,12 @@ def test_a_method_added_to_aio_is_generated_without_editing_the_generator() -> N
     assert text != gen_sync.generate(AIO_TEXT)
     compile(text, "client.py", "exec")
     assert textwrap.indent(textwrap.dedent('''
-        def describe_transactions(
+        def describe_widgets(
             self, transactional_ids: Iterable[str], *, verbose: bool = False,
             state: Literal["Ongoing", "CompleteCommit"] | None = None, timeout: float | None = None,
         ) -> dict[str, TopicPartition | KafkaError]:
             """A method that is not there yet (one of the coming operations)."""
-            return self._call(self._aio.describe_transactions(
+            return self._call(self._aio.describe_widgets(
                 copied(transactional_ids), verbose=verbose, state=state, timeout=timeout,
             ), timeout)''').strip("\n"), "    ") in text
     assert "    def fence(self, ids: None = None, /) -> int: ..." in text

@@ -84,6 +84,12 @@ _APIS = [
     "RemoveRaftVoter",
     "UnregisterBroker",
     "AlterReplicaLogDirs",
+    # transactions and producers (issue #26)
+    "InitProducerId",
+    "WriteTxnMarkers",
+    "DescribeProducers",
+    "DescribeTransactions",
+    "ListTransactions",
 ]
 
 EXPECTED_FILES: frozenset[str] = frozenset(
@@ -182,6 +188,9 @@ RENAMED_FILES = {"ListConfigResourcesRequest": "ListClientMetricsResourcesReques
                  "ListConfigResourcesResponse": "ListClientMetricsResourcesResponse"}
 RENAMED_FIELDS = {"ConfigResources": "ClientMetricsResources", "ResourceName": "Name",
                   "ConfigResource": "ClientMetricsResource"}
+#: Fields Kafka renamed between 3.9 and trunk in files that kept their name (trunk name -> 3.9 name): KIP-848
+#: renamed TxnOffsetCommit's GenerationId after 3.9, as OffsetCommit's was before it.
+RENAMED_FIELDS_IN: dict[str, dict[str, str]] = {"TxnOffsetCommitRequest": {"GenerationIdOrMemberEpoch": "GenerationId"}}
 # Keys that say nothing about the wire or the generated code, or only about the files' history.
 _NOT_COMPARED = frozenset({"about", "listeners", "deprecatedVersions", "latestVersionUnstable", "validVersions",
                            "versions", "nullableVersions", "taggedVersions", "flexibleVersions", "fields",
@@ -282,7 +291,7 @@ def union_problems(ours: dict[str, Any], name: str, ref: Path) -> list[str]:
     problems: list[str] = []
     ours_range = parse_range(ours.get("validVersions"))
     sources = [("3.9", ref / "3.9" / f"{RENAMED_FILES.get(name, name)}.json",
-                RENAMED_FIELDS if name in RENAMED_FILES else None, CODEGEN_HINTS),
+                RENAMED_FIELDS if name in RENAMED_FILES else RENAMED_FIELDS_IN.get(name), CODEGEN_HINTS),
                ("trunk-2026", ref / "trunk-2026" / f"{name}.json", None, frozenset({"ignorable"}))]
     found = 0
     refs: list[tuple[dict[str, Any], dict[str, str] | None]] = []
@@ -404,8 +413,9 @@ def test_diff_reports_type_and_key_changes() -> None:
 # so that no release preset advertises an API it cannot answer.  Same rule: Kafka's schema, our own about texts.
 
 FAKE_SPECS_DIR = Path(__file__).resolve().parents[2] / "kadmin" / "testing" / "specs"
-_FAKE_APIS = ["Produce", "Fetch", "InitProducerId", "OffsetForLeaderEpoch", "LeaderAndIsr", "StopReplica",
-              "UpdateMetadata", "ControlledShutdown", "AlterPartition", "Envelope", "AllocateProducerIds"]
+_FAKE_APIS = ["Produce", "Fetch", "AddPartitionsToTxn", "AddOffsetsToTxn", "EndTxn", "TxnOffsetCommit",
+              "OffsetForLeaderEpoch", "LeaderAndIsr", "StopReplica", "UpdateMetadata", "ControlledShutdown",
+              "AlterPartition", "Envelope", "AllocateProducerIds"]
 FAKE_FILES = frozenset(f"{api}{kind}.json" for api in _FAKE_APIS for kind in ("Request", "Response"))
 
 

@@ -306,6 +306,26 @@ BAD = [
     case("describe_replica_log_dirs", [], exc=ValueError, match="no replicas given"),
     case("describe_replica_log_dirs", "t", exc=TypeError, match="replicas must be a list of TopicPartitionReplica"),
     case("describe_replica_log_dirs", [("t", 0, -1)], exc=ValueError, match="broker_id must be an int >= 0"),
+    # --- transactions and producers (issue #26)
+    case("describe_producers", [], exc=ValueError, match="no partitions given"),
+    case("describe_producers", "t", exc=TypeError, match="partitions must be a list of TopicPartition"),
+    case("describe_producers", [("t", -1)], exc=ValueError, match="invalid partition number"),
+    case("list_transactions", states=["Bogus"], exc=ValueError, match="unknown transaction state 'Bogus'"),
+    case("list_transactions", producer_ids=[-5], exc=ValueError, match="a producer id must be from 0"),
+    case("list_transactions", duration_filter_ms=-1, exc=ValueError, match="duration_filter_ms must be from 0"),
+    case("list_transactions", transactional_id_pattern=5, exc=TypeError,
+         match="transactional_id_pattern must be a string"),
+    case("describe_transactions", [], exc=ValueError, match="no transactional ids given"),
+    case("describe_transactions", "tx", exc=TypeError, match="transactional ids must be a list of strings"),
+    case("describe_transactions", [""], exc=ValueError, match="an empty transactional id"),
+    case("abort_transaction", [], exc=ValueError, match="no specs given"),
+    case("abort_transaction", ["x"], exc=TypeError, match="takes AbortTransactionSpec, not str"),
+    case("fence_producers", [], exc=ValueError, match="no transactional ids given"),
+    case("fence_producers", "tx", exc=TypeError, match="transactional ids must be a list of strings"),
+    case("force_terminate_transaction", "", exc=ValueError, match="an empty transactional id"),
+    case("find_hanging_transactions", exc=ValueError, match="give exactly one of partitions, topics or broker_id"),
+    case("find_hanging_transactions", topics=["t"], broker_id=1, exc=ValueError,
+         match="give exactly one of partitions, topics or broker_id"),
 ]
 
 PUBLIC = sorted(n for n, f in inspect.getmembers(aio.AdminClient, inspect.iscoroutinefunction)

@@ -6,8 +6,11 @@ partition exist, this broker leads it (NOT_LEADER_OR_FOLLOWER, with KIP-951's le
 client's leader epoch is current (v9+: FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH), and the offset lies
 between the log start and the log end (else OFFSET_OUT_OF_RANGE; at the log end the answer is empty).
 Every answer carries the high watermark (the log end: every replica is caught up) and, from v5, the log
-start; the last stable offset is the high watermark (no transactions).  Sizes follow KIP-74: at least one
-batch, then up to PartitionMaxBytes and the request's MaxBytes.
+start, and from v4 the last stable offset: the first offset of the oldest transaction still open on the
+partition, else the high watermark.  A read_committed fetch (isolation level 1, v4+) reads no batch at or past
+it and lists the aborted transactions its records meet (producer id, first offset), so the consumer drops
+their records; markers (control batches) reach every reader, which skips them.  Sizes follow KIP-74: at
+least one batch, then up to PartitionMaxBytes and the request's MaxBytes.
 
 Waiting: with fewer than MinBytes to return and MaxWaitMs > 0 the answer is held (kadmin.testing.deferred)
 until a Produce appends to one of the partitions or the time is up, outside the cluster lock, so other
@@ -31,6 +34,7 @@ from kadmin.testing.handlers.base import RequestContext, Response, register, res
 from kadmin.testing.handlers.records_common import epoch_error, find_partition, node_endpoints
 from kadmin.testing.record_log import RecordError
 from kadmin.testing.state.topics import PartitionState, Topic, Topics
+from kadmin.testing.state.transactions import expire
 
 API_KEY = ApiKey.FETCH
 READ_COMMITTED = 1
@@ -54,6 +58,8 @@ def _answer(ctx: RequestContext, req: Any, version: int) -> tuple[Any, int, bool
     leaders: set[int] = set()
     read: list[PartitionState] = []
     by_id = {tp.topic_id: tp for tp in ctx.state.area(Topics).values()} if version >= 13 else None
+    committed = version >= 4 and req.isolation_level == READ_COMMITTED
+    expire(ctx.state)
     out_topics = []
     for t in req.topics:
         name, topic = _topic_of(ctx, t, version, by_id)
@@ -76,10 +82,12 @@ def _answer(ctx: RequestContext, req: Any, version: int) -> tuple[Any, int, bool
             if code == ErrorCode.NONE:
                 assert part is not None
                 pd.high_watermark = part.log_end
-                pd.last_stable_offset = part.log_end
+                lso = part.log.last_stable_offset(part.log_end)
+                pd.last_stable_offset = lso
                 pd.log_start_offset = part.log_start
-                if req.isolation_level == READ_COMMITTED:
-                    pd.aborted_transactions = []
+                if committed:
+                    pd.aborted_transactions = [R.AbortedTransaction(producer_id=pid, first_offset=first)
+                                               for pid, first in part.log.aborted_since(p.fetch_offset, lso)]
                 if not part.log_start <= p.fetch_offset <= part.log_end:
                     code = ErrorCode.OFFSET_OUT_OF_RANGE
                 else:
@@ -89,7 +97,7 @@ def _answer(ctx: RequestContext, req: Any, version: int) -> tuple[Any, int, bool
                         try:
                             pd.records = part.log.read(p.fetch_offset, max(limit, 1), part.log_start,
                                                        part.log_end, part.leader_epoch, magic,
-                                                       at_least_one=total == 0)
+                                                       at_least_one=total == 0, upto=lso if committed else None)
                         except RecordError as exc:
                             code = exc.code
                         total += len(pd.records)

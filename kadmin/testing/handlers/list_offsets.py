@@ -35,11 +35,10 @@ EARLIEST, LATEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED, EARLIEST_PENDING
 def last_fetchable(ps: PartitionState, isolation_level: int) -> int:
     """The end a reader at this isolation level may see, as Kafka's Partition.fetchOffsetForTimestamp picks it:
     the high watermark for READ_UNCOMMITTED, the last stable offset for READ_COMMITTED.  The LSO is the first
-    offset of the earliest still-open transaction, or the high watermark when none is open.  The fake has no
-    transaction coordinator (AddPartitionsToTxn and EndTxn are withheld in kadmin.versions, and a transactional
-    Produce is refused with INVALID_TXN_STATE), so no transaction is ever open: here LSO == high watermark,
-    and both levels end at the log end (the fake's high watermark).  A fake that models transactions must
-    answer ``min(first offset of the open transactions, high watermark)`` for READ_COMMITTED here."""
+    offset of the earliest still-open transaction, or the high watermark when none is open (the fake's high
+    watermark is the log end: every replica is in sync)."""
+    if isolation_level == 1:
+        return ps.log.last_stable_offset(ps.log_end)
     return ps.log_end
 
 

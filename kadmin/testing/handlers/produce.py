@@ -18,8 +18,12 @@ or a new epoch not starting at 0 is OUT_OF_ORDER_SEQUENCE_NUMBER, and before 2.4
 starting at 0 is UNKNOWN_PRODUCER_ID.  A topic with message.timestamp.type=LogAppendTime gets its batches
 stamped with the append time, which the answer carries (log_append_time_ms; -1 for CreateTime).
 
-The fake keeps no transaction state (the transactional APIs are not advertised, see kadmin.versions), so a
-request naming a transactional id is INVALID_TXN_STATE: no partition was ever added to its transaction.
+A transactional producer's request (a transactional id, v3+) needs WRITE on that id
+(TRANSACTIONAL_ID_AUTHORIZATION_FAILED), and each transactional batch must belong to the id's ongoing
+transaction on its coordinator, the partition added to it (AddPartitionsToTxn) with the batch's producer id:
+else INVALID_TXN_STATE, as a broker verifying transactions does (KIP-890).  The batch's first offset opens
+the producer's transaction on the partition, which holds the last stable offset below it until a marker
+ends it (kadmin.testing.state.transactions).
 """
 
 from __future__ import annotations
@@ -35,8 +39,9 @@ from kadmin.testing import producer_state
 from kadmin.testing.configs import release
 from kadmin.testing.handlers.base import NoResponse, RequestContext, Response, register, response_class
 from kadmin.testing.handlers.records_common import find_partition, node_endpoints
-from kadmin.testing.record_log import IncomingBatch, RecordError, parse_produce
+from kadmin.testing.record_log import IncomingBatch, RecordError, is_transactional, parse_produce
 from kadmin.testing.state.topics import PartitionState, Topic, Topics
+from kadmin.testing.state.transactions import Transactions, expire
 from kadmin.testing.time_index import max_timestamp, stamp_log_append_time
 
 API_KEY = ApiKey.PRODUCE
@@ -58,8 +63,30 @@ def _int_config(topic: Topic, key: str, default: int) -> int:
         return default
 
 
+def _txn_error(ctx: RequestContext, transactional_id: str | None, tp: tuple[str, int],
+               batches: list[IncomingBatch]) -> tuple[int, str | None]:
+    """KIP-890's check of transactional batches against their coordinator's state."""
+    txn = [b for b in batches if is_transactional(b.data)]
+    if not txn:
+        return ErrorCode.NONE, None
+    if transactional_id is None:
+        return ErrorCode.INVALID_RECORD, "transactional batch without a transactional id"
+    expire(ctx.state)
+    meta = ctx.state.area(Transactions).by_id.get(transactional_id)
+    for b in txn:
+        pid, epoch, _seq = _PRODUCER.unpack_from(b.data, 43)
+        if meta is None or meta.producer_id != pid:
+            return ErrorCode.INVALID_PRODUCER_ID_MAPPING, f"producer {pid} is not {transactional_id!r}'s"
+        if epoch < meta.epoch:
+            return ErrorCode.INVALID_PRODUCER_EPOCH, f"producer {pid} epoch {epoch} is fenced by {meta.epoch}"
+        if meta.state != "Ongoing" or tp not in meta.partitions:
+            return ErrorCode.INVALID_TXN_STATE, f"{tp[0]}-{tp[1]} is not in {transactional_id!r}'s transaction"
+    return ErrorCode.NONE, None
+
+
 def _append(ctx: RequestContext, topic: Topic, part: PartitionState, records: bytes | None, acks: int,
-            version: int, live: set[int]) -> tuple[int, int, str | None, int]:
+            version: int, live: set[int], tp: tuple[str, int] = ("", -1),
+            transactional_id: str | None = None) -> tuple[int, int, str | None, int]:
     """(error code, base offset, error message, log append time) of appending one partition's records."""
     if topic.internal:
         return ErrorCode.INVALID_TOPIC_EXCEPTION, -1, f"Cannot append to internal topic {topic.name}", -1
@@ -67,6 +94,9 @@ def _append(ctx: RequestContext, topic: Topic, part: PartitionState, records: by
         batches = parse_produce(records, version)
     except RecordError as exc:
         return exc.code, -1, str(exc), -1
+    code, why = _txn_error(ctx, transactional_id, tp, batches)
+    if code != ErrorCode.NONE:
+        return code, -1, why, -1
     limit = _int_config(topic, "max.message.bytes", MAX_MESSAGE_BYTES)
     for b in batches:
         if len(b.data) > limit:
@@ -86,8 +116,7 @@ def _append(ctx: RequestContext, topic: Topic, part: PartitionState, records: by
         producer_state.forget_gone(part.log.producers, part.log_start, part.log_end, keep)
         # Check every batch before appending any (a partition's records are appended all or none), each against
         # the state the batches before it in this request leave, as Kafka's ProducerAppendInfo does.
-        trial = {pid: producer_state.ProducerEntry(e.epoch, list(e.batches))
-                 for pid, e in part.log.producers.items()}
+        trial = {pid: e.copy() for pid, e in part.log.producers.items()}
         offset = part.log_end
         for b in batches:
             if b.producer_id >= 0:
@@ -99,7 +128,8 @@ def _append(ctx: RequestContext, topic: Topic, part: PartitionState, records: by
                     return ErrorCode.NONE, verdict.duplicate.first_offset, None, verdict.duplicate.timestamp
                 if verdict.code != ErrorCode.NONE:
                     return verdict.code, -1, verdict.message, -1
-                producer_state.record(trial, pid, epoch, seq, b.count, offset, max_timestamp(b.data))
+                producer_state.record(trial, pid, epoch, seq, b.count, offset, max_timestamp(b.data),
+                                      is_transactional(b.data))
             offset += b.count
         part.log.producers = trial
     base = part.log_end
@@ -135,10 +165,9 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
             code: int
             if acks not in (0, 1, -1):
                 code = ErrorCode.INVALID_REQUIRED_ACKS
-            elif version >= 3 and req.transactional_id is not None:
-                code = ErrorCode.INVALID_TXN_STATE if ctx.authorize(az.TRANSACTIONAL_ID, req.transactional_id,
-                                                                      az.WRITE) \
-                    else ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+            elif version >= 3 and req.transactional_id is not None \
+                    and not ctx.authorize(az.TRANSACTIONAL_ID, req.transactional_id, az.WRITE):
+                code = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
             elif by_id is not None and topic is None:
                 code = ErrorCode.UNKNOWN_TOPIC_ID
             else:
@@ -146,8 +175,9 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
                 code = found.code
                 if code == ErrorCode.NONE:
                     assert found.topic is not None and found.part is not None
-                    code, base, message, append_time = _append(ctx, found.topic, found.part, p.records, acks,
-                                                               version, live)
+                    code, base, message, append_time = _append(
+                        ctx, found.topic, found.part, p.records, acks, version, live, (t.name, p.index),
+                        req.transactional_id if version >= 3 else None)
                     log_start = found.part.log_start
                 elif code == ErrorCode.NOT_LEADER_OR_FOLLOWER and found.part is not None and version >= 10:
                     leader_hint = R.LeaderIdAndEpoch(leader_id=found.leader, leader_epoch=found.part.leader_epoch)

@@ -1,10 +1,10 @@
-"""The producer-ids area: what InitProducerId hands out (the next producer id, and each transactional id's
-producer id and epoch).  The sequence checks a partition leader makes per producer are kept per partition
-(kadmin.testing.producer_state)."""
+"""The producer-ids area: what InitProducerId hands out (the next producer id).  Transactional ids, with their
+producer id and epoch, are the transaction coordinator's (kadmin.testing.state.transactions); the sequence
+checks a partition leader makes per producer are kept per partition (kadmin.testing.producer_state)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass
@@ -13,5 +13,3 @@ class ProducerIds:
 
     #: The next producer id InitProducerId allocates.
     next_id: int = 1000
-    #: transactional id -> (producer id, epoch).
-    transactional: dict[str, tuple[int, int]] = field(default_factory=dict)
