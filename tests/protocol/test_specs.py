@@ -190,7 +190,8 @@ RENAMED_FIELDS = {"ConfigResources": "ClientMetricsResources", "ResourceName": "
                   "ConfigResource": "ClientMetricsResource"}
 #: Fields Kafka renamed between 3.9 and trunk in files that kept their name (trunk name -> 3.9 name): KIP-848
 #: renamed TxnOffsetCommit's GenerationId after 3.9, as OffsetCommit's was before it.
-RENAMED_FIELDS_IN: dict[str, dict[str, str]] = {"TxnOffsetCommitRequest": {"GenerationIdOrMemberEpoch": "GenerationId"}}
+RENAMED_FIELDS_IN: dict[str, dict[str, str]] = {
+    "TxnOffsetCommitRequest": {"GenerationIdOrMemberEpoch": "GenerationId"}}
 # Keys that say nothing about the wire or the generated code, or only about the files' history.
 _NOT_COMPARED = frozenset({"about", "listeners", "deprecatedVersions", "latestVersionUnstable", "validVersions",
                            "versions", "nullableVersions", "taggedVersions", "flexibleVersions", "fields",
