@@ -77,7 +77,8 @@ def _builds_cluster_request(call: ast.Call) -> bool:
     if not (isinstance(kind, ast.Constant) and kind.value == "request"):
         return False
     if isinstance(api, ast.Constant):
-        return api.value in (ApiKey.METADATA, ApiKey.DESCRIBE_CLUSTER, "MetadataRequest", "DescribeClusterRequest")
+        return api.value in (ApiKey.METADATA, ApiKey.DESCRIBE_CLUSTER, "MetadataRequest",
+                             "DescribeClusterRequest")
     named = api.attr if isinstance(api, ast.Attribute) else api.id if isinstance(api, ast.Name) else ""
     return named in ("METADATA", "DESCRIBE_CLUSTER")
 

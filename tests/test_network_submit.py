@@ -115,8 +115,8 @@ def test_a_throttled_answer_holds_back_both_kinds_of_caller() -> None:
                 await conn.request_raw(18, 0, API_VERSIONS_V0, deadline=Deadline(5))
                 stamps.append(time.monotonic() - t0)
 
-            await asyncio.gather(
-                conn.request_many([request(i) for i in range(5)], V, deadline=Deadline(5), each=got), single())
+            batch = conn.request_many([request(i) for i in range(5)], V, deadline=Deadline(5), each=got)
+            await asyncio.gather(batch, single())
             assert not got.errors() and len(got.got) == 5
             assert stamps[0] >= 0.25 and time.monotonic() - t0 >= 0.25
             assert len(arrivals) == 7

@@ -475,7 +475,8 @@ class NetworkClient:
             conn = await self._ready_for(node_id, requests[0], version, deadline)
             await conn.request_many(requests, version, deadline=deadline, each=each)
 
-    async def _ready_for(self, node_id: int, request: Message, version: int, deadline: Deadline) -> Connection:
+    async def _ready_for(self, node_id: int, request: Message, version: int,
+                         deadline: Deadline) -> Connection:
         """The node's connection, once ``version`` of the request's API is known to be usable on it."""
         api_key = type(request).API_KEY
         if api_key is None:

@@ -172,8 +172,8 @@ class Connection:
     async def request(self, request: Message, version: int, *, deadline: Deadline) -> Any:
         """Send ``request`` at ``version`` and return the decoded response message: :meth:`submit` of one.
 
-        The caller is responsible for choosing a version the peer speaks.  The request is encoded first, so one
-        that cannot be encoded at ``version`` fails as such, even on a closed or throttled connection.  A
+        The caller is responsible for choosing a version the peer speaks.  The request is encoded first, so
+        one that cannot be encoded at ``version`` fails as such, even on a closed or throttled connection.  A
         response body that does not decode at that version closes the connection and raises a (retriable)
         KafkaConnectionError whose ``__cause__`` is the ProtocolError saying which field was bad.
         """
@@ -204,12 +204,13 @@ class Connection:
     async def submit(self, api_key: int, version: int, requests: Sequence[Message | bytes], *,
                      deadline: Deadline, each: Callable[[int, Any, KafkaError | None], None],
                      decode: bool = True) -> None:
-        """The one request path: send requests of one API at ``version``; ``each(i, response, error)`` per request.
+        """The one request path: send requests of one API at ``version``; ``each(i, response, error)`` for
+        each.
 
         A request is a message, encoded when its turn comes, or a body already encoded at ``version``.  Each
-        gets exactly one call of ``each``: its response (decoded, or the raw frame when ``decode`` is false) or
-        its own KafkaError, in the order the answers arrive.  ``each`` runs in this coroutine; an exception from
-        it ends the call (requests still in flight are abandoned, as if cancelled) and propagates.
+        gets exactly one call of ``each``: its response (decoded, or the raw frame when ``decode`` is false)
+        or its own KafkaError, in the order the answers arrive.  ``each`` runs in this coroutine; an exception
+        from it ends the call (requests still in flight are abandoned, as if cancelled) and propagates.
 
         * In flight: at most ``max_in_flight`` requests per connection, shared by every caller.  A request
           waits for a slot in FIFO order with the other callers' requests, so a big batch does not starve
@@ -453,17 +454,18 @@ class _Submission:
     """One call of :meth:`Connection.submit`: its state, and the steps of its loop (see ``submit``).
 
     The loop writes what the slots and the peer allow, hands out what has arrived, and otherwise sleeps on one
-    future (``wake``, made only then) that the answers, a granted slot, the end of a throttle hold and the timer
-    resolve.  It keeps no bound method of its own (the callbacks it hands out are dropped as they fire or are
-    cancelled), so it is freed by reference counting, not left for the cycle collector: thousands are made per
-    second when single requests are many.
+    future (``wake``, made only then) that the answers, a granted slot, the end of a throttle hold and the
+    timer resolve.  It keeps no bound method of its own (the callbacks it hands out are dropped as they fire
+    or are cancelled), so it is freed by reference counting, not left for the cycle collector: thousands are
+    made per second when single requests are many.
     """
 
-    __slots__ = ("conn", "api_key", "version", "requests", "deadline", "each", "decode", "loop", "todo", "pos",
-                 "budget", "expired", "hold", "timer", "wake", "ready", "in_flight", "waiter")
+    __slots__ = ("conn", "api_key", "version", "requests", "deadline", "each", "decode", "loop", "todo",
+                 "pos", "budget", "expired", "hold", "timer", "wake", "ready", "in_flight", "waiter")
 
     def __init__(self, conn: Connection, api_key: int, version: int, requests: Sequence[Message | bytes],
-                 deadline: Deadline, each: Callable[[int, Any, KafkaError | None], None], decode: bool) -> None:
+                 deadline: Deadline, each: Callable[[int, Any, KafkaError | None], None],
+                 decode: bool) -> None:
         self.conn = conn
         self.api_key = api_key
         self.version = version
@@ -506,7 +508,8 @@ class _Submission:
                 if self.expired:
                     await self._expire()
                     return
-                if not self._can_send():
+                waiter = self.waiter  # (only while requests wait to be sent)
+                if self.hold is not None or waiter is None or not waiter.done():  # else: our slot came: send
                     self.wake = self.loop.create_future()
                     try:
                         await self.wake
@@ -528,8 +531,8 @@ class _Submission:
         budget = self.deadline.remaining()
         if budget <= 0:
             for i in self.todo:
-                each(i, None, KafkaTimeoutError(f"deadline passed before {api_name(self.api_key)} could be sent "
-                                                f"to {conn.label}"))
+                each(i, None, KafkaTimeoutError(f"deadline passed before {api_name(self.api_key)} could be "
+                                                f"sent to {conn.label}"))
             return False
         self._arm(budget)
         return True
@@ -553,6 +556,9 @@ class _Submission:
         conn, todo, api_key, version = self.conn, self.todo, self.api_key, self.version
         while self.pos < len(todo) and not self.expired and self.hold is None:
             if conn._closed:
+                if self.waiter is not None:
+                    conn._drop_waiter(self.waiter)
+                    self.waiter = None
                 self.pos, rest = len(todo), todo[self.pos:]
                 for i in rest:
                     self.each(i, None, conn._closed_error())
@@ -572,7 +578,8 @@ class _Submission:
             self.pos += 1
             r = self.requests[i]
             try:
-                fut = conn._start(api_key, version, r if isinstance(r, (bytes, bytearray)) else r.encode(version))
+                body = r if isinstance(r, (bytes, bytearray)) else r.encode(version)
+                fut = conn._start(api_key, version, body)
             except KafkaError as exc:
                 conn._release_slot()
                 self.each(i, None, exc)
@@ -582,11 +589,6 @@ class _Submission:
             if conn._writer.transport.get_write_buffer_size() > _DRAIN_ABOVE:
                 return True
         return False
-
-    def _can_send(self) -> bool:
-        """Whether a request is waiting to be sent and the slot granted to our place in the queue can take it."""
-        waiter = self.waiter
-        return self.hold is None and self.pos < len(self.todo) and waiter is not None and waiter.done()
 
     def _slot(self) -> bool:
         """Take a slot for the next request: the one granted to our place in the queue, else a free one (if
@@ -615,7 +617,8 @@ class _Submission:
                 continue
             failure = fut.exception()
             if failure is not None:
-                each(i, None, failure if isinstance(failure, KafkaError) else KafkaConnectionError(str(failure)))
+                each(i, None, failure if isinstance(failure, KafkaError)
+                     else KafkaConnectionError(str(failure)))
             elif not self.decode:
                 each(i, fut.result(), None)
             else:
@@ -635,8 +638,8 @@ class _Submission:
         budget = 0.0 if self.hold is not None else self.budget  # during a hold only the deadline runs
         for i in todo[self.pos:]:
             if self.hold is not None:
-                each(i, None, KafkaTimeoutError(f"the deadline passed while {conn.label} was throttling requests "
-                                                f"({what})"))
+                each(i, None, KafkaTimeoutError(f"the deadline passed while {conn.label} was throttling "
+                                                f"requests ({what})"))
             else:
                 each(i, None, conn._timeout_error(self.api_key, self.version, budget, request_timeout,
                                                   "waiting for a free slot"))
@@ -646,7 +649,8 @@ class _Submission:
             del self.in_flight[fut]
             fut.cancel()  # a late answer is read and dropped by the reader
             conn._release_slot()
-            last = conn._timeout_error(self.api_key, self.version, budget, request_timeout, "waiting for the response")
+            last = conn._timeout_error(self.api_key, self.version, budget, request_timeout,
+                                       "waiting for the response")
             each(i, None, last)
         if isinstance(last, KafkaConnectionError):
             await conn.close(last)
@@ -666,7 +670,7 @@ class _Submission:
             conn._release_slot()
         self.in_flight.clear()
 
-    # The timer: while a throttle hold lasts only the caller's deadline runs; otherwise the request timeout too.
+    # The timer: during a throttle hold only the caller's deadline runs; otherwise the request timeout too.
 
     def _arm(self, budget: float) -> None:
         self.budget = budget

@@ -86,11 +86,12 @@ def describe_cluster_request(include_cluster_operations: bool = False) -> Messag
 
 
 def read_cluster(response: Any, *, source: str = "") -> ClusterMetadata:
-    """Nodes, controller and cluster id from a DescribeCluster or a Metadata answer (their broker entries name
-    the id differently; Metadata v0 has no rack, controller or cluster id).  A controller id that is -1 or names
-    no listed broker is None, as the Java client's ``controller()`` is null then."""
+    """Nodes, controller and cluster id from a DescribeCluster or a Metadata answer (their broker entries
+    name the id differently; Metadata v0 has no rack, controller or cluster id).  A controller id that is -1
+    or names no listed broker is None, as the Java client's ``controller()`` is null then."""
     if type(response).API_KEY == DESCRIBE_CLUSTER:
-        nodes = {int(b.broker_id): Node(int(b.broker_id), str(b.host), int(b.port), b.rack) for b in response.brokers}
+        nodes = {int(b.broker_id): Node(int(b.broker_id), str(b.host), int(b.port), b.rack)
+                 for b in response.brokers}
     else:
         nodes = {int(b.node_id): Node(int(b.node_id), str(b.host), int(b.port), getattr(b, "rack", None))
                  for b in response.brokers}
@@ -114,4 +115,5 @@ async def fetch_cluster(conn: Connection, versions: VersionTable, *, config: Cli
     return read_cluster(resp, source=f"Metadata v{v} from {conn.label}")
 
 
-__all__ = ["ClusterMetadata", "Node", "describe_cluster_request", "fetch_cluster", "metadata_request", "read_cluster"]
+__all__ = ["ClusterMetadata", "Node", "describe_cluster_request", "fetch_cluster", "metadata_request",
+           "read_cluster"]
