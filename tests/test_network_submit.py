@@ -6,16 +6,57 @@ could disagree."""
 from __future__ import annotations
 
 import asyncio
+import struct
 import time
 from typing import Any
 
-from test_network_connection import API_VERSIONS_V0, Handler, read_frame, run
+from test_network_connection import Handler, read_frame, run
 from test_network_connection import raw_server as server
-from test_network_pipelined import Collect, V, answer, cfg, corr_of, request, slots_all_free
 
+from kadmin.config import ClientConfig
 from kadmin.errors import KafkaConnectionError, KafkaError, KafkaTimeoutError
 from kadmin.network import Connection, Deadline
+from kadmin.protocol import message_type
 from kadmin.protocol.headers import decode_request_header
+
+REQ: Any = message_type(18, "request")
+RESP: Any = message_type(18, "response")
+V = 3  # ApiVersions v3: its request carries a name, so the peer can tell which request it got
+API_VERSIONS_V0 = bytes(REQ().encode(0))  # what request_raw sends here
+
+
+def cfg(**kw: Any) -> ClientConfig:
+    return ClientConfig("127.0.0.1:1", **{"request_timeout_s": 10, "default_timeout_s": 10, **kw})
+
+
+def request(i: int) -> Any:
+    return REQ(client_software_name=f"sw-{i}", client_software_version="1")
+
+
+def answer(corr: int, throttle_ms: int = 0) -> bytes:
+    # ApiVersions answers use response header v0 at every version (KIP-511).
+    body = RESP(error_code=0, api_keys=[], throttle_time_ms=throttle_ms).encode(V)
+    payload = struct.pack(">i", corr) + bytes(body)
+    return struct.pack(">i", len(payload)) + payload
+
+
+class Collect:
+    """The ``each`` callback: (response, error) per index, each index once."""
+
+    def __init__(self) -> None:
+        self.got: dict[int, tuple[Any, KafkaError | None]] = {}
+
+    def __call__(self, i: int, response: Any, error: KafkaError | None) -> None:
+        assert i not in self.got, f"request {i} reported twice"
+        self.got[i] = (response, error)
+
+    def errors(self) -> list[KafkaError]:
+        return [e for _r, e in self.got.values() if e is not None]
+
+
+def slots_all_free(conn: Connection) -> bool:
+    return conn._free_slots == conn._config.max_in_flight and not any(  # noqa: SLF001
+        not w.done() for w in conn._slot_waiters)  # noqa: SLF001
 
 
 def name_of(frame: bytes) -> str:
@@ -24,7 +65,7 @@ def name_of(frame: bytes) -> str:
     _api, version, _corr, _client, at = decode_request_header(frame)
     if version < 3:
         return "raw"
-    decoded: Any = type(request(0)).decode_from(frame, at, version)[0]
+    decoded: Any = REQ.decode_from(frame, at, version)[0]
     return str(decoded.client_software_name)
 
 
@@ -44,10 +85,11 @@ def recording(delay_s: float, arrivals: list[str], peak: list[int], throttle_fir
         tasks = []
         while True:
             frame = await read_frame(reader)
+            _api, _v, corr, _client, _at = decode_request_header(frame)
             arrivals.append(name_of(frame))
             open_now += 1
             peak[0] = max(peak[0], open_now)
-            tasks.append(asyncio.ensure_future(later(corr_of(frame), throttle_first_ms if first else 0)))
+            tasks.append(asyncio.ensure_future(later(corr, throttle_first_ms if first else 0)))
             first = False
     return handler
 
