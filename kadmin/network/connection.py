@@ -521,7 +521,7 @@ class _Submission:
     def _begin(self) -> bool:
         """Fail everything at once if the connection is closed or the time is up; else arm the timer."""
         conn, each = self.conn, self.each
-        if conn.throttle_until > time.monotonic():
+        if conn.throttle_until and conn.throttle_until > time.monotonic():
             # Encode now, so that a request that cannot be encoded fails as such, not as held back.
             self._encode_all()
         if conn._closed:
