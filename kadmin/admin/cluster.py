@@ -10,11 +10,12 @@ from kadmin.admin._driver import Done, Failed, Operation, Outcome, Retry
 from kadmin.admin.lookups import AllNodes, AnyNode
 from kadmin.config import ClientConfig
 from kadmin.errors import UnsupportedVersionError, error_for_code
+from kadmin.network.metadata import describe_cluster_request, metadata_request, read_cluster
 from kadmin.network.negotiation import CLIENT_SOFTWARE_NAME, CLIENT_SOFTWARE_VERSION, choose_version
 from kadmin.protocol import Message, api_name, message_type
 from kadmin.protocol.apis import ApiKey
 from kadmin.protocol.client_versions import client_ranges
-from kadmin.types import ApiVersionRange, ClusterDescription, Node, decode_authorized_operations
+from kadmin.types import ApiVersionRange, ClusterDescription, decode_authorized_operations
 
 #: The one key of the cluster-wide operations.
 CLUSTER = "cluster"
@@ -30,18 +31,14 @@ class DescribeCluster(Operation[str]):
         self.lookup: AnyNode[str] = AnyNode()
 
     def build(self, node: int, keys: list[str], version: int) -> Message:
-        return message_type(ApiKey.DESCRIBE_CLUSTER, "request")(
-            include_cluster_authorized_operations=self.include_ops)
+        return describe_cluster_request(self.include_ops)
 
     def handle(self, node: int, keys: list[str], response: Any, version: int) -> dict[str, Outcome]:
         err = error_for_code(response.error_code, response.error_message)
         if err is not None:
             return {CLUSTER: Retry(err) if err.retriable else Failed(err)}
-        nodes = tuple(sorted((Node(b.broker_id, b.host, b.port, b.rack) for b in response.brokers),
-                             key=lambda n: n.node_id))
         ops = decode_authorized_operations(response.cluster_authorized_operations) if self.include_ops else None
-        controller = response.controller_id if response.controller_id >= 0 else None
-        return {CLUSTER: Done(ClusterDescription(response.cluster_id, controller, nodes, ops))}
+        return {CLUSTER: Done(_described(response, ops))}
 
 
 class ClusterMetadata(Operation[str]):
@@ -53,17 +50,17 @@ class ClusterMetadata(Operation[str]):
         self.lookup: AnyNode[str] = AnyNode()
 
     def build(self, node: int, keys: list[str], version: int) -> Message:
-        req = message_type(ApiKey.METADATA, "request")
-        # v0 cannot ask for "no topics" (an empty list means all of them); v1+ can.
-        return req(topics=[], allow_auto_topic_creation=False) if version >= 4 else req(topics=[])
+        return metadata_request((), version)
 
     def handle(self, node: int, keys: list[str], response: Any, version: int) -> dict[str, Outcome]:
-        nodes = tuple(sorted((Node(b.node_id, b.host, b.port, getattr(b, "rack", None)) for b in response.brokers),
-                             key=lambda n: n.node_id))
-        controller = getattr(response, "controller_id", -1)
-        known = {n.node_id for n in nodes}
-        return {CLUSTER: Done(ClusterDescription(getattr(response, "cluster_id", None),
-                                                 controller if controller in known else None, nodes))}
+        return {CLUSTER: Done(_described(response, None))}
+
+
+def _described(response: Any, ops: frozenset[str] | None) -> ClusterDescription:
+    """The cluster as a DescribeCluster or Metadata answer gives it, read by the network layer's reader."""
+    md = read_cluster(response)
+    nodes = tuple(sorted(md.nodes.values(), key=lambda n: n.node_id))
+    return ClusterDescription(md.cluster_id, md.controller_id, nodes, ops)
 
 
 class ApiVersions(Operation[int]):

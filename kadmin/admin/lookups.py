@@ -22,8 +22,9 @@ from kadmin.errors import (
     UnsupportedVersionError,
     error_for_code,
 )
+from kadmin.network.metadata import metadata_request
 from kadmin.network.retry import Deadline
-from kadmin.protocol import Message, message_type
+from kadmin.protocol import Message
 from kadmin.protocol.apis import ApiKey
 from kadmin.types import TopicPartition
 
@@ -188,11 +189,7 @@ class TopicMetadata(Operation[str]):
         self.lookup = AnyNode()
 
     def build(self, node: int, keys: list[str], version: int) -> Message:
-        req: Any = message_type(ApiKey.METADATA, "request")
-        topics = [req.MetadataRequestTopic(name=t) for t in keys]
-        if version >= 4:
-            return req(topics=topics, allow_auto_topic_creation=False)  # type: ignore[no-any-return]
-        return req(topics=topics)  # type: ignore[no-any-return]
+        return metadata_request(keys, version)
 
     def handle(self, node: int, keys: list[str], response: Any, version: int) -> dict[str, Outcome]:
         out: dict[str, Outcome] = {}

@@ -34,6 +34,7 @@ from kadmin.admin._driver import (
 from kadmin.admin.lookups import AnyNode, Controller, NodeSpeaking
 from kadmin.configs import ConfigEntry, ConfigSource
 from kadmin.errors import ErrorCode, KafkaError, ProtocolError, UnsupportedVersionError, error_for_code
+from kadmin.network.metadata import metadata_request
 from kadmin.network.retry import Deadline
 from kadmin.protocol import Message, message_type
 from kadmin.protocol.apis import ApiKey
@@ -81,19 +82,6 @@ def _retry_or_fail(err: KafkaError) -> Outcome:
 # --- reads ------------------------------------------------------------------------------------------------
 
 
-def _metadata_request(names: list[str] | None, version: int, include_ops: bool) -> Message:
-    req: Any = message_type(ApiKey.METADATA, "request")
-    topics = None if names is None else [req.MetadataRequestTopic(name=n) for n in names]
-    if names is None and version == 0:
-        topics = []  # v0 has no null: an empty list means "every topic"
-    kw: dict[str, Any] = {"topics": topics}
-    if version >= 4:
-        kw["allow_auto_topic_creation"] = False
-    if version >= 8:
-        kw["include_topic_authorized_operations"] = include_ops
-    return req(**kw)  # type: ignore[no-any-return]
-
-
 def _metadata_topic(t: Any, version: int, include_ops: bool) -> TopicDescription:
     parts = tuple(PartitionInfo(
         p.partition_index, p.leader_id if p.leader_id >= 0 else None,
@@ -115,7 +103,7 @@ class ListTopics(Operation[str]):
         self.lookup = AnyNode()
 
     def build(self, node: int, keys: list[str], version: int) -> Message:
-        return _metadata_request(None, version, False)
+        return metadata_request(None, version)
 
     def handle(self, node: int, keys: list[str], response: Any, version: int) -> dict[str, Outcome]:
         out: list[TopicListing] = []
@@ -144,7 +132,7 @@ class DescribeTopicsMetadata(Operation[str]):
             # include_authorized_operations is the whole request's (one flag for every topic): all fail.
             raise UnsupportedVersionError(f"node {node} speaks Metadata up to v{version}; authorized operations "
                                           "need v8+ (Kafka 2.3)")
-        return _metadata_request(keys, version, self.include_ops)
+        return metadata_request(keys, version, include_topic_operations=self.include_ops)
 
     def handle(self, node: int, keys: list[str], response: Any, version: int) -> dict[str, Outcome]:
         out: dict[str, Outcome] = {}

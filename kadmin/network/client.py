@@ -458,11 +458,7 @@ class NetworkClient:
         current connection advertised (intersected with kadmin's range and the pins).  Connection failures are
         retriable KafkaConnectionErrors; the next call reconnects.
         """
-        api_key = type(request).API_KEY
-        if api_key is None:
-            raise TypeError(f"{type(request).__name__} is not a request message")
-        conn, neg = await self._node_connection(node_id, deadline)
-        check_version(api_key, version, neg.versions, self._config, node=conn.label)
+        conn = await self._ready_for(node_id, request, version, deadline)
         return await conn.request(request, version, deadline=deadline)
 
     async def send_many(self, node_id: int, requests: Sequence[Message], version: int, *, deadline: Deadline,
@@ -475,14 +471,19 @@ class NetworkClient:
         (single-key FindCoordinator on brokers without KIP-699): one connection lookup and version check, and
         no task or timer per request.
         """
-        if not requests:
-            return
-        api_key = type(requests[0]).API_KEY
+        if requests:
+            conn = await self._ready_for(node_id, requests[0], version, deadline)
+            await conn.request_many(requests, version, deadline=deadline, each=each)
+
+    async def _ready_for(self, node_id: int, request: Message, version: int,
+                         deadline: Deadline) -> Connection:
+        """The node's connection, once ``version`` of the request's API is known to be usable on it."""
+        api_key = type(request).API_KEY
         if api_key is None:
-            raise TypeError(f"{type(requests[0]).__name__} is not a request message")
+            raise TypeError(f"{type(request).__name__} is not a request message")
         conn, neg = await self._node_connection(node_id, deadline)
         check_version(api_key, version, neg.versions, self._config, node=conn.label)
-        await conn.request_many(requests, version, deadline=deadline, each=each)
+        return conn
 
     def least_loaded_node(self) -> int:
         """A node to send an any-node request to: connected and least busy first, recently failed last."""
@@ -523,7 +524,5 @@ def _retrieve(task: asyncio.Task[Any]) -> None:
     if not task.cancelled():
         task.exception()
 
-
-NodeTable = Mapping[int, tuple[int, int]]
 
 __all__ = ["NetworkClient", "Node"]

@@ -37,7 +37,7 @@ from kadmin.errors import (
     SecurityMismatchError,
     UndecodableResponseError,
 )
-from kadmin.network.retry import Deadline, sleep_within
+from kadmin.network.retry import Deadline
 from kadmin.protocol import Message, api_name, message_type
 from kadmin.protocol.headers import (
     encode_request_header,
@@ -53,16 +53,6 @@ _MAX_CORRELATION_ID = 2**31 - 1
 
 _FRAME_HEAD = struct.Struct(">ihhi")  # size, api key, version, correlation id: how every request frame starts
 _DRAIN_ABOVE = 1 << 20  # bytes queued in the transport before a writer waits for the socket
-
-
-class _Pending:
-    __slots__ = ("api_key", "version", "future", "sent_at")
-
-    def __init__(self, api_key: int, version: int, future: asyncio.Future[bytes]) -> None:
-        self.api_key = api_key
-        self.version = version
-        self.future = future
-        self.sent_at = time.monotonic()
 
 
 def format_address(host: str, port: int) -> str:
@@ -86,7 +76,8 @@ class Connection:
         self._writer = writer
         #: Whether the connection is TLS (a TLS record in place of a frame size then means something else).
         self._ssl = writer.get_extra_info("sslcontext") is not None
-        self._pending: dict[int, _Pending] = {}
+        #: correlation id -> the future of the request's response frame
+        self._pending: dict[int, asyncio.Future[bytes]] = {}
         self._next_corr = 0
         self._closed = False
         self._close_reason: BaseException | None = None
@@ -174,33 +165,80 @@ class Connection:
 
     @property
     def in_flight(self) -> int:
-        return sum(1 for p in self._pending.values() if not p.future.done())
+        return sum(1 for f in self._pending.values() if not f.done())
 
     # ----------------------------------------------------------------------------------------------- requests
 
     async def request(self, request: Message, version: int, *, deadline: Deadline) -> Any:
-        """Send ``request`` at ``version`` and return the decoded response message.
+        """Send ``request`` at ``version`` and return the decoded response message: :meth:`submit` of one.
 
-        The caller is responsible for choosing a version the peer speaks.  A response body that does not
-        decode at that version closes the connection and raises a (retriable) KafkaConnectionError whose
-        ``__cause__`` is the ProtocolError saying which field was bad.
+        The caller is responsible for choosing a version the peer speaks.  The request is encoded first, so
+        one that cannot be encoded at ``version`` fails as such, even on a closed or throttled connection.  A
+        response body that does not decode at that version closes the connection and raises a (retriable)
+        KafkaConnectionError whose ``__cause__`` is the ProtocolError saying which field was bad.
         """
         api_key = type(request).API_KEY
         if api_key is None:
             raise ProtocolError(f"{type(request).__name__} is not a request message (it has no API key)")
-        body = request.encode(version)
-        wait = self.throttle_until - time.monotonic()
-        if wait > 0:
-            logger.debug("%s is throttling us; holding %s for %.3fs", self.label, api_name(api_key), wait)
-            if not await sleep_within(wait, deadline):
-                raise KafkaTimeoutError(f"the deadline passed while {self.label} was throttling requests "
-                                        f"({api_name(api_key)} not sent)")
-        frame = await self.request_raw(api_key, version, body, deadline=deadline)
-        try:
-            return self._decode(frame, api_key, version)
-        except KafkaConnectionError as err:
-            await self.close(err.__cause__)
-            raise
+        return await self._one(api_key, version, request.encode(version), deadline, True)
+
+    async def request_raw(self, api_key: int, version: int, body: bytes, *, deadline: Deadline) -> bytes:
+        """Send an encoded request body; return the response frame (header included, size prefix not).
+
+        :meth:`submit` of one, undecoded: ApiVersions negotiation reads the body of an error answer itself,
+        leniently, because peers disagree on its layout.
+        """
+        frame: bytes = await self._one(api_key, version, body, deadline, False)
+        return frame
+
+    async def request_many(self, requests: Sequence[Message], version: int, *, deadline: Deadline,
+                           each: Callable[[int, Any, KafkaError | None], None]) -> None:
+        """Send many requests of one API at ``version``, pipelined: :meth:`submit` of them all, decoded."""
+        if not requests:
+            return
+        api_key = type(requests[0]).API_KEY
+        if api_key is None or any(type(r).API_KEY != api_key for r in requests):
+            raise ProtocolError("request_many needs request messages of one API")
+        await self.submit(api_key, version, requests, deadline=deadline, each=each)
+
+    async def submit(self, api_key: int, version: int, requests: Sequence[Message | bytes], *,
+                     deadline: Deadline, each: Callable[[int, Any, KafkaError | None], None],
+                     decode: bool = True) -> None:
+        """The one request path: send requests of one API at ``version``; ``each(i, response, error)`` for
+        each.
+
+        A request is a message, encoded when its turn comes, or a body already encoded at ``version``.  Each
+        gets exactly one call of ``each``: its response (decoded, or the raw frame when ``decode`` is false)
+        or its own KafkaError, in the order the answers arrive.  ``each`` runs in this coroutine; an exception
+        from it ends the call (requests still in flight are abandoned, as if cancelled) and propagates.
+
+        * In flight: at most ``max_in_flight`` requests per connection, shared by every caller.  A request
+          waits for a slot in FIFO order with the other callers' requests, so a big batch does not starve
+          single requests: it holds at most one place in the queue at a time.
+        * Throttling (KIP-219): while an answer's ``throttle_time_ms`` runs, nothing more is written (answers
+          to what is already out are still read); only the caller's deadline runs during such a hold, and
+          what is written after it gets a fresh request timeout.
+        * Time: everything must be answered within ``request_timeout_s`` (or what is left of ``deadline``, if
+          less), counted from the call (or from the end of a hold).  When the request timeout itself passes,
+          the peer is considered stuck and the connection is closed, as Kafka's clients do; when only the
+          caller's deadline passes, the connection stays up and late answers are read and dropped.
+        * Writes: frames queued in one event-loop turn leave in one write; the call waits for the socket only
+          when the transport holds more than ``_DRAIN_ABOVE`` unsent bytes.
+        * Without a task, a timer or a waiter per request, so thousands of requests cost little more than
+          their bytes.
+        """
+        if requests:
+            await _Submission(self, api_key, version, requests, deadline, each, decode).run()
+
+    async def _one(self, api_key: int, version: int, body: bytes, deadline: Deadline, decode: bool) -> Any:
+        """:meth:`submit` of one encoded request: its response, or its error raised."""
+        outcome: list[tuple[Any, KafkaError | None]] = []
+        await _Submission(self, api_key, version, (body,), deadline,
+                          lambda _i, response, error: outcome.append((response, error)), decode).run()
+        response, error = outcome[0]
+        if error is not None:
+            raise error
+        return response
 
     def _decode(self, frame: bytes, api_key: int, version: int) -> Any:
         """The response message of ``frame``; notes its throttle time.
@@ -221,250 +259,6 @@ class Connection:
             # KIP-219: the broker answered at once and expects us to hold back for this long.
             self.throttle_until = max(self.throttle_until, time.monotonic() + throttle_ms / 1000.0)
         return response
-
-    async def request_raw(self, api_key: int, version: int, body: bytes, *, deadline: Deadline) -> bytes:
-        """Send an encoded request body; return the response frame (header included, size prefix not).
-
-        Waits at most ``request_timeout_s`` (or what is left of ``deadline``, if less).  If the request
-        timeout itself passes, the peer is considered stuck and the connection is closed, as Kafka's clients
-        do; if only the caller's deadline passes, the connection stays up and the late answer is discarded.
-        """
-        if self._closed:
-            raise self._closed_error()
-        request_timeout = self._config.request_timeout_s
-        budget = deadline.remaining()
-        if budget <= 0:
-            raise KafkaTimeoutError(f"deadline passed before {api_name(api_key)} could be sent to {self.label}")
-        timeout = min(request_timeout, budget)
-        started = time.monotonic()
-        if not self._take_slot():
-            waiter = self._wait_slot()
-            try:
-                await asyncio.wait_for(waiter, timeout)
-            except BaseException as exc:
-                self._drop_waiter(waiter)  # a slot handed over as the wait ended goes back
-                if isinstance(exc, asyncio.TimeoutError):
-                    raise self._timeout_error(api_key, version, budget, request_timeout,
-                                              "waiting for a free slot") from None
-                raise
-        try:
-            if self._closed:
-                raise self._closed_error()
-            fut = self._start(api_key, version, body)
-            if self._writer.transport.get_write_buffer_size() > _DRAIN_ABOVE:
-                try:
-                    await self._drain()
-                except BaseException:
-                    if fut.done() and not fut.cancelled():
-                        fut.exception()  # retrieved: this caller gets its own error
-                    fut.cancel()
-                    raise
-            left = timeout - (time.monotonic() - started)
-            try:
-                return await asyncio.wait_for(fut, max(left, 0.0))
-            except asyncio.TimeoutError:
-                fut.cancel()  # a late answer is read and dropped by the reader
-                err = self._timeout_error(api_key, version, budget, request_timeout, "waiting for the response")
-                if isinstance(err, KafkaConnectionError):
-                    await self.close(err)
-                raise err from None
-            except asyncio.CancelledError:
-                fut.cancel()
-                raise
-        finally:
-            self._release_slot()
-
-    async def request_many(self, requests: Sequence[Message], version: int, *, deadline: Deadline,
-                           each: Callable[[int, Any, KafkaError | None], None]) -> None:
-        """Send many requests of one API at ``version``, pipelined; ``each(i, response, error)`` per request.
-
-        The same as ``request`` on every request at once (the same slots, throttling, timeouts and errors: each
-        request gets its response or its own KafkaError), without a task, a timer and a waiter per request:
-        requests are written as slots free up, and answers are decoded and handed to ``each`` as they arrive,
-        in arrival order.  ``each`` runs in this coroutine; an exception from it ends the call (requests
-        still in flight are abandoned, as if cancelled) and propagates.
-        """
-        n = len(requests)
-        if n == 0:
-            return
-        api_key = type(requests[0]).API_KEY
-        if api_key is None or any(type(r).API_KEY != api_key for r in requests):
-            raise ProtocolError("request_many needs request messages of one API")
-        name = api_name(api_key)
-        bodies: list[bytes | None] = [None] * n
-        todo = list(range(n))
-        if self.throttle_until > time.monotonic():
-            # As ``request`` does for each request: encode first, so an unencodable request fails as such and
-            # not as held back; the send loop below then holds the rest while the peer throttles us.
-            todo = []
-            for i, r in enumerate(requests):
-                try:
-                    bodies[i] = r.encode(version)
-                except KafkaError as exc:
-                    each(i, None, exc)
-                    continue
-                todo.append(i)
-        if self._closed:
-            for i in todo:
-                each(i, None, self._closed_error())
-            return
-        request_timeout = self._config.request_timeout_s
-        budget = deadline.remaining()
-        if budget <= 0:
-            for i in todo:
-                each(i, None, KafkaTimeoutError(f"deadline passed before {name} could be sent to {self.label}"))
-            return
-        loop = asyncio.get_running_loop()
-        expired = False
-
-        def expire() -> None:
-            nonlocal expired
-            expired = True
-            if not wake.done():
-                wake.set_result(None)
-
-        # KIP-219: an answer that says "throttled" holds back the requests not yet written (before the first one
-        # too), as it holds back the next ``request``; answers to those already in flight are still read.  As
-        # for ``request``, only the caller's deadline runs during the hold, and what is sent after it gets a
-        # fresh request timeout.
-        hold: asyncio.TimerHandle | None = None
-        timer: asyncio.TimerHandle  # the batch's timer: ``expire`` when the time for what is out runs out
-
-        def arm() -> asyncio.TimerHandle:
-            nonlocal budget
-            budget = deadline.remaining()
-            return loop.call_later(budget if hold is not None else min(request_timeout, budget), expire)
-
-        def hold_over() -> None:
-            nonlocal hold, timer
-            hold = None
-            timer.cancel()
-            timer = arm()
-            if not wake.done():
-                wake.set_result(None)
-
-        ready: collections.deque[asyncio.Future[bytes]] = collections.deque()
-
-        def arrived(fut: asyncio.Future[bytes]) -> None:
-            ready.append(fut)
-            if not wake.done():
-                wake.set_result(None)
-
-        def woken(_: asyncio.Future[Any]) -> None:
-            if not wake.done():
-                wake.set_result(None)
-
-        wake: asyncio.Future[None] = loop.create_future()
-        timer = arm()
-        in_flight: dict[asyncio.Future[bytes], int] = {}
-        waiter: asyncio.Future[None] | None = None
-        pos = 0  # next index of ``todo`` to send
-        held = 0  # slots held and not yet used (granted to ``waiter``)
-        try:
-            while pos < len(todo) or in_flight:
-                # Send while slots are free (and the peer is not throttling us).
-                while pos < len(todo) and not expired and hold is None:
-                    throttled = self.throttle_until - time.monotonic()
-                    if throttled > 0:
-                        logger.debug("%s is throttling us; holding %d %s requests for %.3fs", self.label,
-                                     len(todo) - pos, name, throttled)
-                        hold = loop.call_later(throttled, hold_over)
-                        timer.cancel()
-                        timer = arm()
-                        break
-                    if held:
-                        held -= 1
-                    elif waiter is None and self._take_slot():
-                        pass
-                    else:
-                        if waiter is None:
-                            waiter = self._wait_slot()
-                            waiter.add_done_callback(woken)
-                        break
-                    i = todo[pos]
-                    pos += 1
-                    if self._closed:
-                        self._release_slot()
-                        each(i, None, self._closed_error())
-                        continue
-                    try:
-                        body = bodies[i]
-                        if body is None:
-                            body = requests[i].encode(version)
-                        fut = self._start(api_key, version, body)
-                    except KafkaError as exc:
-                        self._release_slot()
-                        each(i, None, exc)
-                        continue
-                    fut.add_done_callback(arrived)
-                    in_flight[fut] = i
-                    if self._writer.transport.get_write_buffer_size() > _DRAIN_ABOVE:
-                        with contextlib.suppress(KafkaConnectionError):
-                            # A failed write closed the connection: every request in flight (this one too)
-                            # fails with the connection's error, and the rest are not sent.
-                            await self._drain()
-                while ready:
-                    fut = ready.popleft()
-                    i = in_flight.pop(fut)
-                    self._release_slot()
-                    if fut.cancelled():  # pragma: no cover - only this call cancels its futures
-                        continue
-                    failure = fut.exception()
-                    if failure is not None:
-                        each(i, None, failure if isinstance(failure, KafkaError)
-                             else KafkaConnectionError(str(failure)))
-                        continue
-                    try:
-                        response = self._decode(fut.result(), api_key, version)
-                    except KafkaConnectionError as bad:
-                        await self.close(bad.__cause__)
-                        each(i, None, bad)
-                        continue
-                    each(i, response, None)
-                if expired:
-                    break
-                if waiter is not None and waiter.done():
-                    waiter = None
-                    held += 1
-                if pos < len(todo) and held == 0 and waiter is None and hold is None and not self._slot_waiters \
-                        and self._free_slots > 0:
-                    continue  # slots were freed above: go on sending without waiting
-                if not ready and (pos < len(todo) or in_flight) and (held == 0 or hold is not None):
-                    await wake
-                    wake = loop.create_future()
-            if expired:
-                # The batch's time is up: what waits for a slot and what waits for an answer fail as ``request``
-                # fails them; a request timeout (not just the caller's deadline) closes the connection.
-                last: KafkaError | None = None
-                if hold is not None:  # during a hold only the caller's deadline runs (see ``arm``)
-                    budget = 0.0
-                for i in todo[pos:]:
-                    if hold is not None:
-                        each(i, None, KafkaTimeoutError(f"the deadline passed while {self.label} was throttling "
-                                                        f"requests ({name} not sent)"))
-                        continue
-                    each(i, None, self._timeout_error(api_key, version, budget, request_timeout,
-                                                      "waiting for a free slot"))
-                pos = len(todo)
-                for fut, i in list(in_flight.items()):
-                    del in_flight[fut]
-                    fut.cancel()  # a late answer is read and dropped by the reader
-                    self._release_slot()
-                    last = self._timeout_error(api_key, version, budget, request_timeout, "waiting for the response")
-                    each(i, None, last)
-                if isinstance(last, KafkaConnectionError):
-                    await self.close(last)
-        finally:
-            timer.cancel()
-            if hold is not None:
-                hold.cancel()
-            if waiter is not None:
-                self._drop_waiter(waiter)
-            for _ in range(held):
-                self._release_slot()
-            for fut in in_flight:
-                fut.cancel()
-                self._release_slot()
 
     # ----------------------------------------------------------------------------------------------- slots
 
@@ -514,7 +308,7 @@ class Connection:
                                 f"max_frame_bytes={self._config.max_frame_bytes}")
         frame = _FRAME_HEAD.pack(size, api_key, version, corr) + tail + body
         fut: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
-        self._pending[corr] = _Pending(api_key, version, fut)
+        self._pending[corr] = fut
         if len(self._pending) > self.max_in_flight_seen:
             self.max_in_flight_seen = len(self._pending)
         self._outbuf.append(frame)
@@ -577,12 +371,12 @@ class Connection:
                                         f"4..{limit} (max_frame_bytes)")
                 frame = await self._reader.readexactly(size)
                 corr = read_correlation_id(frame)
-                pending = self._pending.pop(corr, None)
-                if pending is None:
+                fut = self._pending.pop(corr, None)
+                if fut is None:
                     raise ProtocolError(f"{self.label} sent a response with correlation id {corr}, which matches "
                                         f"no request in flight ({len(self._pending)} in flight)")
-                if not pending.future.done():
-                    pending.future.set_result(frame)
+                if not fut.done():  # (cancelled: the caller gave up; the late answer is dropped)
+                    fut.set_result(frame)
         except asyncio.IncompleteReadError as exc:
             self.closed_by_peer = True
             reason = KafkaConnectionError(
@@ -631,9 +425,9 @@ class Connection:
         self._close_reason = reason
         pending, self._pending = self._pending, {}
         failed = 0
-        for p in pending.values():
-            if not p.future.done():
-                p.future.set_exception(self._closed_error())
+        for fut in pending.values():
+            if not fut.done():
+                fut.set_exception(self._closed_error())
                 failed += 1
         if failed:
             logger.debug("connection to %s closed with %d request(s) in flight: %s", self.label, failed, reason)
@@ -654,6 +448,262 @@ class Connection:
     def __repr__(self) -> str:
         state = "closed" if self._closed else f"open, {self.in_flight} in flight"
         return f"<Connection {self.label} {state}>"
+
+
+class _Submission:
+    """One call of :meth:`Connection.submit`: its state, and the steps of its loop (see ``submit``).
+
+    The loop writes what the slots and the peer allow, hands out what has arrived, and otherwise sleeps on one
+    future (``wake``, made only then) that the answers, a granted slot, the end of a throttle hold and the
+    timer resolve.  It keeps no bound method of its own (the callbacks it hands out are dropped as they fire
+    or are cancelled), so it is freed by reference counting, not left for the cycle collector: thousands are
+    made per second when single requests are many.
+    """
+
+    __slots__ = ("conn", "api_key", "version", "requests", "deadline", "each", "decode", "loop", "todo",
+                 "pos", "budget", "expired", "hold", "timer", "wake", "ready", "in_flight", "waiter")
+
+    def __init__(self, conn: Connection, api_key: int, version: int, requests: Sequence[Message | bytes],
+                 deadline: Deadline, each: Callable[[int, Any, KafkaError | None], None],
+                 decode: bool) -> None:
+        self.conn = conn
+        self.api_key = api_key
+        self.version = version
+        self.requests = requests
+        self.deadline = deadline
+        self.each = each
+        self.decode = decode
+        self.loop = asyncio.get_running_loop()
+        self.todo: Sequence[int] = range(len(requests))  # indexes still to send, from ``pos`` on
+        self.pos = 0
+        self.budget = 0.0  # what was left of the deadline when the timer was last armed
+        self.expired = False  # the timer ran out: what is not answered fails
+        self.hold: asyncio.TimerHandle | None = None  # a throttle hold: nothing is written until it ends
+        self.timer: asyncio.TimerHandle | None = None
+        self.wake: asyncio.Future[None] | None = None  # what the loop sleeps on, while it sleeps
+        self.ready: collections.deque[asyncio.Future[bytes]] = collections.deque()  # answered, not handed out
+        self.in_flight: dict[asyncio.Future[bytes], int] = {}
+        self.waiter: asyncio.Future[None] | None = None  # our place in the queue for a slot
+
+    async def run(self) -> None:
+        if not self._begin():
+            return
+        conn, todo = self.conn, self.todo
+        try:
+            while True:
+                if self.ready:
+                    bad = self._deliver()
+                    if bad is not None:
+                        i, err = bad
+                        await conn.close(err.__cause__)
+                        self.each(i, None, err)
+                if self.pos < len(todo) and self.hold is None and not self.expired and self._send():
+                    with contextlib.suppress(KafkaConnectionError):
+                        # A failed write closed the connection: every request in flight fails with the
+                        # connection's error, and the rest are not sent.
+                        await conn._drain()
+                    continue
+                if self.pos == len(todo) and not self.in_flight:
+                    return  # everything sent and answered
+                if self.expired:
+                    await self._expire()
+                    return
+                waiter = self.waiter  # (only while requests wait to be sent)
+                if self.hold is not None or waiter is None or not waiter.done():  # else: our slot came: send
+                    self.wake = self.loop.create_future()
+                    try:
+                        await self.wake
+                    finally:
+                        self.wake = None
+        finally:
+            self._end()
+
+    def _begin(self) -> bool:
+        """Fail everything at once if the connection is closed or the time is up; else arm the timer."""
+        conn, each = self.conn, self.each
+        if conn.throttle_until and conn.throttle_until > time.monotonic():
+            # Encode now, so that a request that cannot be encoded fails as such, not as held back.
+            self._encode_all()
+        if conn._closed:
+            for i in self.todo:
+                each(i, None, conn._closed_error())
+            return False
+        budget = self.deadline.remaining()
+        if budget <= 0:
+            for i in self.todo:
+                each(i, None, KafkaTimeoutError(f"deadline passed before {api_name(self.api_key)} could be "
+                                                f"sent to {conn.label}"))
+            return False
+        self._arm(budget)
+        return True
+
+    def _encode_all(self) -> None:
+        bodies: list[Message | bytes] = []
+        todo: list[int] = []
+        for i, r in enumerate(self.requests):
+            try:
+                bodies.append(r if isinstance(r, (bytes, bytearray)) else r.encode(self.version))
+            except KafkaError as exc:
+                bodies.append(b"")
+                self.each(i, None, exc)
+                continue
+            todo.append(i)
+        self.requests, self.todo = bodies, todo
+
+    def _send(self) -> bool:
+        """Write requests while a slot is free and the peer is not throttling us; True when the transport's
+        buffer is over ``_DRAIN_ABOVE`` (the caller waits for the socket, then calls again)."""
+        conn, todo, api_key, version = self.conn, self.todo, self.api_key, self.version
+        while self.pos < len(todo) and not self.expired and self.hold is None:
+            if conn._closed:
+                if self.waiter is not None:
+                    conn._drop_waiter(self.waiter)
+                    self.waiter = None
+                self.pos, rest = len(todo), todo[self.pos:]
+                for i in rest:
+                    self.each(i, None, conn._closed_error())
+                return False
+            throttled = conn.throttle_until and conn.throttle_until - time.monotonic()
+            if throttled > 0:
+                logger.debug("%s is throttling us; holding %d %s request(s) for %.3fs", conn.label,
+                             len(todo) - self.pos, api_name(api_key), throttled)
+                self.hold = self.loop.call_later(throttled, self._hold_over)
+                self._rearm()
+                return False
+            if self.waiter is None and conn._free_slots > 0 and not conn._slot_waiters:
+                conn._free_slots -= 1  # Connection._take_slot inline: a free slot, and nobody queued for one
+            elif not self._slot():
+                return False
+            i = todo[self.pos]
+            self.pos += 1
+            r = self.requests[i]
+            try:
+                body = r if isinstance(r, (bytes, bytearray)) else r.encode(version)
+                fut = conn._start(api_key, version, body)
+            except KafkaError as exc:
+                conn._release_slot()
+                self.each(i, None, exc)
+                continue
+            fut.add_done_callback(self._arrived)
+            self.in_flight[fut] = i
+            if conn._writer.transport.get_write_buffer_size() > _DRAIN_ABOVE:
+                return True
+        return False
+
+    def _slot(self) -> bool:
+        """Take a slot for the next request: the one granted to our place in the queue, else a free one (if
+        nobody is queued); else queue for one (FIFO with every other caller) and say no."""
+        waiter = self.waiter
+        if waiter is not None:
+            if not waiter.done():
+                return False
+            self.waiter = None
+            return True
+        if self.conn._take_slot():
+            return True
+        self.waiter = waiter = self.conn._wait_slot()
+        waiter.add_done_callback(self._wake_up)
+        return False
+
+    def _deliver(self) -> tuple[int, KafkaConnectionError] | None:
+        """Hand out what has arrived; stops at an answer that does not decode and returns it (the caller
+        closes the connection before handing out that error)."""
+        conn, ready, each = self.conn, self.ready, self.each
+        while ready:
+            fut = ready.popleft()
+            i = self.in_flight.pop(fut)
+            conn._release_slot()
+            if fut.cancelled():  # pragma: no cover - only this call cancels its futures
+                continue
+            failure = fut.exception()
+            if failure is not None:
+                each(i, None, failure if isinstance(failure, KafkaError)
+                     else KafkaConnectionError(str(failure)))
+            elif not self.decode:
+                each(i, fut.result(), None)
+            else:
+                try:
+                    response = conn._decode(fut.result(), self.api_key, self.version)
+                except KafkaConnectionError as bad:
+                    return i, bad
+                each(i, response, None)
+        return None
+
+    async def _expire(self) -> None:
+        """The time is up: what waits for a slot and what waits for an answer fail as ``request`` fails them;
+        a request timeout (not just the caller's deadline) closes the connection."""
+        conn, todo, each = self.conn, self.todo, self.each
+        what = f"{api_name(self.api_key)} not sent"
+        request_timeout = conn._config.request_timeout_s
+        budget = 0.0 if self.hold is not None else self.budget  # during a hold only the deadline runs
+        for i in todo[self.pos:]:
+            if self.hold is not None:
+                each(i, None, KafkaTimeoutError(f"the deadline passed while {conn.label} was throttling "
+                                                f"requests ({what})"))
+            else:
+                each(i, None, conn._timeout_error(self.api_key, self.version, budget, request_timeout,
+                                                  "waiting for a free slot"))
+        self.pos = len(todo)
+        last: KafkaError | None = None
+        for fut, i in list(self.in_flight.items()):
+            del self.in_flight[fut]
+            fut.cancel()  # a late answer is read and dropped by the reader
+            conn._release_slot()
+            last = conn._timeout_error(self.api_key, self.version, budget, request_timeout,
+                                       "waiting for the response")
+            each(i, None, last)
+        if isinstance(last, KafkaConnectionError):
+            await conn.close(last)
+
+    def _end(self) -> None:
+        """Give back what this call still holds: the timers, its place in the queue, the slots of requests it
+        abandons (cancelled, or ``each`` raised)."""
+        conn = self.conn
+        if self.timer is not None:
+            self.timer.cancel()
+        if self.hold is not None:
+            self.hold.cancel()
+        if self.waiter is not None:
+            conn._drop_waiter(self.waiter)
+        for fut in self.in_flight:
+            fut.cancel()
+            conn._release_slot()
+        self.in_flight.clear()
+
+    # The timer: during a throttle hold only the caller's deadline runs; otherwise the request timeout too.
+
+    def _arm(self, budget: float) -> None:
+        self.budget = budget
+        if self.hold is None:
+            budget = min(self.conn._config.request_timeout_s, budget)
+        self.timer = self.loop.call_later(budget, self._time_up)
+
+    def _rearm(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        self._arm(self.deadline.remaining())
+
+    # Callbacks: each notes what happened and wakes the loop.
+
+    def _time_up(self) -> None:
+        self.expired = True
+        self._wake_up(None)
+
+    def _hold_over(self) -> None:
+        self.hold = None
+        self._rearm()
+        self._wake_up(None)
+
+    def _arrived(self, fut: asyncio.Future[bytes]) -> None:
+        self.ready.append(fut)
+        wake = self.wake
+        if wake is not None and not wake.done():
+            wake.set_result(None)
+
+    def _wake_up(self, _: object) -> None:
+        wake = self.wake
+        if wake is not None and not wake.done():
+            wake.set_result(None)
 
 
 @functools.cache

@@ -1,15 +1,18 @@
-"""Cluster metadata: which nodes exist, where they listen, who the controller is.
+"""Cluster metadata: which nodes exist, where they listen, who the controller is; and the one place where the
+Metadata and DescribeCluster requests are built and their node lists read.
 
 DescribeCluster (KIP-700) is preferred where a node offers it, because it returns exactly the broker list
 without the topic machinery of Metadata; older brokers (and peers such as librdkafka's mock) only have
-Metadata, which is asked for with an empty topic list so the answer stays small on big clusters.
+Metadata, which is asked for with an empty topic list so the answer stays small on big clusters.  The admin
+layer's cluster, topic and partition-leader operations build their requests and read the nodes with the
+functions below too, so a version rule (v0's "no null", auto-creation off from v4) is written once.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +21,7 @@ from kadmin.errors import ErrorCode, error_for_code
 from kadmin.network.connection import Connection
 from kadmin.network.negotiation import VersionTable, choose_version, usable_range
 from kadmin.network.retry import Deadline
-from kadmin.protocol import message_type
+from kadmin.protocol import Message, message_type
 from kadmin.protocol.apis import ApiKey
 from kadmin.types import Node  # one Node type for the network layer and for results
 
@@ -54,31 +57,63 @@ def _controller(raw: int, nodes: Mapping[int, Node]) -> int | None:
     return raw
 
 
+def metadata_request(topics: Sequence[str] | None, version: int, *,
+                     include_topic_operations: bool = False) -> Message:
+    """The Metadata request for ``topics`` (None: every topic; empty: none, from v1) at ``version``.
+
+    It never creates a topic (allow_auto_topic_creation, v4+, is false: a describe or a leader lookup must not
+    create what it asks about).  v0 has no null topic list: there an empty list means every topic, so "no
+    topics" cannot be said before v1.  ``include_topic_operations`` is sent from v8 (callers that need it
+    refuse older versions themselves).
+    """
+    req: Any = message_type(METADATA, "request")
+    listed = None if topics is None else [req.MetadataRequestTopic(name=t) for t in topics]
+    if listed is None and version == 0:
+        listed = []
+    kw: dict[str, Any] = {"topics": listed}
+    if version >= 4:
+        kw["allow_auto_topic_creation"] = False
+    if version >= 8:
+        kw["include_topic_authorized_operations"] = include_topic_operations
+    return req(**kw)  # type: ignore[no-any-return]
+
+
+def describe_cluster_request(include_cluster_operations: bool = False) -> Message:
+    """The DescribeCluster request (every version has the same one field)."""
+    req: Message = message_type(DESCRIBE_CLUSTER, "request")(
+        include_cluster_authorized_operations=include_cluster_operations)
+    return req
+
+
+def read_cluster(response: Any, *, source: str = "") -> ClusterMetadata:
+    """Nodes, controller and cluster id from a DescribeCluster or a Metadata answer (their broker entries
+    name the id differently; Metadata v0 has no rack, controller or cluster id).  A controller id that is -1
+    or names no listed broker is None, as the Java client's ``controller()`` is null then."""
+    if type(response).API_KEY == DESCRIBE_CLUSTER:
+        nodes = {int(b.broker_id): Node(int(b.broker_id), str(b.host), int(b.port), b.rack)
+                 for b in response.brokers}
+    else:
+        nodes = {int(b.node_id): Node(int(b.node_id), str(b.host), int(b.port), getattr(b, "rack", None))
+                 for b in response.brokers}
+    controller = _controller(int(getattr(response, "controller_id", -1)), nodes)
+    return ClusterMetadata(nodes, controller, getattr(response, "cluster_id", None), source=source)
+
+
 async def fetch_cluster(conn: Connection, versions: VersionTable, *, config: ClientConfig,
                         deadline: Deadline) -> ClusterMetadata:
-    """Ask ``conn``'s peer for the cluster's nodes, controller and id."""
+    """Ask ``conn``'s peer for the cluster's nodes, controller and id: DescribeCluster where the peer has it
+    and it answers with brokers, else Metadata for no topics."""
     if usable_range(DESCRIBE_CLUSTER, versions, config) is not None:
         v = choose_version(DESCRIBE_CLUSTER, versions, config, node=conn.label)
-        req = message_type(DESCRIBE_CLUSTER, "request")(include_cluster_authorized_operations=False)
-        resp: Any = await conn.request(req, v, deadline=deadline)
-        if resp.error_code == ErrorCode.NONE:
-            nodes = {int(b.broker_id): Node(int(b.broker_id), str(b.host), int(b.port), b.rack)
-                     for b in resp.brokers}
-            if nodes:
-                return ClusterMetadata(nodes, _controller(int(resp.controller_id), nodes), resp.cluster_id,
-                                       source=f"DescribeCluster v{v} from {conn.label}")
+        resp: Any = await conn.request(describe_cluster_request(), v, deadline=deadline)
+        if resp.error_code == ErrorCode.NONE and resp.brokers:
+            return read_cluster(resp, source=f"DescribeCluster v{v} from {conn.label}")
         logger.debug("DescribeCluster v%d to %s gave %r with %d brokers; falling back to Metadata", v,
                      conn.label, error_for_code(resp.error_code), len(resp.brokers))
     v = choose_version(METADATA, versions, config, node=conn.label)
-    cls = message_type(METADATA, "request")
-    # v0 has no way to ask for "no topics" (an empty list means all of them); v1+ does.
-    req = cls(topics=[], allow_auto_topic_creation=False) if v >= 4 else cls(topics=[])
-    resp = await conn.request(req, v, deadline=deadline)
-    nodes = {int(b.node_id): Node(int(b.node_id), str(b.host), int(b.port), getattr(b, "rack", None))
-             for b in resp.brokers}
-    controller = _controller(int(getattr(resp, "controller_id", -1)), nodes)
-    cluster_id = getattr(resp, "cluster_id", None)
-    return ClusterMetadata(nodes, controller, cluster_id, source=f"Metadata v{v} from {conn.label}")
+    resp = await conn.request(metadata_request((), v), v, deadline=deadline)
+    return read_cluster(resp, source=f"Metadata v{v} from {conn.label}")
 
 
-__all__ = ["ClusterMetadata", "Node", "fetch_cluster"]
+__all__ = ["ClusterMetadata", "Node", "describe_cluster_request", "fetch_cluster", "metadata_request",
+           "read_cluster"]

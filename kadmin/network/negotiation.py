@@ -143,10 +143,6 @@ class Negotiated:
     reconnects: int = 0
     finalized_features: Mapping[str, tuple[int, int]] = field(default_factory=dict)
 
-    @property
-    def version_used(self) -> int:
-        return self.attempts[-1]
-
 
 def _advertised_api_versions_max(body: bytes) -> int | None:
     """Key 18's max version from an UNSUPPORTED_VERSION ApiVersions body, trying the layouts seen in the wild.

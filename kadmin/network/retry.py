@@ -61,10 +61,6 @@ class Deadline:
         self._clock = clock
         self._at = None if timeout_s is None else clock() + max(0.0, float(timeout_s))
 
-    @classmethod
-    def after(cls, timeout_s: float | None) -> Deadline:
-        return cls(timeout_s)
-
     @property
     def at(self) -> float | None:
         """The monotonic time of the deadline (None: never)."""
@@ -95,16 +91,6 @@ def backoff_delay(attempt: int, base_s: float, max_s: float, *, jitter: float = 
         return 0.0
     raw = min(float(max_s), float(base_s) * 2.0 ** min(max(attempt - 1, 0), 62))
     return max(0.0, raw * (1.0 - jitter + 2.0 * jitter * float(rng())))
-
-
-async def sleep_within(delay_s: float, deadline: Deadline) -> bool:
-    """Sleep ``delay_s`` but not past the deadline; False when the deadline cut the sleep short."""
-    remaining = deadline.remaining()
-    if delay_s < remaining:
-        await asyncio.sleep(max(0.0, delay_s))
-        return True
-    await asyncio.sleep(remaining)
-    return False
 
 
 async def retry_call(
@@ -180,4 +166,4 @@ def _timeout(what: str, attempts: int, last: BaseException | None, possibly_appl
                              possibly_applied=possibly_applied)
 
 
-__all__ = ["Deadline", "JITTER", "backoff_delay", "is_retriable", "retry_call", "sleep_within"]
+__all__ = ["Deadline", "JITTER", "backoff_delay", "is_retriable", "retry_call"]
