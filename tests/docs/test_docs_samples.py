@@ -14,6 +14,10 @@ placeholders, which this test replaces:
   ``/etc/kafka/client.key``, signed by the same CA;
 * ``/etc/kafka/client.properties``: a properties file for ``broker1:9093`` (SCRAM-SHA-512 as ``ops``).
 
+A block whose first line is a comment naming a test file (``# test_old_brokers.py``) is a pytest module: it is
+written to that file in an empty folder and run by pytest in a fresh process, with the plugin the installed
+kadmin registers (its ``fake_cluster`` fixture), and must pass with at least one test.
+
 A block preceded by ``<!-- not run: REASON -->`` is an outline (contributing.md sketches kadmin's internals)
 or needs what a unit test cannot have (a Spark job over a reader's own files); the reason is required, and
 this test checks that such blocks stay few.
@@ -24,6 +28,8 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import subprocess
+import sys
 import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -39,6 +45,7 @@ BLOCK = re.compile(r"(?:<!-- not run: (?P<reason>[^>]*?) -->\n)?^```python\n(?P<
                    re.DOTALL | re.MULTILINE)
 #: Outlines and Spark-over-your-files samples; more than this means samples stopped being run.
 MAX_NOT_RUN = 6
+TEST_FILE = re.compile(r"# (test_\w+\.py)\n")
 
 
 @dataclass(frozen=True)
@@ -109,7 +116,19 @@ def _clusters(pki: tls_util.TestPKI, folder: Path) -> Iterator[Clusters]:
             "/etc/kafka/client.key": client.key, "/etc/kafka/client.properties": props})
 
 
-def _run(sample: Sample, clusters: Clusters) -> str:
+def _run_pytest(sample: Sample, name: str, folder: Path) -> str:
+    (folder / name).write_text(sample.code, encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", name], cwd=folder,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, f"docs/{sample.page}:{sample.line}: pytest failed:\n{proc.stdout}\n{proc.stderr}"
+    assert re.search(r"\b[1-9]\d* passed", proc.stdout), proc.stdout
+    return proc.stdout
+
+
+def _run(sample: Sample, clusters: Clusters, folder: Path) -> str:
+    as_test = TEST_FILE.match(sample.code)
+    if as_test:
+        return _run_pytest(sample, as_test.group(1), folder)
     out = io.StringIO()
     code = clusters.substitute(sample.code)
     try:
@@ -125,7 +144,7 @@ def _run(sample: Sample, clusters: Clusters) -> str:
 def test_every_sample_of_the_page_runs(page: str, pki: tls_util.TestPKI, tmp_path: Path) -> None:
     with _clusters(pki, tmp_path) as clusters:
         for sample in [s for s in samples() if s.page == page and s.not_run is None]:
-            printed = _run(sample, clusters)
+            printed = _run(sample, clusters, tmp_path)
             # A sample shows something: one that prints nothing teaches nothing a reader can check.
             assert printed.strip(), f"docs/{page}:{sample.line} printed nothing"
 
