@@ -8,6 +8,8 @@
   (with its signature), so a missing docstring shows on the site instead of hiding a name.
 * ``reference/api/errors.md`` also lists the error class of every Kafka error code (kadmin.errors makes
   them at import, so no static reader sees them).
+* ``changelog.md``: the repository's CHANGELOG.md, which lives at the top of the repository where people and
+  packaging tools look for it.
 
 Why generated pages rather than hand-written lists: other people add commands and methods every day; a list
 kept by hand is stale the day after.  The hooks import kadmin (cheap: its public names load lazily) but never
@@ -25,6 +27,7 @@ import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 #: The packages whose public names the API reference covers, with the page each goes to and its intro.
@@ -246,11 +249,15 @@ def errors_page() -> str:
     return "\n".join(out)
 
 
+REPO = Path(__file__).resolve().parents[1]
+
+
 def generated_pages() -> dict[str, str]:
     """{path under docs/: Markdown} for every generated page."""
     from kadmin.cli.main import build_parser
 
-    pages = {"reference/cli.md": cli_reference(build_parser()),
+    pages = {"changelog.md": (REPO / "CHANGELOG.md").read_text(encoding="utf-8"),
+             "reference/cli.md": cli_reference(build_parser()),
              "reference/api/sync-client.md": client_page(sync=True),
              "reference/api/async-client.md": client_page(sync=False),
              "reference/api/errors.md": errors_page()}
