@@ -224,7 +224,9 @@ def client_page(sync: bool) -> str:
                 "admin`. Every method is a coroutine with the same arguments and results as the "
                 "[synchronous client](sync-client.md)'s.", "",
                 "::: kadmin.aio.AdminClient"]
-    return "\n".join([*head, "    options:", "      heading_level: 2", "      members_order: source", ""])
+    # inherited_members: the sync client's lifecycle (close, the context manager) is in a private base class.
+    return "\n".join([*head, "    options:", "      heading_level: 2", "      members_order: source",
+                      "      inherited_members: true", ""])
 
 
 def errors_page() -> str:
