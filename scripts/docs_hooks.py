@@ -111,6 +111,16 @@ def _option_row(action: argparse.Action, formatter: argparse.HelpFormatter) -> s
     return f"| {names} | {cell} |"
 
 
+#: Usage lines wrapped at this width whatever the terminal that builds the site (argparse asks the terminal).
+USAGE_WIDTH = 100
+
+
+def _usage(parser: argparse.ArgumentParser) -> str:
+    formatter = parser.formatter_class(prog=parser.prog, width=USAGE_WIDTH)  # type: ignore[call-arg]
+    formatter.add_usage(parser.usage, parser._actions, parser._mutually_exclusive_groups)
+    return formatter.format_help().strip().removeprefix("usage: ")
+
+
 def _is_global(action: argparse.Action, global_options: set[str]) -> bool:
     return bool(action.option_strings) and set(action.option_strings) <= global_options
 
@@ -142,7 +152,7 @@ def cli_reference(parser: argparse.ArgumentParser) -> str:
             out += [_prose(cmd.summary[0].upper() + cmd.summary[1:]) + ".", ""]
         if cmd.parser.description and cmd.parser is not top:
             out += [_prose(cmd.parser.description), ""]
-        usage = cmd.parser.format_usage().strip().removeprefix("usage: ")
+        usage = _usage(cmd.parser)
         out += ["```text", usage, "```", ""]
         rows = [a for a in cmd.parser._actions
                 if not isinstance(a, (argparse._HelpAction, argparse._SubParsersAction))
