@@ -55,8 +55,11 @@ OWN_PAGE = {("kadmin", "AdminClient"): "reference/api/sync-client.md"}
 
 
 def _cell(text: str) -> str:
-    """Text for a Markdown table cell: pipes escaped, HTML's brackets neutralised, one line."""
+    """Plain text (argparse's help) for a Markdown table cell: one line, pipes, emphasis marks and backslashes
+    escaped (``sasl.*`` is not the start of italics), HTML's brackets neutralised."""
     text = " ".join(text.split())
+    for mark in ("\\", "*", "_", "`"):
+        text = text.replace(mark, "\\" + mark)
     return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
 
 
@@ -112,7 +115,7 @@ def _option_row(action: argparse.Action, formatter: argparse.HelpFormatter) -> s
 
 
 #: Usage lines wrapped at this width whatever the terminal that builds the site (argparse asks the terminal).
-USAGE_WIDTH = 100
+USAGE_WIDTH = 88
 
 
 def _usage(parser: argparse.ArgumentParser) -> str:
