@@ -64,14 +64,14 @@ def _kadmin_problem() -> str | None:
 
 
 def conflicting() -> list[str]:
-    """Installed distributions other than kafka-kadmin that provide the import name ``kadmin``."""
+    """Installed distributions other than kafka-kadmin that provide the import name ``kadmin``.
+
+    Metadata lying in the checkout itself is not an installation: setuptools leaves ``kadmin.egg-info`` there,
+    and it is found whenever the checkout is on sys.path (under pytest, say)."""
     out = []
     for name in CONFLICTING:
-        try:
-            md.distribution(name)
-        except md.PackageNotFoundError:
-            continue
-        out.append(name)
+        if any(Path(str(d.locate_file(""))).resolve() != REPO for d in md.distributions(name=name)):
+            out.append(name)
     return out
 
 
