@@ -47,6 +47,10 @@ API_PAGES: dict[str, tuple[str, str, str]] = {
                      "is first used."),
 }
 
+#: Packages whose classes are assembled from mixins (FakeCluster's seeding and inspection methods live in
+#: one mixin per state area): their pages show inherited members, or most of FakeCluster would be missing.
+INHERITED = {"kadmin.testing"}
+
 #: Names documented on a page of their own rather than with the package's other names.
 OWN_PAGE = {("kadmin", "AdminClient"): "reference/api/sync-client.md"}
 
@@ -217,7 +221,10 @@ def api_page(package: str) -> str:
     for module in sorted(by_module):
         out += [f"## `{module}`", ""]
         for name in sorted(by_module[module]):
-            out += [f"::: {module}.{name}", "    options:", "      heading_level: 3", ""]
+            out += [f"::: {module}.{name}", "    options:", "      heading_level: 3"]
+            if package in INHERITED:
+                out.append("      inherited_members: true")
+            out.append("")
     if package == "kadmin.testing":
         out += ["## The pytest plugin", "", "::: kadmin.testing.pytest_plugin", "    options:",
                 "      heading_level: 3", "      show_root_heading: false", ""]

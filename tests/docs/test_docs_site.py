@@ -96,6 +96,15 @@ def test_every_method_of_both_clients_has_an_entry(site: Path) -> None:
         assert [m for m in methods if f"{module}.AdminClient.{m}" not in ids] == []
 
 
+def test_fake_cluster_shows_the_methods_its_mixins_give_it(site: Path) -> None:
+    from kadmin.testing import FakeCluster
+
+    ids = _ids(site)
+    methods = [n for n, _ in inspect.getmembers(FakeCluster, inspect.isfunction) if not n.startswith("_")]
+    assert {"add_topic", "add_group", "commit", "set_quota", "inject"} <= set(methods)
+    assert [m for m in methods if f"kadmin.testing.cluster.FakeCluster.{m}" not in ids] == []
+
+
 def test_every_command_is_in_the_cli_reference(site: Path) -> None:
     page = _html(site, "reference/cli")
     commands = [c.name for c in _hooks().walk(build_parser())][1:]
