@@ -80,6 +80,13 @@ ensure_extras() {
         say "kadmin with [$extras] is installed in $VENV"
         return 0
     fi
+    local old
+    old="$("$VENV_PY" scripts/missing_requirements.py --conflicting)"
+    if [ -n "$old" ]; then
+        # The project's old distribution name (or the index's unrelated `kadmin`) owns the import name too.
+        say "uninstalling $old from $VENV: kadmin is the distribution kafka-kadmin now"
+        "$VENV_PY" -m pip uninstall --quiet -y $old
+    fi
     say "installing kadmin with [$extras] into $VENV (missing: $missing)"
     case "$missing" in
         *pyspark*) say "pip is quiet meanwhile; PySpark alone is a ~300 MB download" ;;

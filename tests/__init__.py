@@ -14,6 +14,8 @@ Where a test file goes (the first rule that fits):
 * ``reliability/`` faults, chaos, hostile input, load, and the benchmarks run at test sizes;
 * ``client/``      the public surface as a user meets it: the clients' methods and exports, value types and
                    their input checks, the examples, the README's snippets and the set-up scripts.
+* ``docs/``        the documentation site: its strict build, the generated CLI and API reference, the samples
+                   of docs/ run against fake clusters, the migration table checked against the peer packages.
 
 Helpers used by more than one file live in ``support/`` (peers, hostile broker, proxies, strategies, TLS,
 SASL, the CLI runners, the shared settings and clusters); fixtures every layer uses are in ``conftest.py``,

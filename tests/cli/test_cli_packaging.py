@@ -34,8 +34,8 @@ def test_wheel_contents(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(src)],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    (wheel,) = out.glob("kadmin-*.whl")
-    assert wheel.name.startswith(f"kadmin-{__version__}-")
+    (wheel,) = out.glob("kafka_kadmin-*.whl")  # the distribution's name (the import name stays kadmin)
+    assert wheel.name.startswith(f"kafka_kadmin-{__version__}-")
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
         specs = {n for n in names if n.startswith("kadmin/_specs/") and n.endswith(".json")}

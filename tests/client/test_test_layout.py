@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parents[1]
-LAYERS = {"protocol", "network", "admin", "fake", "client", "cli", "spark", "reliability", "peers"}
+LAYERS = {"protocol", "network", "admin", "fake", "client", "cli", "spark", "reliability", "peers", "docs"}
 
 
 def test_every_test_module_is_in_a_layer_folder() -> None:
