@@ -93,7 +93,7 @@ def __getattr__(name: str) -> Any:
     except ModuleNotFoundError as exc:
         if exc.name is not None and exc.name.split(".")[0] == "pyspark":
             raise ModuleNotFoundError(
-                "kadmin.spark needs PySpark: pip install 'kadmin[spark]'", name=exc.name) from exc
+                "kadmin.spark needs PySpark: pip install 'kafka-kadmin[spark]'", name=exc.name) from exc
         raise
     globals()[name] = value
     return value
