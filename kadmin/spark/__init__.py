@@ -1,6 +1,6 @@
 """Provision Kafka client quotas from a Spark DataFrame: validate, plan (diff), apply, report.
 
-Install with ``pip install kadmin[spark]``.  PySpark is imported only when one of these names is first
+Install with ``pip install kafka-kadmin[spark]``.  PySpark is imported only when one of these names is first
 used, so ``import kadmin`` (and even ``import kadmin.spark``) never needs it.
 
 ::
