@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, NoReturn, TextIO
 from kadmin._version import __version__
 from kadmin.cli.config import UsageError, build_config, check_timeout
 from kadmin.cli.output import Printer
+from kadmin.cli.usage import unknown_long_option, unrecognized
 from kadmin.errors import (
     AuthenticationError,
     AuthorizationError,
@@ -239,9 +240,16 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
     parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    unknown = unknown_long_option(parser, words)
+    if unknown is not None:
+        err.write(unknown + "\n")
+        return EXIT_ERROR
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):  # argparse's help and errors
-            args = parser.parse_args(argv)
+            args, extras = parser.parse_known_args(words)
+            if extras:
+                parser.exit(EXIT_ERROR, unrecognized(parser, words, extras) + "\n")
     except SystemExit as exc:  # --help, --version, usage errors: argparse already printed its line
         return int(exc.code) if isinstance(exc.code, int) else EXIT_ERROR
     ctx = Context(args, Printer(args.output, out, err), debug=args.debug)
