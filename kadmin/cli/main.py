@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, NoReturn, TextIO
 from kadmin._version import __version__
 from kadmin.cli.config import UsageError, build_config, check_timeout
 from kadmin.cli.output import Printer
-from kadmin.cli.usage import unknown_long_option, unrecognized
+from kadmin.cli.usage import join_dash_ids, unknown_long_option, unrecognized
 from kadmin.errors import (
     AuthenticationError,
     AuthorizationError,
@@ -240,7 +240,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
     parser = build_parser()
-    words = list(sys.argv[1:] if argv is None else argv)
+    words = join_dash_ids(sys.argv[1:] if argv is None else argv)
     unknown = unknown_long_option(parser, words)
     if unknown is not None:
         err.write(unknown + "\n")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import re
 from collections.abc import Iterator, Sequence
 
 
@@ -78,3 +79,27 @@ def unrecognized(parser: argparse.ArgumentParser, argv: Sequence[str], extras: S
             hint = f"; did you mean {close[0]}?"
     return (f"{target.prog}: error: unrecognized arguments: {' '.join(extras)}{hint} "
             f"(see '{target.prog} --help')")
+
+
+#: Options whose value may be a topic or directory id in Kafka's base64 form, which starts with '-' one time in 32.
+ID_OPTIONS = ("--topic-id", "--controller-directory-id")
+_BASE64_ID = re.compile(r"-[A-Za-z0-9_-]{21}")
+
+
+def join_dash_ids(argv: Sequence[str]) -> list[str]:
+    """``--topic-id -0oJcqVVSXi--5uQrveciQ`` as ``--topic-id=-0oJcqVVSXi--5uQrveciQ``: argparse would take a value
+    that starts with '-' for an option, and Kafka prints such ids (its base64 alphabet has '-')."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        if token in ID_OPTIONS and i + 1 < len(argv) and _BASE64_ID.fullmatch(argv[i + 1]):
+            out.append(f"{token}={argv[i + 1]}")
+            i += 2
+            continue
+        if token == "--":
+            out.extend(argv[i:])
+            break
+        out.append(token)
+        i += 1
+    return out
