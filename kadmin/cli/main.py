@@ -102,6 +102,8 @@ def _global_options(p: argparse.ArgumentParser, suppress: bool) -> None:
                    help="Kafka-style client properties: security.protocol, sasl.*, ssl.*")
     p.add_argument("--output", "-o", choices=("table", "json"), default=d("table"),
                    help="table (default) or json (stable; see docs/cli.md)")
+    p.add_argument("--wide", "-w", action="store_true", default=d(False),
+                   help="tables as wide as their content: ids, member ids and keys never shortened")
     p.add_argument("--timeout", type=float, metavar="S", default=d(None),
                    help="deadline of each admin call, in seconds (default 60)")
     p.add_argument("--debug", action="store_true", default=d(False),
@@ -147,6 +149,9 @@ def build_parser() -> Parser:
 
     features_cmd.register(sub, common)
     quorum_cmd.register(sub, common)
+    from kadmin.cli import tokens as tokens_cmd  # delegation tokens (issue #29)
+
+    tokens_cmd.register(sub, common)
     demo.register(sub, common)
     return parser
 
@@ -252,7 +257,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
                 parser.exit(EXIT_ERROR, unrecognized(parser, words, extras) + "\n")
     except SystemExit as exc:  # --help, --version, usage errors: argparse already printed its line
         return int(exc.code) if isinstance(exc.code, int) else EXIT_ERROR
-    ctx = Context(args, Printer(args.output, out, err), debug=args.debug)
+    ctx = Context(args, Printer(args.output, out, err, wide=getattr(args, "wide", False)), debug=args.debug)
     runner: Runner = args.run
     with _logging_to(err, args.debug), _waiting_notice(ctx, err):
         try:

@@ -6,13 +6,15 @@ script must never have to parse around.  The JSON shape is a contract documented
 
 Why tables are capped at 100 columns: they get pasted into tickets and chat, and read in split panes.
 Only columns marked ``flex`` are shortened (with a trailing ``~``), widest first, so that numbers and states
-are never cut.
+are never cut; ``--wide`` lifts the cap for ids and keys that must be copied whole.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -153,10 +155,12 @@ def dump_json(doc: Mapping[str, Any]) -> str:
 class Printer:
     """Where a command's output goes: ``out`` is the result (stdout), ``err`` per-key errors and notes."""
 
-    def __init__(self, fmt: str, out: TextIO, err: TextIO) -> None:
+    def __init__(self, fmt: str, out: TextIO, err: TextIO, *, wide: bool = False) -> None:
         self.fmt = fmt
         self.out = out
         self.err = err
+        #: ``--wide``: tables as wide as their longest cell, nothing shortened (ids and keys to copy whole).
+        self.wide = wide
 
     @property
     def json(self) -> bool:
@@ -168,10 +172,10 @@ class Printer:
     def lines(self, lines: Iterable[str], *, full: bool = False) -> None:
         """Write lines, each shortened to the table width unless ``full`` (text meant to be copied whole)."""
         for line in lines:
-            self.out.write((line if full else shorten(line)) + "\n")
+            self.out.write((line if full or self.wide else shorten(line)) + "\n")
 
     def table(self, columns: Sequence[Column], rows: Iterable[Sequence[object]]) -> None:
-        self.lines(render_table(columns, rows))
+        self.lines(render_table(columns, rows, limit=sys.maxsize if self.wide else MAX_WIDTH))
 
     def key_error(self, key: str, err: BaseException) -> None:
         """One line per failed key on stderr, in table mode (JSON mode carries errors in the document)."""
@@ -180,3 +184,16 @@ class Printer:
 
     def note(self, text: str) -> None:
         self.err.write(text + "\n")
+
+
+def iso_time(ms: int | None, *, minutes: bool = False) -> str | None:
+    """Milliseconds since the epoch as ISO 8601 in UTC (``2026-11-28T05:44:40.123Z``, or with ``minutes``
+    ``2026-11-28T05:44Z`` as kafka-delegation-tokens.sh shows token dates), for tables: people read dates,
+    scripts read the JSON, which keeps the milliseconds.  None and negative values (Kafka's "no timestamp",
+    -1) stay empty."""
+    if ms is None or ms < 0:
+        return None
+    when = dt.datetime.fromtimestamp(ms / 1000, tz=dt.timezone.utc)
+    if minutes:
+        return when.strftime("%Y-%m-%dT%H:%MZ")
+    return when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
