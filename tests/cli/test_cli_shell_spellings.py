@@ -127,3 +127,34 @@ def test_a_base64_id_starting_with_a_dash_is_a_value_not_an_option(cluster: Fake
     [item] = r.json()["topics"]
     assert item["topic"] == "-0oJcqVVSXi--5uQrveciQ"
     assert item["error"]["name"] == "UNKNOWN_TOPIC_ID"
+
+
+def test_configs_topic_shortcut_alters_and_describes_a_topic(cluster: FakeCluster) -> None:
+    r = kadmin(cluster, "configs", "alter", "--topic", "payments", "--add-config", "retention.ms=7200000")
+    assert r.code == 0, r.err
+    assert cluster.topic_configs("payments")["retention.ms"] == "7200000"
+    d = kadmin(cluster, "-o", "json", "configs", "describe", "--topic", "payments")
+    assert d.code == 0, d.err
+    [res] = d.json()["resources"]
+    assert (res["entity_type"], res["entity_name"]) == ("topics", "payments")
+
+
+@pytest.mark.parametrize(("shortcut", "expected_name"), [(["--broker", "1"], "1"),
+                                                         (["--broker-defaults"], "")])
+def test_configs_broker_shortcuts(cluster: FakeCluster, shortcut: list[str], expected_name: str) -> None:
+    r = kadmin(cluster, "-o", "json", "configs", "describe", *shortcut)
+    assert r.code == 0, r.err
+    assert [(x["entity_type"], x["entity_name"]) for x in r.json()["resources"]] == [("brokers", expected_name)]
+
+
+@pytest.mark.parametrize("args", [
+    ["--topic", "orders", "--broker", "1"],
+    ["--entity-type", "brokers", "--topic", "orders"],
+    [],
+])
+def test_configs_shortcuts_that_contradict_or_are_missing_are_usage_errors(cluster: FakeCluster,
+                                                                           args: list[str]) -> None:
+    cluster.clear_log()
+    r = kadmin(cluster, "configs", "describe", *args)
+    assert r.code == 2
+    assert cluster.request_log == []
