@@ -197,3 +197,24 @@ def iso_time(ms: int | None, *, minutes: bool = False) -> str | None:
     if minutes:
         return when.strftime("%Y-%m-%dT%H:%MZ")
     return when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+def summary_lines(head: str, parts: Sequence[str], limit: int = MAX_WIDTH) -> list[str]:
+    """``head: part, part, ...`` wrapped at ``limit`` between parts (never inside one), for the count lines
+    of a run: a summary cut at the table width hid the counts of whole kinds (the topics of a provision)."""
+    lines: list[str] = []
+    line = f"{head}:"
+    for i, part in enumerate(parts):
+        piece = part + ("," if i < len(parts) - 1 else "")
+        if len(line) + 1 + len(piece) > limit and line.strip():
+            lines.append(line)
+            line = "  " + piece
+        else:
+            line += " " + piece
+    lines.append(line)
+    return lines
+
+
+def more_line(shown: int, total: int, what: str) -> list[str]:
+    """``(150 more failed rows not shown; -o json lists every one)`` when not every row was printed."""
+    return [] if total <= shown else [f"kadmin: ({total - shown} more {what} not shown; -o json lists every one)"]
