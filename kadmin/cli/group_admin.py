@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from kadmin.cli.config import UsageError
 from kadmin.cli.output import Column, JsonDict, error_json, raise_if_all_refused
 from kadmin.cli.spellings import add_group_flag, one
-from kadmin.errors import KafkaError
+from kadmin.errors import GroupIdNotFoundError, KafkaError
 from kadmin.offset_reset import MemberToRemove, PartitionReset, ResetTo, parse_duration
 from kadmin.types import TopicPartition
 
@@ -73,6 +73,21 @@ def register(gsub: Any, common: argparse.ArgumentParser) -> None:
     rm.set_defaults(run=run_remove_members)
 
 
+def _one_group(ctx: Context, command: str, run: Any) -> int:
+    """A single-group command whose group does not exist: a failed key (exit 1, one ``kadmin: GROUP: ...``
+    line, or the group's ``error`` in JSON), as ``groups describe`` and ``groups offsets`` report it, not a
+    failure of the whole command (exit 2)."""
+    try:
+        return int(run(ctx))
+    except GroupIdNotFoundError as exc:
+        gid = _group(ctx.args)
+        if ctx.printer.json:
+            ctx.printer.emit(command, {"group_id": gid, "error": error_json(exc)})
+        else:
+            ctx.printer.key_error(gid, exc)
+        return 1
+
+
 def _group(args: argparse.Namespace) -> str:
     text = one(args.group_id, args.group_flags, "group")
     if not text:
@@ -127,6 +142,10 @@ def reset_target(args: argparse.Namespace) -> ResetTo:
 
 
 def run_reset(ctx: Context) -> int:
+    return _one_group(ctx, "groups reset-offsets", _run_reset)
+
+
+def _run_reset(ctx: Context) -> int:
     gid = _group(ctx.args)
     topics, parts = topic_specs(ctx.args.topic or [])
     to = reset_target(ctx.args)
@@ -175,6 +194,10 @@ def run_reset(ctx: Context) -> int:
 
 
 def run_delete_offsets(ctx: Context) -> int:
+    return _one_group(ctx, "groups delete-offsets", _run_delete_offsets)
+
+
+def _run_delete_offsets(ctx: Context) -> int:
     gid = _group(ctx.args)
     topics, parts = topic_specs(ctx.args.topic)
     with ctx.admin() as admin:
@@ -205,6 +228,10 @@ def run_delete_offsets(ctx: Context) -> int:
 
 
 def run_remove_members(ctx: Context) -> int:
+    return _one_group(ctx, "groups remove-members", _run_remove_members)
+
+
+def _run_remove_members(ctx: Context) -> int:
     gid = _group(ctx.args)
     wanted = [MemberToRemove(m) for m in ctx.args.member] + \
         [MemberToRemove("", i) for i in ctx.args.instance]

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, NoReturn, TextIO
 from kadmin._version import __version__
 from kadmin.cli.config import UsageError, build_config, check_timeout
 from kadmin.cli.output import Printer
-from kadmin.cli.usage import join_dash_ids, unknown_long_option, unrecognized
+from kadmin.cli.usage import command_parser, join_dash_ids, unknown_long_option, unrecognized
 from kadmin.errors import (
     AuthenticationError,
     AuthorizationError,
@@ -66,6 +66,8 @@ class Context:
     args: argparse.Namespace
     printer: Printer
     debug: bool = False
+    #: The command as typed (``kadmin groups describe``), for the "see ... --help" of a usage error.
+    prog: str = "kadmin"
     _config: ClientConfig | None = field(default=None, repr=False)
 
     def config(self) -> ClientConfig:
@@ -115,8 +117,9 @@ def build_parser() -> Parser:
 
     parser = Parser(
         prog="kadmin",
-        description="Admin commands for Apache Kafka clusters: API versions per broker, consumer groups and "
-                    "client quotas.",
+        description="Admin commands for Apache Kafka clusters: topics and configs, consumer groups and offsets, "
+                    "client quotas, ACLs, SCRAM users and delegation tokens, features and the metadata quorum, "
+                    "tenant provisioning; and an embedded demo cluster.",
         epilog="Exit status: 0 all succeeded, 1 some keys failed, 2 usage/connection/call error. "
                "JSON output is documented in docs/cli.md.")
     parser.add_argument("--version", action="version", version=f"kadmin {__version__}")
@@ -170,7 +173,8 @@ def _one_line(text: str, limit: int = 500) -> str:
 def describe_failure(exc: BaseException, ctx: Context | None) -> str:
     """The one line that says why a whole command failed."""
     if isinstance(exc, UsageError):
-        return str(exc)
+        # Where the options are explained: the subcommand's help, not the top-level one.
+        return f"{exc} (see '{ctx.prog if ctx is not None else 'kadmin'} --help')"
     if isinstance(exc, UnsupportedVersionError):
         return f"unsupported by this broker: {exc.message}"
     if isinstance(exc, AuthenticationError):
@@ -257,7 +261,8 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
                 parser.exit(EXIT_ERROR, unrecognized(parser, words, extras) + "\n")
     except SystemExit as exc:  # --help, --version, usage errors: argparse already printed its line
         return int(exc.code) if isinstance(exc.code, int) else EXIT_ERROR
-    ctx = Context(args, Printer(args.output, out, err, wide=getattr(args, "wide", False)), debug=args.debug)
+    ctx = Context(args, Printer(args.output, out, err, wide=getattr(args, "wide", False)), debug=args.debug,
+                  prog=command_parser(parser, words).prog)
     runner: Runner = args.run
     with _logging_to(err, args.debug), _waiting_notice(ctx, err):
         try:

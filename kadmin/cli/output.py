@@ -64,17 +64,23 @@ def _cell(text: str, width: int, right: bool) -> str:
 
 def render_table(columns: Sequence[Column], rows: Iterable[Sequence[object]], limit: int = MAX_WIDTH) -> list[str]:
     """Header plus one line per row, every line at most ``limit`` characters (when the columns allow it)."""
+    return fit_table(columns, rows, limit)[0]
+
+
+def fit_table(columns: Sequence[Column], rows: Iterable[Sequence[object]],
+              limit: int = MAX_WIDTH) -> tuple[list[str], bool]:
+    """:func:`render_table`, and whether any cell had to be shortened to fit."""
     texts = [[_text(v) for v in row] for row in rows]
     for r in texts:
         if len(r) != len(columns):
             raise ValueError(f"row has {len(r)} cells for {len(columns)} columns: {r!r}")
-    widths = [max([len(c.header)] + [len(r[i]) for r in texts]) for i, c in enumerate(columns)]
-    widths = _fit(widths, columns, limit)
+    natural = [max([len(c.header)] + [len(r[i]) for r in texts]) for i, c in enumerate(columns)]
+    widths = _fit(natural, columns, limit)
     lines = []
     for cells in [[c.header for c in columns], *texts]:
         parts = [_cell(t, widths[i], columns[i].right) for i, t in enumerate(cells)]
         lines.append(GAP.join(parts).rstrip())
-    return lines
+    return lines, widths != natural
 
 
 def _text(value: object) -> str:
@@ -161,6 +167,7 @@ class Printer:
         self.err = err
         #: ``--wide``: tables as wide as their longest cell, nothing shortened (ids and keys to copy whole).
         self.wide = wide
+        self._said_wide = False
 
     @property
     def json(self) -> bool:
@@ -175,7 +182,12 @@ class Printer:
             self.out.write((line if full or self.wide else shorten(line)) + "\n")
 
     def table(self, columns: Sequence[Column], rows: Iterable[Sequence[object]]) -> None:
-        self.lines(render_table(columns, rows, limit=sys.maxsize if self.wide else MAX_WIDTH))
+        lines, shortened = fit_table(columns, rows, limit=sys.maxsize if self.wide else MAX_WIDTH)
+        self.lines(lines)
+        if shortened and not self._said_wide:
+            # Said once per command: a member id or key ending in "~" cannot be copied into the next command.
+            self._said_wide = True
+            self.note("kadmin: cells ending in ~ were shortened to fit 100 columns; --wide shows them whole")
 
     def key_error(self, key: str, err: BaseException) -> None:
         """One line per failed key on stderr, in table mode (JSON mode carries errors in the document)."""
