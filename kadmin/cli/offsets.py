@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from kadmin.admin.partitions import OffsetSpec
 from kadmin.cli.config import UsageError
-from kadmin.cli.output import Column, JsonDict, error_json
+from kadmin.cli.output import Column, JsonDict, error_json, iso_time
 from kadmin.cli.partition_args import topic_partitions
 from kadmin.errors import KafkaError
 from kadmin.types import TopicPartition
@@ -92,10 +92,13 @@ def run_list(ctx: Context) -> int:
     if p.json:
         p.emit("offsets list", {**time_json(spec), "isolation": ctx.args.isolation, "partitions": items})
         return 1 if failed else 0
-    p.table([Column("TOPIC", flex=True), Column("PARTITION", right=True), Column("OFFSET", right=True),
-             Column("TIMESTAMP", right=True), Column("LEADER-EPOCH", right=True)],
-            [[it["topic"], it["partition"], it["offset"], it["timestamp"], it["leader_epoch"]]
-             for it in items if it["error"] is None])
+    ok = [it for it in items if it["error"] is None]
+    if ok or not failed:  # a header over nothing, when every partition failed, reads like a result
+        # The record timestamp as ISO 8601 (UTC) for people; the JSON keeps Kafka's milliseconds.
+        p.table([Column("TOPIC", flex=True), Column("PARTITION", right=True), Column("OFFSET", right=True),
+                 Column("TIMESTAMP"), Column("LEADER-EPOCH", right=True)],
+                [[it["topic"], it["partition"], it["offset"], iso_time(it["timestamp"]), it["leader_epoch"]]
+                 for it in ok])
     for topic, err in failures.items():
         p.key_error(topic, err)
     for tp, r in got.items():
