@@ -185,6 +185,9 @@ def describe_failure(exc: BaseException, ctx: Context | None) -> str:
         where = ""
         if ctx is not None and ctx._config is not None:
             where = f" ({','.join(ctx._config.bootstrap_servers)})"
+        listener = not_kafka(exc.message)
+        if listener is not None:
+            return f"not a Kafka listener{where}: {listener}"
         return f"cannot reach the cluster{where}: {exc.message}"
     if isinstance(exc, KafkaTimeoutError):
         return f"timed out: {exc.message} (raise --timeout?)"
@@ -197,11 +200,52 @@ def describe_failure(exc: BaseException, ctx: Context | None) -> str:
     return f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)"
 
 
+_FRAME = re.compile(r"(\S+) sent a frame of (\d+) bytes")
+
+
+def not_kafka(message: str) -> str | None:
+    """What a "frame" that is no Kafka frame says about the port, or None: Kafka's first four bytes are a size;
+    an HTTP server's are "HTTP" (1213486160 as a size), an HTML page's "<!DO", a TLS listener's a record header."""
+    m = _FRAME.search(message)
+    if m is None:
+        return None
+    raw = int(m.group(2)).to_bytes(4, "big", signed=False) if int(m.group(2)) < 2**32 else b""
+    text = raw.decode("latin-1")
+    if text.startswith("HTTP") or text.startswith("<"):
+        kind = "an HTTP server"
+    elif raw[:1] == b"\x15" or raw[:1] == b"\x16":
+        kind = "a TLS listener (set security.protocol=SSL or SASL_SSL)"
+    elif text.isprintable() and len(text) == 4:
+        kind = "not Kafka"
+    else:
+        return None
+    return (f"{m.group(1)} answered with {text!r} where a Kafka response starts with its size ({kind}?); check the "
+            "host and port")
+
+
+class _OnceFilter(logging.Filter):
+    """Each distinct warning once per command: a retried connection to a port that is not Kafka logged the same
+    line a dozen times before the one error line that matters."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: set[tuple[int, str]] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        key = (record.levelno, record.getMessage())
+        if key in self.seen:
+            return False
+        self.seen.add(key)
+        return True
+
+
 @contextlib.contextmanager
 def _logging_to(stream: TextIO, debug: bool) -> Iterator[None]:
     """Library log records on stderr while a command runs (warnings, or everything with --debug); the root
     logger is put back afterwards, so that calling main() from Python leaves no trace."""
     handler = logging.StreamHandler(stream)
+    if not debug:
+        handler.addFilter(_OnceFilter())
     fmt = "%(asctime)s %(name)s %(levelname)s %(message)s" if debug else "kadmin: %(levelname)s: %(message)s"
     handler.setFormatter(logging.Formatter(fmt))
     root = logging.getLogger()
