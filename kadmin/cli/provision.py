@@ -114,7 +114,15 @@ def run(ctx: Context) -> int:
                    .select("kind", "key", "status", "error").limit(100).collect()]
         finally:
             results.unpersist()
-    return report(ctx, mode, counts, rows, bad)
+    code = report(ctx, mode, counts, rows, bad)
+    if mode == "plan":  # the dry run resolves every password_ref too (an --apply run fails those rows itself)
+        from kadmin.cli.password_refs import unresolved_password_refs
+
+        missing = unresolved_password_refs(files, env_or_file_secrets)
+        for m in missing:
+            p.note(m.line())
+        code = max(code, 1 if missing else 0)
+    return code
 
 
 def _scope(items: list[str]) -> Any:
