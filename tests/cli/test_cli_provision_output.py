@@ -4,9 +4,9 @@ progress names each phase as checked, not as done.  The report functions are cal
 
 from __future__ import annotations
 
+import argparse
 import io
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import Any
 
 from kadmin.cli import provision as cli_provision
@@ -17,7 +17,7 @@ from kadmin.cli.output import Printer
 
 def _ctx() -> tuple[Context, io.StringIO, io.StringIO]:
     out, err = io.StringIO(), io.StringIO()
-    return Context(SimpleNamespace(), Printer("table", out, err)), out, err
+    return Context(argparse.Namespace(), Printer("table", out, err)), out, err
 
 
 KINDS = ("scram_users", "acls", "quotas", "topic_configs", "groups_offsets", "topics")
