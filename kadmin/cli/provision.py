@@ -111,7 +111,7 @@ def run(ctx: Context) -> int:
             rows = [r.asDict() for r in shown.select("kind", "key", "action", "old_value", "new_value", "status",
                                                      "error").collect()]
             bad = [r.asDict() for r in results.filter(results["status"].isin(*NOT_OK))
-                   .select("kind", "key", "status", "error").limit(100).collect()]
+                   .select("kind", "key", "status", "error").orderBy("kind", "key").limit(100).collect()]
         finally:
             results.unpersist()
     code = report(ctx, mode, counts, rows, bad)
