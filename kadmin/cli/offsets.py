@@ -14,6 +14,7 @@ from kadmin.admin.partitions import OffsetSpec
 from kadmin.cli.config import UsageError
 from kadmin.cli.output import Column, JsonDict, error_json, iso_time
 from kadmin.cli.partition_args import topic_partitions
+from kadmin.cli.spellings import add_topic_flag, merged
 from kadmin.errors import KafkaError
 from kadmin.types import TopicPartition
 
@@ -31,8 +32,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     osub = p.add_subparsers(dest="offsets_command", metavar="SUBCOMMAND", required=True)
     ls = osub.add_parser("list", parents=[common], help="earliest, latest or by-time offsets of partitions",
                          description="List an offset of each partition, asked of its leader.")
-    ls.add_argument("topics", nargs="+", metavar="TOPIC[:P,...]",
+    ls.add_argument("topics", nargs="*", metavar="TOPIC[:P,...]",
                     help="a topic (all its partitions) or topic:0,1 (those partitions)")
+    add_topic_flag(ls, "a topic or topic:0,1, as kafka-get-offsets.sh spells it")
     ls.add_argument("--time", default="latest", metavar="T",
                     help="latest (default), earliest, max-timestamp, earliest-local, latest-tiered, Kafka's "
                          "-1..-5 for those, or a timestamp in ms (the first offset at or after it)")
@@ -67,7 +69,7 @@ def offset_spec(text: str) -> OffsetSpec:
 
 def run_list(ctx: Context) -> int:
     spec = offset_spec(ctx.args.time)
-    whole, named = topic_partitions(ctx.args.topics)
+    whole, named = topic_partitions(merged(ctx.args.topics, ctx.args.topic_flags, "topic"))
     failures: dict[str, KafkaError] = {}
     with ctx.admin() as admin:
         described = admin.describe_topics(whole) if whole else {}

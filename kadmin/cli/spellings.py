@@ -19,8 +19,9 @@ from kadmin.cli.config import UsageError
 
 
 def add_topic_flag(p: argparse.ArgumentParser, what: str = "a topic") -> None:
+    spelled = what if "spells it" in what else f"{what}, as kafka-topics.sh spells it"
     p.add_argument("--topic", action="append", default=[], dest="topic_flags", metavar="TOPIC",
-                   help=f"{what}, as kafka-topics.sh spells it (repeatable; same as the positional TOPIC)")
+                   help=f"{spelled} (repeatable; same as the positional TOPIC)")
 
 
 def add_group_flag(p: argparse.ArgumentParser, *, all_groups: bool = True) -> None:

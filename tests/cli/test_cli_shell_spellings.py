@@ -158,3 +158,10 @@ def test_configs_shortcuts_that_contradict_or_are_missing_are_usage_errors(clust
     r = kadmin(cluster, "configs", "describe", *args)
     assert r.code == 2
     assert cluster.request_log == []
+
+
+def test_offsets_list_takes_topic_flag(cluster: FakeCluster) -> None:
+    r = kadmin(cluster, "-o", "json", "offsets", "list", "--topic", "orders:1", "--time", "earliest")
+    assert r.code == 0, r.err
+    assert [(p["topic"], p["partition"]) for p in r.json()["partitions"]] == [("orders", 1)]
+    assert kadmin(cluster, "offsets", "list").code == 2  # no topic either way
