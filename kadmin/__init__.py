@@ -38,6 +38,7 @@ _EXPORTS: dict[str, str] = {
     "KafkaError": "kadmin.errors",
     "KafkaTimeoutError": "kadmin.errors",
     "NoBrokersAvailableError": "kadmin.errors",
+    "NoCommittedOffsetError": "kadmin.errors",
     "ProtocolError": "kadmin.errors",
     "SchemaError": "kadmin.errors",
     "SecurityMismatchError": "kadmin.errors",
@@ -181,6 +182,7 @@ if TYPE_CHECKING:
     from kadmin.errors import KafkaError as KafkaError
     from kadmin.errors import KafkaTimeoutError as KafkaTimeoutError
     from kadmin.errors import NoBrokersAvailableError as NoBrokersAvailableError
+    from kadmin.errors import NoCommittedOffsetError as NoCommittedOffsetError
     from kadmin.errors import ProtocolError as ProtocolError
     from kadmin.errors import SchemaError as SchemaError
     from kadmin.errors import SecurityMismatchError as SecurityMismatchError

@@ -130,6 +130,13 @@ class ClientClosedError(KafkaError):
     name = "CLIENT_CLOSED"
 
 
+class NoCommittedOffsetError(KafkaError):
+    """A reset relative to the committed offset (``ResetTo.shift_by``) of a partition the group has committed
+    nothing for: kadmin's own refusal for that partition, named so (the root's name is no Kafka error)."""
+
+    name = "NO_COMMITTED_OFFSET"
+
+
 class ForkedProcessError(KafkaError, RuntimeError):
     """The client was created in a parent process; sockets and loops must not be shared across fork()."""
 

@@ -116,6 +116,7 @@ def _outcome(code: int, message: str | None, resource: ConfigResource) -> Outcom
 _TYPE_SINCE = {ConfigResourceType.BROKER_LOGGER: ("broker loggers", "2.4"),
                ConfigResourceType.CLIENT_METRICS: ("client-metrics configs", "3.7"),
                ConfigResourceType.GROUP: ("group configs", "3.9")}
+_TYPE_SERVED = {ConfigResourceType.GROUP: " on KRaft with the new group coordinator, the default from Kafka 4.0"}
 #: Types sent apart from others (see DescribeConfigs.build); the first tuple from v3, the second at v0-v2.
 _APART = (ConfigResourceType.CLIENT_METRICS, ConfigResourceType.GROUP)
 _APART_V2 = (ConfigResourceType.BROKER_LOGGER, *_APART)
@@ -130,7 +131,11 @@ def _type_refusal(key: ConfigResource, message: str | None) -> str:
     if known is None:
         return message or "refused"
     what, since = known
-    return f"the broker does not know {key.type.cli_name} resources ({what} need Kafka {since}+): {message or 'refused'}"
+    # Group configs: the type arrived in 3.9, but a 3.9 broker serves them only on KRaft with the new group
+    # coordinator (the default from 4.0), so "need 3.9+" alone read as nonsense to someone talking to a 3.9 broker.
+    where = _TYPE_SERVED.get(key.type, "")
+    return (f"the broker does not know {key.type.cli_name} resources ({what} need Kafka {since}+{where}): "
+            f"{message or 'refused'}")
 
 
 class DescribeConfigs(Operation[ConfigResource]):

@@ -101,6 +101,18 @@ def _falls_back(result: Any) -> bool:
     return isinstance(result, (GroupIdNotFoundError, UnsupportedVersionError))
 
 
+def _detail(group_id: str, err: Any) -> str:
+    """What one API said about a missing group, without the "group 'g' does not exist" the merged message
+    already says (it used to be said three times in one line)."""
+    text = str(getattr(err, "message", None) or err).strip()
+    head = f"group {group_id!r} does not exist"
+    if text.startswith(head):
+        text = text[len(head):].strip(" :;")
+        if text.startswith("(") and text.endswith(")"):
+            text = text[1:-1]
+    return text
+
+
 def _merge(group_id: str, first: Any, second: Any, known_type: str | None) -> Any:
     """The answer once both APIs were asked."""
     if not isinstance(second, KafkaError):
@@ -112,8 +124,9 @@ def _merge(group_id: str, first: Any, second: Any, known_type: str | None) -> An
             return GroupIdNotFoundError(
                 f"group {group_id!r} is a {known_type} group, not a consumer group"
                 + ("; describe it with describe_share_groups" if known_type == "share" else ""))
+        details = "; ".join(dict.fromkeys(d for d in (_detail(group_id, first), _detail(group_id, second)) if d))
         return GroupIdNotFoundError(f"group {group_id!r} does not exist: its coordinator knows it neither as a "
-                                    f"classic nor as a consumer-protocol group ({first}; {second})")
+                                    f"classic nor as a consumer-protocol group" + (f" ({details})" if details else ""))
     return second
 
 

@@ -28,6 +28,7 @@ from kadmin.errors import (
     ErrorCode,
     GroupIdNotFoundError,
     KafkaError,
+    NoCommittedOffsetError,
     NonEmptyGroupError,
     UnknownMemberIdError,
     UnsupportedVersionError,
@@ -237,7 +238,7 @@ def _target(to: ResetTo, tp: TopicPartition, current: int | None, lo: int, hi: i
         return to.value
     if to.kind == "shift":
         if current is None:
-            return KafkaError(f"{tp} has no committed offset to shift by {to.value:+d}")
+            return NoCommittedOffsetError(f"{tp} has no committed offset to shift by {to.value:+d}")
         return current + to.value
     if isinstance(at_time, KafkaError):
         return at_time

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import textwrap
 from typing import TYPE_CHECKING, Any
 
 from kadmin.acls import (
@@ -33,7 +34,7 @@ from kadmin.acls import (
     check_principal,
 )
 from kadmin.cli.config import UsageError
-from kadmin.cli.output import Column, JsonDict, error_json
+from kadmin.cli.output import MAX_WIDTH, Column, JsonDict, error_json
 
 if TYPE_CHECKING:
     from kadmin.cli.main import Context
@@ -89,6 +90,13 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                        help="hosts for the deny bindings (default: *)")
         c.add_argument("--operation", action="append", default=[], metavar="OP",
                        help=f"repeatable: {', '.join(_OPERATIONS)}" + ("" if name == "create" else " (default: any)"))
+        c.add_argument("--producer", action="store_true",
+                       help="kafka-acls.sh's producer role: WRITE, DESCRIBE, CREATE on each --topic; WRITE, DESCRIBE on "
+                            "each --transactional-id")
+        c.add_argument("--consumer", action="store_true",
+                       help="kafka-acls.sh's consumer role: READ, DESCRIBE on each --topic; READ on each --group")
+        c.add_argument("--idempotent", action="store_true",
+                       help="with --producer: also IDEMPOTENT_WRITE on the cluster")
         c.set_defaults(run=run_create if name == "create" else run_delete)
 
 
@@ -150,7 +158,59 @@ def principals(args: argparse.Namespace, default_host: str | None = "*") -> list
     return list(dict.fromkeys(out))
 
 
+def role_grants(args: argparse.Namespace) -> list[tuple[ResourceType, str, AclOperation]] | None:
+    """What kafka-acls.sh's ``--producer`` / ``--consumer`` expand to, resource by resource (None without them):
+
+    * producer: WRITE, DESCRIBE and CREATE on each topic; WRITE and DESCRIBE on each transactional id; with
+      ``--idempotent`` IDEMPOTENT_WRITE on the cluster;
+    * consumer: READ and DESCRIBE on each topic; READ on each group.
+
+    The same rules as kafka-acls.sh: a role needs a --topic, --consumer needs a --group, --producer takes no
+    --group and --consumer no --transactional-id, and a role replaces --operation and --cluster."""
+    if not (args.producer or args.consumer):
+        if args.idempotent:
+            raise UsageError("--idempotent goes with --producer")
+        return None
+    if args.operation:
+        raise UsageError("--producer/--consumer choose the operations themselves: leave --operation out")
+    if args.cluster:
+        raise UsageError("--producer/--consumer name no --cluster (--idempotent adds the cluster's IDEMPOTENT_WRITE)")
+    if args.idempotent and not args.producer:
+        raise UsageError("--idempotent goes with --producer")
+    if not args.topic:
+        raise UsageError("--producer/--consumer need at least one --topic")
+    if args.consumer and not args.group:
+        raise UsageError("--consumer needs a --group (the consumer group it reads as)")
+    if args.producer and not args.consumer and args.group:
+        raise UsageError("--group goes with --consumer, not --producer")
+    if args.consumer and not args.producer and args.transactional_id:
+        raise UsageError("--transactional-id goes with --producer, not --consumer")
+    out: list[tuple[ResourceType, str, AclOperation]] = []
+    for rt, name in resources(args):
+        if rt is ResourceType.TOPIC:
+            if args.producer:
+                out += [(rt, name, op) for op in (AclOperation.WRITE, AclOperation.DESCRIBE, AclOperation.CREATE)]
+            if args.consumer:
+                out += [(rt, name, op) for op in (AclOperation.READ, AclOperation.DESCRIBE)]
+        elif rt is ResourceType.TRANSACTIONAL_ID:
+            out += [(rt, name, op) for op in (AclOperation.WRITE, AclOperation.DESCRIBE)]
+        elif rt is ResourceType.GROUP:
+            out.append((rt, name, AclOperation.READ))
+    if args.idempotent:
+        out.append((ResourceType.CLUSTER, CLUSTER_NAME, AclOperation.IDEMPOTENT_WRITE))
+    return list(dict.fromkeys(out))
+
+
 def bindings_from_args(args: argparse.Namespace) -> list[AclBinding]:
+    roles = role_grants(args)
+    if roles is not None:
+        who = principals(args)
+        if not who:
+            raise UsageError("name at least one --allow-principal or --deny-principal (e.g. User:alice)")
+        pt = _pattern_type(args.resource_pattern_type, (PatternType.LITERAL, PatternType.PREFIXED))
+        return [AclBinding(ResourcePattern(rt, name, PatternType.LITERAL if rt is ResourceType.CLUSTER else pt),
+                           AccessControlEntry(p, op, perm, host or "*"))
+                for (rt, name, op), (p, perm, host) in itertools.product(roles, who)]
     res = resources(args)
     if not res:
         raise UsageError("name at least one resource: --topic, --group, --transactional-id or --cluster")
@@ -176,11 +236,21 @@ def bindings_from_args(args: argparse.Namespace) -> list[AclBinding]:
 
 
 def filters_from_args(args: argparse.Namespace) -> list[AclBindingFilter]:
+    roles = role_grants(args)
+    if roles is not None:
+        pt = _pattern_type(args.resource_pattern_type, (PatternType.LITERAL, PatternType.PREFIXED,
+                                                        PatternType.ANY, PatternType.MATCH))
+        anyone: list[tuple[str | None, str, str | None]] = [*principals(args, default_host=None)] or [
+            (None, "ANY", None)]
+        return list(dict.fromkeys(
+            AclBindingFilter(ResourcePatternFilter(rt, name, PatternType.LITERAL if rt is ResourceType.CLUSTER else pt),
+                             AccessControlEntryFilter(p, h, op, perm))
+            for (rt, name, op), (p, perm, h) in itertools.product(roles, anyone)))
     res = resources(args)
     if not res:
         raise UsageError("name at least one resource to delete from: --topic, --group, --transactional-id or "
-                         "--cluster (delete every ACL with 'kadmin acls delete --topic \\* "
-                         "--resource-pattern-type any' and the like, one resource type at a time)")
+                         "--cluster ('kadmin acls list' shows every binding with its resource; a name matches "
+                         "that name only, and --topic '*' the wildcard bindings themselves)")
     pt = _pattern_type(args.resource_pattern_type, (PatternType.LITERAL, PatternType.PREFIXED, PatternType.ANY,
                                                     PatternType.MATCH))
     who: list[tuple[str | None, str, str | None]] = [*principals(args, default_host=None)]
@@ -250,10 +320,21 @@ def run_list(ctx: Context) -> int:
     return 0
 
 
+def _raise_if_no_authorizer(errors: list[BaseException]) -> None:
+    """Every binding refused with SECURITY_DISABLED: the cluster has no authorizer, so the command could not run
+    (exit 2, one line, as ``acls list`` says it), not "some bindings failed" with a line per binding."""
+    from kadmin.errors import ErrorCode, KafkaError
+
+    if errors and all(isinstance(e, KafkaError) and e.code == ErrorCode.SECURITY_DISABLED for e in errors):
+        raise errors[0]
+
+
 def run_create(ctx: Context) -> int:
     bindings = bindings_from_args(ctx.args)
     with ctx.admin() as admin:
         res = admin.create_acls(bindings)
+    if all(e is not None for e in res.values()):
+        _raise_if_no_authorizer([e for e in res.values() if e is not None])
     p = ctx.printer
     failed = {b: e for b, e in res.items() if e is not None}
     if p.json:
@@ -270,6 +351,8 @@ def run_delete(ctx: Context) -> int:
     filters = filters_from_args(ctx.args)
     with ctx.admin() as admin:
         res = admin.delete_acls(filters)
+    if not any(isinstance(r, AclDeletion) for r in res.values()):
+        _raise_if_no_authorizer([r for r in res.values() if not isinstance(r, AclDeletion)])
     p = ctx.printer
     bad = False
     if p.json:
@@ -321,8 +404,16 @@ def run_whoami(ctx: Context) -> int:
         p.emit("acls whoami", {"principal": me.principal, "cluster_operations": ops,
                                "bindings": None if bindings is None else [binding_json(b) for b in bindings]})
         return 0
-    p.lines([f"principal: {me.principal or '(decided by the TLS certificate)'}",
-             f"cluster operations: {', '.join(ops) if ops else ('none' if ops is not None else 'unknown')}"])
+    if me.principal is not None:
+        who = me.principal
+    elif ctx.config().sasl_token_auth:
+        who = "(the owner of the delegation token this client logs in with)"
+    else:
+        who = "(decided by the TLS certificate)"
+    listed = ", ".join(ops) if ops else ("none" if ops is not None else "unknown")
+    # Wrapped, never cut: the operations are the answer (defect: the list used to end in "IDEMP~").
+    p.lines([f"principal: {who}", *textwrap.wrap(f"cluster operations: {listed}", MAX_WIDTH,
+                                                   subsequent_indent="  ", break_long_words=False)], full=True)
     if bindings is not None:
         p.table(_COLUMNS, [_row(b) for b in bindings])
     if note:

@@ -120,4 +120,35 @@ def build_config(bootstrap: str | None, command_config: str | None, timeout: flo
         return ClientConfig.from_properties(props, **overrides)
     except (ValueError, TypeError) as exc:
         where = f" (from --command-config {command_config})" if command_config else ""
-        raise UsageError(f"invalid client configuration{where}: {exc}") from None
+        raise UsageError(f"invalid client configuration{where}: {property_names(str(exc))}") from None
+
+
+#: The library's setting names as a properties file spells them: a CLI user wrote ``security.protocol``, never
+#: ``security_protocol``, and must find the key the message is about in their file.
+PROPERTY_NAMES = {
+    "security_protocol": "security.protocol",
+    "sasl_mechanism": "sasl.mechanism",
+    "sasl_username": "the username of sasl.jaas.config (or sasl.username)",
+    "sasl_password": "the password of sasl.jaas.config (or sasl.password)",
+    "sasl_token_auth": "tokenauth of sasl.jaas.config",
+    "ssl_cafile": "ssl.truststore.location (PEM) or ssl.cafile",
+    "ssl_certfile": "ssl.certificate.location",
+    "ssl_keyfile": "ssl.key.location",
+    "ssl_password": "ssl.key.password",
+    "ssl_check_hostname": "ssl.endpoint.identification.algorithm",
+    "bootstrap_servers": "bootstrap.servers",
+    "client_id": "client.id",
+    "request_timeout_s": "request.timeout.ms",
+    "default_timeout_s": "default.api.timeout.ms",
+    "connect_timeout_s": "socket.connection.setup.timeout.ms",
+    "retry_backoff_s": "retry.backoff.ms",
+    "retry_backoff_max_s": "retry.backoff.max.ms",
+    "metadata_max_age_s": "metadata.max.age.ms",
+    "max_in_flight": "max.in.flight.requests.per.connection",
+}
+_ATTRIBUTE = re.compile(r"\b(" + "|".join(sorted(PROPERTY_NAMES, key=len, reverse=True)) + r")\b")
+
+
+def property_names(message: str) -> str:
+    """A configuration error with the library's attribute names replaced by the properties a file has."""
+    return _ATTRIBUTE.sub(lambda m: PROPERTY_NAMES[m.group(1)], message)

@@ -49,7 +49,16 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     csub = p.add_subparsers(dest="configs_command", metavar="SUBCOMMAND", required=True)
 
     def entity(q: argparse.ArgumentParser) -> None:
-        q.add_argument("--entity-type", required=True, choices=ENTITY_TYPES)
+        q.add_argument("--entity-type", choices=ENTITY_TYPES,
+                       help="the kind of entity (or one of the shortcuts --topic, --broker, --broker-defaults, "
+                            "--broker-logger, --group)")
+        # kafka-configs.sh's shortcuts: --topic T is --entity-type topics --entity-name T, and so on.
+        q.add_argument("--topic", action="append", default=[], metavar="T", help="a topic (repeatable)")
+        q.add_argument("--broker", action="append", default=[], metavar="ID", help="a broker id (repeatable)")
+        q.add_argument("--broker-defaults", action="store_true", help="the cluster-wide broker default")
+        q.add_argument("--broker-logger", action="append", default=[], metavar="ID",
+                       help="a broker's loggers (repeatable)")
+        q.add_argument("--group", action="append", default=[], metavar="G", help="a group (repeatable)")
         q.add_argument("--entity-name", action="append", default=[], metavar="NAME",
                        help="topic, broker id, group or subscription name (repeatable)")
         q.add_argument("--entity-default", action="store_true",
@@ -78,9 +87,36 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     al.set_defaults(run=run_alter)
 
 
+_SHORTCUTS = (("topic", "topics"), ("broker", "brokers"), ("broker_logger", "broker-loggers"), ("group", "groups"))
+
+
+def apply_shortcuts(args: argparse.Namespace) -> None:
+    """kafka-configs.sh's ``--topic T`` / ``--broker N`` / ``--broker-defaults`` / ``--broker-logger N`` /
+    ``--group G`` turned into ``--entity-type`` and ``--entity-name`` (one entity type per command, as there)."""
+    used = [(dest, etype) for dest, etype in _SHORTCUTS if getattr(args, dest)]
+    if args.broker_defaults and not any(etype == "brokers" for _, etype in used):
+        used.append(("broker_defaults", "brokers"))
+    types = sorted({etype for _, etype in used})
+    if len(types) > 1:
+        raise UsageError(f"one entity type per command: the shortcuts name {' and '.join(types)}")
+    if not types:
+        if args.entity_type is None:
+            raise UsageError("give --entity-type (topics, brokers, broker-loggers, groups, client-metrics) or a "
+                             "shortcut: --topic, --broker, --broker-defaults, --broker-logger, --group")
+        return
+    if args.entity_type is not None and args.entity_type != types[0]:
+        raise UsageError(f"--entity-type {args.entity_type} contradicts the {types[0]} shortcut")
+    args.entity_type = types[0]
+    for dest, _ in _SHORTCUTS:
+        args.entity_name = [*args.entity_name, *getattr(args, dest)]
+    if args.broker_defaults:
+        args.entity_default = True
+
+
 def resources(args: argparse.Namespace, *, describe_all: bool = False) -> list[ConfigResource]:
     """The named entities; none named is a usage error unless ``describe_all`` (describe), which then returns []
     for :func:`every_resource` to list, as kafka-configs.sh --describe does without --entity-name."""
+    apply_shortcuts(args)
     t = resource_type(args.entity_type)
     names: list[str] = list(args.entity_name)
     if args.entity_default:

@@ -1,4 +1,5 @@
-"""``kadmin demo``: an embedded fake cluster with a few groups and quotas, and the commands to try on it.
+"""``kadmin demo``: an embedded fake cluster with topics, groups, quotas, an authorizer with ACLs and delegation
+tokens (and with ``--sasl`` SCRAM users), and the commands to try on it.
 
 Why it exists: the first thing a person wants from an admin CLI is to see what it prints, before pointing it
 at a production cluster.  The cluster is :class:`kadmin.testing.FakeCluster` (in this process, on 127.0.0.1),
@@ -8,8 +9,11 @@ not Kafka; the demo says so.  It runs until Ctrl-C; ``--once`` prints and exits 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import shlex
 import signal
+import tempfile
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -36,14 +40,33 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                    help=f"Kafka release every broker imitates ({', '.join(RELEASE_NAMES)}; default "
                         f"{DEFAULT_RELEASE}); 'mixed' makes broker 1 a 2.2 and the others "
                         f"{DEFAULT_RELEASE}")
+    p.add_argument("--sasl", action="store_true",
+                   help="SASL/SCRAM logins: users admin (super user) and alice; their client properties are printed "
+                        "and written to --properties-dir")
+    p.add_argument("--properties-dir", metavar="DIR",
+                   help="with --sasl: write admin.properties and alice.properties here (default: a temporary "
+                        "directory removed at exit)")
+    p.add_argument("--no-authorizer", action="store_true", help="no authorizer (ACL commands: SECURITY_DISABLED)")
     p.add_argument("--once", action="store_true", help="print the address and the commands, then exit")
     p.set_defaults(run=run)
 
 
-def suggestions() -> list[str]:
-    """Commands to try, once KADMIN_BOOTSTRAP_SERVERS points at the demo (so they fit a terminal)."""
+def suggestions(sasl: bool = False) -> list[str]:
+    """Commands to try, once KADMIN_BOOTSTRAP_SERVERS points at the demo (so they fit a terminal).  With
+    SASL every command needs a login: ``--command-config admin.properties`` (run from the properties dir)."""
+    if sasl:
+        admin, alice = " --command-config admin.properties", " --command-config alice.properties"
+        return [
+            f"kadmin acls whoami{alice}",
+            f"kadmin acls list{admin}",
+            f"kadmin users list{admin}",
+            f"kadmin tokens create{admin}",
+            f"kadmin groups describe orders-service{alice}",
+            f"kadmin topics describe payments{alice}",
+        ]
     return [
         "kadmin api-versions --kadmin-only",
+        "kadmin topics list",
         "kadmin groups list",
         "kadmin groups describe orders-service billing no-such-group",
         "kadmin groups offsets orders-service billing --lag",
@@ -52,13 +75,14 @@ def suggestions() -> list[str]:
         "kadmin quotas resolve --user alice --client-id etl",
         "kadmin quotas alter --user bob --set producer_byte_rate=1048576 --set request_percentage=12.5",
         "kadmin --output json groups describe orders-service",
+        "kadmin acls list",
+        "kadmin acls create --consumer --topic payments --group billing --allow-principal User:bob",
     ]
 
 
 def run(ctx: Context) -> int:
     from kadmin.cli.config import ENV_BOOTSTRAP, UsageError
-    from kadmin.testing import FakeCluster
-    from kadmin.testing.__main__ import seed_demo
+    from kadmin.testing.demo import start_demo
     from kadmin.versions import DEFAULT_RELEASE, RELEASE_NAMES
 
     args = ctx.args
@@ -79,25 +103,51 @@ def run(ctx: Context) -> int:
         # Explicit handlers: a process started in the background by a shell inherits SIGINT as ignored.
         signal.signal(signal.SIGINT, lambda *_: done.set())
         signal.signal(signal.SIGTERM, lambda *_: done.set())
+    if args.properties_dir is not None and not args.sasl:
+        raise UsageError("--properties-dir goes with --sasl (without SASL no login is needed)")
+    if args.sasl and args.no_authorizer:
+        raise UsageError("--sasl demonstrates the users' different rights: it needs the authorizer")
     p = ctx.printer
-    with FakeCluster(brokers=args.brokers, versions=versions) as cluster:
-        seed_demo(cluster)
+    demo = start_demo(args.brokers, versions, sasl=args.sasl, authorizer=not args.no_authorizer)
+    with contextlib.ExitStack() as stack:
+        stack.callback(demo.close)
+        cluster = demo.cluster
+        where = args.properties_dir
+        if args.sasl and where is None:
+            where = stack.enter_context(tempfile.TemporaryDirectory(prefix="kadmin-demo-"))
+        files: dict[str, str] = {}
+        for user, text in demo.logins.items():
+            assert where is not None
+            os.makedirs(where, exist_ok=True)
+            path = os.path.join(where, f"{user}.properties")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            files[user] = path
         export = f"export {ENV_BOOTSTRAP}={shlex.quote(cluster.bootstrap)}"
+        steps = ([f"cd {shlex.quote(where)}"] if args.sasl and where is not None else []) + [export]
         if p.json:
             p.emit("demo", {"bootstrap": cluster.bootstrap, "brokers": cluster.node_ids,
-                            "cluster_id": cluster.cluster_id, "try": [export, *suggestions()]})
+                            "cluster_id": cluster.cluster_id, "authorizer": not args.no_authorizer,
+                            "sasl": args.sasl, "properties": files, "logins": demo.logins,
+                            "try": [*steps, *suggestions(args.sasl)]})
         else:
             p.lines([
                 f"kadmin demo: an embedded fake cluster with {args.brokers} broker(s), at",
                 f"  {cluster.bootstrap}"], full=True)
+            security = ("no authorizer" if args.no_authorizer else
+                        "an authorizer (super user: admin; alice has the ACLs 'kadmin acls list' shows)" if args.sasl
+                        else "an authorizer (you are User:ANONYMOUS, a super user; alice has a few ACLs)")
             p.lines([
                 "(kadmin.testing.FakeCluster in this process: it speaks Kafka's protocol, it is not Kafka)",
                 "Seeded with topics orders and payments; groups orders-service (Stable), billing (Empty)",
-                "and rebalancing; quotas for user alice, the default user and ip 10.0.0.5.",
-                "",
-                "Try, in another terminal:"])
-            p.lines([f"  {export}"], full=True)
-            p.lines([f"  {s}" for s in suggestions()])
+                "and rebalancing; quotas for user alice, the default user and ip 10.0.0.5;",
+                f"{security}; delegation tokens."], full=True)
+            for user, path in files.items():
+                p.lines(["", f"SASL/SCRAM login of {user} ({path}):",
+                         *[f"  {line}" for line in demo.logins[user].splitlines()]], full=True)
+            p.lines(["", "Try, in another terminal:"])
+            p.lines([f"  {s}" for s in steps], full=True)
+            p.lines([f"  {s}" for s in suggestions(args.sasl)], full=True)
             if not args.once:
                 p.lines(["", "Ctrl-C stops the cluster."])
         p.out.flush()

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from kadmin.cli.config import UsageError
 from kadmin.cli.output import Column, JsonDict, error_json, raise_if_all_refused
-from kadmin.errors import KafkaError
+from kadmin.cli.spellings import add_group_flag, one
+from kadmin.errors import GroupIdNotFoundError, KafkaError
 from kadmin.offset_reset import MemberToRemove, PartitionReset, ResetTo, parse_duration
 from kadmin.types import TopicPartition
 
@@ -28,9 +29,13 @@ def register(gsub: Any, common: argparse.ArgumentParser) -> None:
         "reset-offsets", parents=[common], help="reset a group's committed offsets (dry run unless --execute)",
         description="Plan (and with --execute, write) new committed offsets for an inactive group: every target "
                     "is clamped to the partition's [log start, log end].  Without --execute nothing is written.")
-    rs.add_argument("group_id", metavar="GROUP")
-    rs.add_argument("--topic", action="append", required=True, metavar="T[:P,...]",
-                    help="a topic (all its partitions) or some of its partitions, e.g. orders:0,2; repeatable")
+    rs.add_argument("group_id", nargs="?", metavar="GROUP")
+    add_group_flag(rs, all_groups=False)
+    which = rs.add_mutually_exclusive_group(required=True)
+    which.add_argument("--topic", action="append", metavar="T[:P,...]",
+                       help="a topic (all its partitions) or some of its partitions, e.g. orders:0,2; repeatable")
+    which.add_argument("--all-topics", action="store_true",
+                       help="every topic the group has committed offsets for (kafka-consumer-groups.sh's spelling)")
     to = rs.add_mutually_exclusive_group(required=True)
     to.add_argument("--to-earliest", action="store_true", help="the log start")
     to.add_argument("--to-latest", action="store_true", help="the log end")
@@ -39,6 +44,7 @@ def register(gsub: Any, common: argparse.ArgumentParser) -> None:
     to.add_argument("--by-duration", metavar="PnDTnHnM", help="that long before now, e.g. P1DT2H or PT30M")
     to.add_argument("--shift-by", type=int, metavar="N", help="the committed offset plus N (negative: back)")
     to.add_argument("--to-offset", type=int, metavar="N", help="offset N")
+    to.add_argument("--to-current", action="store_true", help="the committed offset (a shift by 0)")
     rs.add_argument("--execute", action="store_true", help="write the new offsets (default: dry run)")
     rs.add_argument("--dry-run", action="store_true", help="only show the plan (the default)")
     rs.set_defaults(run=run_reset)
@@ -48,7 +54,8 @@ def register(gsub: Any, common: argparse.ArgumentParser) -> None:
         description="Delete committed offsets of a group (OffsetDelete).  A topic without partitions means "
                     "every partition the group has an offset for.  Kafka keeps the offsets of topics that live "
                     "members subscribe to (GROUP_SUBSCRIBED_TO_TOPIC).")
-    do.add_argument("group_id", metavar="GROUP")
+    do.add_argument("group_id", nargs="?", metavar="GROUP")
+    add_group_flag(do, all_groups=False)
     do.add_argument("--topic", action="append", required=True, metavar="T[:P,...]",
                     help="a topic or some of its partitions; repeatable")
     do.set_defaults(run=run_delete_offsets)
@@ -57,7 +64,8 @@ def register(gsub: Any, common: argparse.ArgumentParser) -> None:
         "remove-members", parents=[common], help="remove members from a group (Kafka 2.4+)",
         description="Remove members from a group in one LeaveGroup request: by member id, static members by "
                     "group instance id, or --all (the members it has now; static ones by instance id).")
-    rm.add_argument("group_id", metavar="GROUP")
+    rm.add_argument("group_id", nargs="?", metavar="GROUP")
+    add_group_flag(rm, all_groups=False)
     rm.add_argument("--member", action="append", default=[], metavar="MEMBER-ID", help="repeatable")
     rm.add_argument("--instance", action="append", default=[], metavar="INSTANCE-ID", help="repeatable")
     rm.add_argument("--all", action="store_true", help="every member the group has now")
@@ -65,7 +73,23 @@ def register(gsub: Any, common: argparse.ArgumentParser) -> None:
     rm.set_defaults(run=run_remove_members)
 
 
-def _group(text: str) -> str:
+def _one_group(ctx: Context, command: str, run: Any) -> int:
+    """A single-group command whose group does not exist: a failed key (exit 1, one ``kadmin: GROUP: ...``
+    line, or the group's ``error`` in JSON), as ``groups describe`` and ``groups offsets`` report it, not a
+    failure of the whole command (exit 2)."""
+    try:
+        return int(run(ctx))
+    except GroupIdNotFoundError as exc:
+        gid = _group(ctx.args)
+        if ctx.printer.json:
+            ctx.printer.emit(command, {"group_id": gid, "error": error_json(exc)})
+        else:
+            ctx.printer.key_error(gid, exc)
+        return 1
+
+
+def _group(args: argparse.Namespace) -> str:
+    text = one(args.group_id, args.group_flags, "group")
     if not text:
         raise UsageError("the group id is empty")
     return text
@@ -110,19 +134,33 @@ def reset_target(args: argparse.Namespace) -> ResetTo:
             raise UsageError(f"--by-duration: {exc}") from None
     if args.shift_by is not None:
         return ResetTo.shift_by(args.shift_by)
+    if args.to_current:
+        return ResetTo.shift_by(0)
     if args.to_offset < 0:
         raise UsageError("--to-offset must be >= 0")
     return ResetTo.offset(args.to_offset)
 
 
 def run_reset(ctx: Context) -> int:
-    gid = _group(ctx.args.group_id)
-    topics, parts = topic_specs(ctx.args.topic)
+    return _one_group(ctx, "groups reset-offsets", _run_reset)
+
+
+def _run_reset(ctx: Context) -> int:
+    gid = _group(ctx.args)
+    topics, parts = topic_specs(ctx.args.topic or [])
     to = reset_target(ctx.args)
     if ctx.args.execute and ctx.args.dry_run:
         raise UsageError("--execute and --dry-run contradict each other")
     dry = not ctx.args.execute
     with ctx.admin() as admin:
+        if ctx.args.all_topics:
+            committed = admin.list_consumer_group_offsets([gid])[gid]
+            if isinstance(committed, KafkaError):
+                raise committed
+            topics = sorted({tp.topic for tp in committed})
+            if not topics:
+                ctx.printer.note(f"kadmin: group {gid} has no committed offsets: nothing to reset")
+                return 0
         plan = admin.reset_consumer_group_offsets(gid, [*topics, *parts], to, dry_run=dry)
     rows: list[JsonDict] = []
     for tp, r in sorted(plan.partitions.items()):
@@ -156,7 +194,11 @@ def run_reset(ctx: Context) -> int:
 
 
 def run_delete_offsets(ctx: Context) -> int:
-    gid = _group(ctx.args.group_id)
+    return _one_group(ctx, "groups delete-offsets", _run_delete_offsets)
+
+
+def _run_delete_offsets(ctx: Context) -> int:
+    gid = _group(ctx.args)
     topics, parts = topic_specs(ctx.args.topic)
     with ctx.admin() as admin:
         if topics:
@@ -186,7 +228,11 @@ def run_delete_offsets(ctx: Context) -> int:
 
 
 def run_remove_members(ctx: Context) -> int:
-    gid = _group(ctx.args.group_id)
+    return _one_group(ctx, "groups remove-members", _run_remove_members)
+
+
+def _run_remove_members(ctx: Context) -> int:
+    gid = _group(ctx.args)
     wanted = [MemberToRemove(m) for m in ctx.args.member] + \
         [MemberToRemove("", i) for i in ctx.args.instance]
     if bool(wanted) == bool(ctx.args.all):

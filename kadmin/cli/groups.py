@@ -16,6 +16,7 @@ from kadmin.admin.groups import GROUP_STATES, GROUP_TYPES
 from kadmin.cli import group_admin
 from kadmin.cli.config import UsageError
 from kadmin.cli.output import Column, JsonDict, error_json
+from kadmin.cli.spellings import add_group_flag, merged
 from kadmin.errors import GroupIdNotFoundError, KafkaError, UnsupportedVersionError
 
 if TYPE_CHECKING:
@@ -44,7 +45,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
     ds = gsub.add_parser("describe", parents=[common], help="state, protocol and members of groups",
                          description="Describe groups: state, protocol, coordinator and members.")
-    ds.add_argument("group_ids", nargs="+", metavar="GROUP")
+    ds.add_argument("group_ids", nargs="*", metavar="GROUP")
+    add_group_flag(ds)
     ds.add_argument("--include-authorized-operations", action="store_true",
                     help="also ask which operations this principal may perform on each group")
     ds.set_defaults(run=run_describe)
@@ -52,13 +54,15 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     dl = gsub.add_parser("delete", parents=[common], help="delete groups (they must be empty)",
                          description="Delete groups and their committed offsets.  Kafka refuses to delete a "
                                      "group that has members (NON_EMPTY_GROUP).")
-    dl.add_argument("group_ids", nargs="+", metavar="GROUP")
+    dl.add_argument("group_ids", nargs="*", metavar="GROUP")
+    add_group_flag(dl)
     dl.set_defaults(run=run_delete)
 
     of = gsub.add_parser("offsets", parents=[common], help="committed offsets (and lag) of groups",
                          description="Committed offsets of groups; with --lag, also each partition's log-end "
                                      "offset and the lag.")
-    of.add_argument("group_ids", nargs="+", metavar="GROUP")
+    of.add_argument("group_ids", nargs="*", metavar="GROUP")
+    add_group_flag(of)
     of.add_argument("--lag", action="store_true", help="also fetch log-end offsets and compute the lag")
     of.set_defaults(run=run_offsets)
     group_admin.register(gsub, common)
@@ -86,6 +90,26 @@ def group_ids(values: Sequence[str]) -> list[str]:
         if not g:
             raise UsageError("a group id is empty")
     return list(dict.fromkeys(values))
+
+
+def chosen_groups(ctx: Context, admin: Any) -> list[str]:
+    """The groups a command names (positionally or with --group), or with --all-groups every consumer group the
+    brokers list.  Named groups are checked before connecting: see :func:`check_chosen_groups`."""
+    a = ctx.args
+    if a.all_groups:
+        listed = admin.list_consumer_groups()
+        return sorted({g.group_id for g in listed.groups})
+    return group_ids(merged(a.group_ids, a.group_flags, "group"))
+
+
+def check_chosen_groups(args: argparse.Namespace) -> None:
+    """Usage errors before connecting: groups named and --all-groups, or neither."""
+    named = [*args.group_ids, *args.group_flags]
+    if named and args.all_groups:
+        raise UsageError("name groups or give --all-groups, not both")
+    if not named and not args.all_groups:
+        raise UsageError("name at least one group (positionally or with --group), or give --all-groups")
+    group_ids(named)
 
 
 # --- list ---------------------------------------------------------------------------------------------------
@@ -168,8 +192,9 @@ def description_json(d: GroupDescription) -> JsonDict:
 
 
 def run_describe(ctx: Context) -> int:
-    ids = group_ids(ctx.args.group_ids)
+    check_chosen_groups(ctx.args)
     with ctx.admin() as admin:
+        ids = chosen_groups(ctx, admin)
         res = admin.describe_consumer_groups(
             ids, include_authorized_operations=ctx.args.include_authorized_operations)
     p = ctx.printer
@@ -217,8 +242,9 @@ def run_describe(ctx: Context) -> int:
 
 
 def run_delete(ctx: Context) -> int:
-    ids = group_ids(ctx.args.group_ids)
+    check_chosen_groups(ctx.args)
     with ctx.admin() as admin:
+        ids = chosen_groups(ctx, admin)
         res = admin.delete_consumer_groups(ids)
     p = ctx.printer
     failed = [g for g in ids if res[g] is not None]
@@ -240,9 +266,10 @@ def run_delete(ctx: Context) -> int:
 
 
 def run_offsets(ctx: Context) -> int:
-    ids = group_ids(ctx.args.group_ids)
+    check_chosen_groups(ctx.args)
     lag = bool(ctx.args.lag)
     with ctx.admin() as admin:
+        ids = chosen_groups(ctx, admin)
         res: dict[str, Any] = (dict(admin.consumer_group_lag(ids)) if lag
                                else dict(admin.list_consumer_group_offsets(ids)))
     items: list[JsonDict] = []

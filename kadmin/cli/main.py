@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, NoReturn, TextIO
 from kadmin._version import __version__
 from kadmin.cli.config import UsageError, build_config, check_timeout
 from kadmin.cli.output import Printer
+from kadmin.cli.usage import command_parser, join_dash_ids, unknown_long_option, unrecognized
 from kadmin.errors import (
     AuthenticationError,
     AuthorizationError,
@@ -65,6 +66,8 @@ class Context:
     args: argparse.Namespace
     printer: Printer
     debug: bool = False
+    #: The command as typed (``kadmin groups describe``), for the "see ... --help" of a usage error.
+    prog: str = "kadmin"
     _config: ClientConfig | None = field(default=None, repr=False)
 
     def config(self) -> ClientConfig:
@@ -101,6 +104,8 @@ def _global_options(p: argparse.ArgumentParser, suppress: bool) -> None:
                    help="Kafka-style client properties: security.protocol, sasl.*, ssl.*")
     p.add_argument("--output", "-o", choices=("table", "json"), default=d("table"),
                    help="table (default) or json (stable; see docs/cli.md)")
+    p.add_argument("--wide", "-w", action="store_true", default=d(False),
+                   help="tables as wide as their content: ids, member ids and keys never shortened")
     p.add_argument("--timeout", type=float, metavar="S", default=d(None),
                    help="deadline of each admin call, in seconds (default 60)")
     p.add_argument("--debug", action="store_true", default=d(False),
@@ -112,8 +117,9 @@ def build_parser() -> Parser:
 
     parser = Parser(
         prog="kadmin",
-        description="Admin commands for Apache Kafka clusters: API versions per broker, consumer groups and "
-                    "client quotas.",
+        description="Admin commands for Apache Kafka clusters: topics and configs, consumer groups and offsets, "
+                    "client quotas, ACLs, SCRAM users and delegation tokens, features and the metadata quorum, "
+                    "tenant provisioning; and an embedded demo cluster.",
         epilog="Exit status: 0 all succeeded, 1 some keys failed, 2 usage/connection/call error. "
                "JSON output is documented in docs/cli.md.")
     parser.add_argument("--version", action="version", version=f"kadmin {__version__}")
@@ -149,6 +155,10 @@ def build_parser() -> Parser:
     from kadmin.cli import transactions as transactions_cmd  # transactions and producers (issue #26)
 
     transactions_cmd.register(sub, common)
+
+    from kadmin.cli import tokens as tokens_cmd  # delegation tokens (issue #29)
+
+    tokens_cmd.register(sub, common)
     demo.register(sub, common)
     return parser
 
@@ -167,7 +177,8 @@ def _one_line(text: str, limit: int = 500) -> str:
 def describe_failure(exc: BaseException, ctx: Context | None) -> str:
     """The one line that says why a whole command failed."""
     if isinstance(exc, UsageError):
-        return str(exc)
+        # Where the options are explained: the subcommand's help, not the top-level one.
+        return f"{exc} (see '{ctx.prog if ctx is not None else 'kadmin'} --help')"
     if isinstance(exc, UnsupportedVersionError):
         return f"unsupported by this broker: {exc.message}"
     if isinstance(exc, AuthenticationError):
@@ -178,6 +189,9 @@ def describe_failure(exc: BaseException, ctx: Context | None) -> str:
         where = ""
         if ctx is not None and ctx._config is not None:
             where = f" ({','.join(ctx._config.bootstrap_servers)})"
+        listener = not_kafka(exc.message)
+        if listener is not None:
+            return f"not a Kafka listener{where}: {listener}"
         return f"cannot reach the cluster{where}: {exc.message}"
     if isinstance(exc, KafkaTimeoutError):
         return f"timed out: {exc.message} (raise --timeout?)"
@@ -190,11 +204,52 @@ def describe_failure(exc: BaseException, ctx: Context | None) -> str:
     return f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)"
 
 
+_FRAME = re.compile(r"(\S+) sent a frame of (\d+) bytes")
+
+
+def not_kafka(message: str) -> str | None:
+    """What a "frame" that is no Kafka frame says about the port, or None: Kafka's first four bytes are a size;
+    an HTTP server's are "HTTP" (1213486160 as a size), an HTML page's "<!DO", a TLS listener's a record header."""
+    m = _FRAME.search(message)
+    if m is None:
+        return None
+    raw = int(m.group(2)).to_bytes(4, "big", signed=False) if int(m.group(2)) < 2**32 else b""
+    text = raw.decode("latin-1")
+    if text.startswith("HTTP") or text.startswith("<"):
+        kind = "an HTTP server"
+    elif raw[:1] == b"\x15" or raw[:1] == b"\x16":
+        kind = "a TLS listener (set security.protocol=SSL or SASL_SSL)"
+    elif text.isprintable() and len(text) == 4:
+        kind = "not Kafka"
+    else:
+        return None
+    return (f"{m.group(1)} answered with {text!r} where a Kafka response starts with its size ({kind}?); check the "
+            "host and port")
+
+
+class _OnceFilter(logging.Filter):
+    """Each distinct warning once per command: a retried connection to a port that is not Kafka logged the same
+    line a dozen times before the one error line that matters."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: set[tuple[int, str]] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        key = (record.levelno, record.getMessage())
+        if key in self.seen:
+            return False
+        self.seen.add(key)
+        return True
+
+
 @contextlib.contextmanager
 def _logging_to(stream: TextIO, debug: bool) -> Iterator[None]:
     """Library log records on stderr while a command runs (warnings, or everything with --debug); the root
     logger is put back afterwards, so that calling main() from Python leaves no trace."""
     handler = logging.StreamHandler(stream)
+    if not debug:
+        handler.addFilter(_OnceFilter())
     fmt = "%(asctime)s %(name)s %(levelname)s %(message)s" if debug else "kadmin: %(levelname)s: %(message)s"
     handler.setFormatter(logging.Formatter(fmt))
     root = logging.getLogger()
@@ -242,12 +297,20 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
     parser = build_parser()
+    words = join_dash_ids(sys.argv[1:] if argv is None else argv)
+    unknown = unknown_long_option(parser, words)
+    if unknown is not None:
+        err.write(unknown + "\n")
+        return EXIT_ERROR
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):  # argparse's help and errors
-            args = parser.parse_args(argv)
+            args, extras = parser.parse_known_args(words)
+            if extras:
+                parser.exit(EXIT_ERROR, unrecognized(parser, words, extras) + "\n")
     except SystemExit as exc:  # --help, --version, usage errors: argparse already printed its line
         return int(exc.code) if isinstance(exc.code, int) else EXIT_ERROR
-    ctx = Context(args, Printer(args.output, out, err), debug=args.debug)
+    ctx = Context(args, Printer(args.output, out, err, wide=getattr(args, "wide", False)), debug=args.debug,
+                  prog=command_parser(parser, words).prog)
     runner: Runner = args.run
     with _logging_to(err, args.debug), _waiting_notice(ctx, err):
         try:

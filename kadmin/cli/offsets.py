@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from kadmin.admin.partitions import OffsetSpec
 from kadmin.cli.config import UsageError
-from kadmin.cli.output import Column, JsonDict, error_json
+from kadmin.cli.output import Column, JsonDict, error_json, iso_time
 from kadmin.cli.partition_args import topic_partitions
+from kadmin.cli.spellings import add_topic_flag, merged
 from kadmin.errors import KafkaError
 from kadmin.types import TopicPartition
 
@@ -31,8 +32,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     osub = p.add_subparsers(dest="offsets_command", metavar="SUBCOMMAND", required=True)
     ls = osub.add_parser("list", parents=[common], help="earliest, latest or by-time offsets of partitions",
                          description="List an offset of each partition, asked of its leader.")
-    ls.add_argument("topics", nargs="+", metavar="TOPIC[:P,...]",
+    ls.add_argument("topics", nargs="*", metavar="TOPIC[:P,...]",
                     help="a topic (all its partitions) or topic:0,1 (those partitions)")
+    add_topic_flag(ls, "a topic or topic:0,1, as kafka-get-offsets.sh spells it")
     ls.add_argument("--time", default="latest", metavar="T",
                     help="latest (default), earliest, max-timestamp, earliest-local, latest-tiered, Kafka's "
                          "-1..-5 for those, or a timestamp in ms (the first offset at or after it)")
@@ -67,7 +69,7 @@ def offset_spec(text: str) -> OffsetSpec:
 
 def run_list(ctx: Context) -> int:
     spec = offset_spec(ctx.args.time)
-    whole, named = topic_partitions(ctx.args.topics)
+    whole, named = topic_partitions(merged(ctx.args.topics, ctx.args.topic_flags, "topic"))
     failures: dict[str, KafkaError] = {}
     with ctx.admin() as admin:
         described = admin.describe_topics(whole) if whole else {}
@@ -92,10 +94,13 @@ def run_list(ctx: Context) -> int:
     if p.json:
         p.emit("offsets list", {**time_json(spec), "isolation": ctx.args.isolation, "partitions": items})
         return 1 if failed else 0
-    p.table([Column("TOPIC", flex=True), Column("PARTITION", right=True), Column("OFFSET", right=True),
-             Column("TIMESTAMP", right=True), Column("LEADER-EPOCH", right=True)],
-            [[it["topic"], it["partition"], it["offset"], it["timestamp"], it["leader_epoch"]]
-             for it in items if it["error"] is None])
+    ok = [it for it in items if it["error"] is None]
+    if ok or not failed:  # a header over nothing, when every partition failed, reads like a result
+        # The record timestamp as ISO 8601 (UTC) for people; the JSON keeps Kafka's milliseconds.
+        p.table([Column("TOPIC", flex=True), Column("PARTITION", right=True), Column("OFFSET", right=True),
+                 Column("TIMESTAMP"), Column("LEADER-EPOCH", right=True)],
+                [[it["topic"], it["partition"], it["offset"], iso_time(it["timestamp"]), it["leader_epoch"]]
+                 for it in ok])
     for topic, err in failures.items():
         p.key_error(topic, err)
     for tp, r in got.items():

@@ -6,13 +6,15 @@ script must never have to parse around.  The JSON shape is a contract documented
 
 Why tables are capped at 100 columns: they get pasted into tickets and chat, and read in split panes.
 Only columns marked ``flex`` are shortened (with a trailing ``~``), widest first, so that numbers and states
-are never cut.
+are never cut; ``--wide`` lifts the cap for ids and keys that must be copied whole.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -62,17 +64,23 @@ def _cell(text: str, width: int, right: bool) -> str:
 
 def render_table(columns: Sequence[Column], rows: Iterable[Sequence[object]], limit: int = MAX_WIDTH) -> list[str]:
     """Header plus one line per row, every line at most ``limit`` characters (when the columns allow it)."""
+    return fit_table(columns, rows, limit)[0]
+
+
+def fit_table(columns: Sequence[Column], rows: Iterable[Sequence[object]],
+              limit: int = MAX_WIDTH) -> tuple[list[str], bool]:
+    """:func:`render_table`, and whether any cell had to be shortened to fit."""
     texts = [[_text(v) for v in row] for row in rows]
     for r in texts:
         if len(r) != len(columns):
             raise ValueError(f"row has {len(r)} cells for {len(columns)} columns: {r!r}")
-    widths = [max([len(c.header)] + [len(r[i]) for r in texts]) for i, c in enumerate(columns)]
-    widths = _fit(widths, columns, limit)
+    natural = [max([len(c.header)] + [len(r[i]) for r in texts]) for i, c in enumerate(columns)]
+    widths = _fit(natural, columns, limit)
     lines = []
     for cells in [[c.header for c in columns], *texts]:
         parts = [_cell(t, widths[i], columns[i].right) for i, t in enumerate(cells)]
         lines.append(GAP.join(parts).rstrip())
-    return lines
+    return lines, widths != natural
 
 
 def _text(value: object) -> str:
@@ -153,10 +161,13 @@ def dump_json(doc: Mapping[str, Any]) -> str:
 class Printer:
     """Where a command's output goes: ``out`` is the result (stdout), ``err`` per-key errors and notes."""
 
-    def __init__(self, fmt: str, out: TextIO, err: TextIO) -> None:
+    def __init__(self, fmt: str, out: TextIO, err: TextIO, *, wide: bool = False) -> None:
         self.fmt = fmt
         self.out = out
         self.err = err
+        #: ``--wide``: tables as wide as their longest cell, nothing shortened (ids and keys to copy whole).
+        self.wide = wide
+        self._said_wide = False
 
     @property
     def json(self) -> bool:
@@ -168,10 +179,15 @@ class Printer:
     def lines(self, lines: Iterable[str], *, full: bool = False) -> None:
         """Write lines, each shortened to the table width unless ``full`` (text meant to be copied whole)."""
         for line in lines:
-            self.out.write((line if full else shorten(line)) + "\n")
+            self.out.write((line if full or self.wide else shorten(line)) + "\n")
 
     def table(self, columns: Sequence[Column], rows: Iterable[Sequence[object]]) -> None:
-        self.lines(render_table(columns, rows))
+        lines, shortened = fit_table(columns, rows, limit=sys.maxsize if self.wide else MAX_WIDTH)
+        self.lines(lines)
+        if shortened and not self._said_wide:
+            # Said once per command: a member id or key ending in "~" cannot be copied into the next command.
+            self._said_wide = True
+            self.note("kadmin: cells ending in ~ were shortened to fit 100 columns; --wide shows them whole")
 
     def key_error(self, key: str, err: BaseException) -> None:
         """One line per failed key on stderr, in table mode (JSON mode carries errors in the document)."""
@@ -180,3 +196,37 @@ class Printer:
 
     def note(self, text: str) -> None:
         self.err.write(text + "\n")
+
+
+def iso_time(ms: int | None, *, minutes: bool = False) -> str | None:
+    """Milliseconds since the epoch as ISO 8601 in UTC (``2026-11-28T05:44:40.123Z``, or with ``minutes``
+    ``2026-11-28T05:44Z`` as kafka-delegation-tokens.sh shows token dates), for tables: people read dates,
+    scripts read the JSON, which keeps the milliseconds.  None and negative values (Kafka's "no timestamp",
+    -1) stay empty."""
+    if ms is None or ms < 0:
+        return None
+    when = dt.datetime.fromtimestamp(ms / 1000, tz=dt.timezone.utc)
+    if minutes:
+        return when.strftime("%Y-%m-%dT%H:%MZ")
+    return when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+def summary_lines(head: str, parts: Sequence[str], limit: int = MAX_WIDTH) -> list[str]:
+    """``head: part, part, ...`` wrapped at ``limit`` between parts (never inside one), for the count lines
+    of a run: a summary cut at the table width hid the counts of whole kinds (the topics of a provision)."""
+    lines: list[str] = []
+    line = f"{head}:"
+    for i, part in enumerate(parts):
+        piece = part + ("," if i < len(parts) - 1 else "")
+        if len(line) + 1 + len(piece) > limit and line.strip():
+            lines.append(line)
+            line = "  " + piece
+        else:
+            line += " " + piece
+    lines.append(line)
+    return lines
+
+
+def more_line(shown: int, total: int, what: str) -> list[str]:
+    """``(150 more failed rows not shown; -o json lists every one)`` when not every row was printed."""
+    return [] if total <= shown else [f"kadmin: ({total - shown} more {what} not shown; -o json lists every one)"]

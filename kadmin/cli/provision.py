@@ -13,7 +13,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from kadmin.cli.config import UsageError, build_config, check_timeout
-from kadmin.cli.output import Column
+from kadmin.cli.output import Column, more_line, summary_lines
 from kadmin.cli.tenant_input import FORMATS_HELP, check_file, find_files
 
 if TYPE_CHECKING:
@@ -91,12 +91,14 @@ def run(ctx: Context) -> int:
             p.note(f"kadmin: plan written to {args.save_plan}")
             if mode != "plan":
                 # A plan DataFrame does not carry the spec's resolver: the SCRAM users need it again.
-                results = provision(plan, admin, mode, progress=StderrProgress(p.err), secrets=env_or_file_secrets,
+                results = provision(plan, admin, mode, progress=progress_line(StderrProgress(p.err), mode),
+                                    secrets=env_or_file_secrets,
                                     **{k: v for k, v in options.items() if k == "batch_size"})
             else:
                 results = plan
         else:
-            results = provision(spec, admin, mode, progress=StderrProgress(p.err) if mode != "plan" else None,
+            results = provision(spec, admin, mode, progress=progress_line(StderrProgress(p.err), mode)
+                                if mode != "plan" else None,
                                 **options)
         results = results.persist()
         try:
@@ -109,10 +111,18 @@ def run(ctx: Context) -> int:
             rows = [r.asDict() for r in shown.select("kind", "key", "action", "old_value", "new_value", "status",
                                                      "error").collect()]
             bad = [r.asDict() for r in results.filter(results["status"].isin(*NOT_OK))
-                   .select("kind", "key", "status", "error").limit(100).collect()]
+                   .select("kind", "key", "status", "error").orderBy("kind", "key").limit(100).collect()]
         finally:
             results.unpersist()
-    return report(ctx, mode, counts, rows, bad)
+    code = report(ctx, mode, counts, rows, bad)
+    if mode == "plan":  # the dry run resolves every password_ref too (an --apply run fails those rows itself)
+        from kadmin.cli.password_refs import unresolved_password_refs
+
+        missing = unresolved_password_refs(files, env_or_file_secrets)
+        for m in missing:
+            p.note(m.line())
+        code = max(code, 1 if missing else 0)
+    return code
 
 
 def _scope(items: list[str]) -> Any:
@@ -124,6 +134,26 @@ def _scope(items: list[str]) -> Any:
         return parse_scope(items)
     except SpecError as exc:
         raise UsageError(f"--scope: {exc}") from None
+
+
+#: A phase's title as a --validate run says it: nothing is created, granted or deleted then, only checked.
+_TO_VALIDATE = {"upserted": "upsert", "created": "create", "added": "add", "reassigned": "reassign",
+                "altered": "alter", "granted": "grant", "revoked": "revoke", "reset": "reset", "deleted": "delete"}
+
+
+def validating_title(title: str) -> str:
+    """``topics created`` -> ``validating: topics to create`` (the progress of ``--validate``)."""
+    noun, _, verb = title.rpartition(" ")
+    return f"validating: {noun} to {_TO_VALIDATE[verb]}" if verb in _TO_VALIDATE and noun else title
+
+
+def progress_line(inner: Any, mode: str) -> Any:
+    """The progress callback for ``mode``: under --validate each phase is named as checked, not done."""
+    if mode != "validate":
+        return inner
+    import dataclasses
+
+    return lambda p: inner(dataclasses.replace(p, phase=validating_title(p.phase)))
 
 
 def report(ctx: Context, mode: str, counts: dict[tuple[str, str, str], int], rows: list[dict[str, Any]],
@@ -143,10 +173,12 @@ def report(ctx: Context, mode: str, counts: dict[tuple[str, str, str], int], row
     changes = sum(n for (_, a, _), n in counts.items() if a not in ("unchanged",))
     if len(rows) < changes and not any(r["action"] == "unchanged" for r in rows):
         p.lines([f"({changes - len(rows)} more change(s) not shown; --all or -o json lists them)"])
-    summary = ", ".join(f"{n} {k} {a}/{s}" for (k, a, s), n in sorted(counts.items())) or "no rows"
-    p.lines(["", f"{mode}: {summary}"])
-    for r in bad:
+    summary = [f"{n} {k} {a}/{s}" for (k, a, s), n in sorted(counts.items())] or ["no rows"]
+    p.lines(["", *summary_lines(mode, summary)], full=True)
+    for r in sorted(bad, key=lambda r: (str(r["kind"]), str(r["key"]))):
         p.note(f"kadmin: {r['kind']} {r['key']}: {r['status']}: {r['error']}")
+    for line in more_line(len(bad), sum(n for (_, _, s), n in counts.items() if s in NOT_OK), "rows not ok"):
+        p.note(line)
     if mode == "plan":
         p.lines(["(dry run: nothing was sent)"])
     return code

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kadmin.cli.config import UsageError
+from kadmin.cli.csv_check import check_quotes
 from kadmin.cli.json_records import JsonRecordError, iter_records
 
 ENTITY_COLUMNS = ("user", "client_id", "ip")
@@ -129,6 +130,7 @@ def _check_csv(path: str) -> InputShape:
         raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if header is None:
         raise UsageError(f"{path}: the file is empty (a CSV input needs a header line)")
+    check_quotes(path)
     return check_columns(path, [h.strip().lstrip("\ufeff") for h in header])
 
 

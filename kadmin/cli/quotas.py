@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from kadmin.cli.config import UsageError, build_config, check_timeout
-from kadmin.cli.output import Column, JsonDict, entity_json, error_json
+from kadmin.cli.output import Column, JsonDict, entity_json, error_json, summary_lines
 from kadmin.cli.provision_input import FORMATS_HELP, check_columns, check_input
 from kadmin.quotas import (
     CLIENT_ID,
@@ -598,9 +598,9 @@ def report_provision(ctx: Context, mode: str, counts: dict[tuple[str, str], int]
     if not show_all and changed > len(rows):
         p.lines([f"... and {changed - len(rows)} more changed row(s) (--all lists every row, -o json every "
                  "change)"])
-    summary = ", ".join(f"{n} {a}/{s}" for (a, s), n in sorted(counts.items())) or "no rows"
-    p.lines(["", f"{mode}: {summary}"])
-    for r in bad:
+    summary = [f"{n} {a}/{s}" for (a, s), n in sorted(counts.items())] or ["no rows"]
+    p.lines(["", *summary_lines(mode, summary)], full=True)
+    for r in sorted(bad, key=lambda r: tuple(str(r.get(c) or "") for c in ("user", "client_id", "ip", "quota_key"))):
         who = ", ".join(f"{c}={r[c]}" for c in ("user", "client_id", "ip") if r[c] is not None) or "(no entity)"
         p.note(f"kadmin: {who} {r['quota_key']}: {r['status']}: {r['error']}")
     if mode == "plan":

@@ -17,6 +17,7 @@ import os
 from dataclasses import dataclass
 
 from kadmin.cli.config import UsageError
+from kadmin.cli.csv_check import check_quotes
 from kadmin.cli.json_records import JsonRecordError, iter_records
 from kadmin.cli.provision_input import check_input
 from kadmin.spark.columns import COLUMNS, INT_COLUMNS, KINDS, column_problem
@@ -108,6 +109,7 @@ def _csv_header(path: str) -> list[str]:
         raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if header is None:
         raise UsageError(f"{path}: the file is empty (a CSV spec file needs a header line)")
+    check_quotes(path)
     return [h.strip().lstrip("\ufeff") for h in header]
 
 

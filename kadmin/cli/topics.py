@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from kadmin.cli.config import UsageError
 from kadmin.cli.output import Column, JsonDict, error_json
+from kadmin.cli.spellings import add_topic_flag, base64_id, merged, parse_topic_id, topic_id_text
 from kadmin.configs import looks_sensitive
 from kadmin.errors import KafkaError
 from kadmin.topics import (
@@ -46,6 +47,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                          description="Describe topics: id, and per partition leader, replicas, ISR, offline.  "
                                      "Without TOPIC: every topic of the cluster (like kafka-topics.sh).")
     ds.add_argument("topics", nargs="*", metavar="TOPIC")
+    add_topic_flag(ds)
     ds.add_argument("--exclude-internal", action="store_true",
                     help="without TOPIC: leave out internal topics (__consumer_offsets...), listed by default")
     ds.add_argument("--include-authorized-operations", action="store_true",
@@ -55,7 +57,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     cr = tsub.add_parser("create", parents=[common], help="create topics",
                          description="Create topics (one request to the controller).  Without --partitions or "
                                      "--replication-factor the broker's defaults apply (Kafka 2.4+).")
-    cr.add_argument("topics", nargs="+", metavar="TOPIC")
+    cr.add_argument("topics", nargs="*", metavar="TOPIC")
+    add_topic_flag(cr)
     cr.add_argument("--partitions", type=int, metavar="N")
     cr.add_argument("--replication-factor", type=int, metavar="R")
     cr.add_argument("--replica-assignment", metavar="B:B,B:B",
@@ -67,12 +70,16 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     dl = tsub.add_parser("delete", parents=[common], help="delete topics (by name or --topic-id)",
                          description="Delete topics and all their data.")
     dl.add_argument("topics", nargs="*", metavar="TOPIC")
-    dl.add_argument("--topic-id", action="append", default=[], metavar="UUID", help="a topic id (Kafka 2.8+)")
+    add_topic_flag(dl)
+    dl.add_argument("--topic-id", action="append", default=[], metavar="ID",
+                    help="a topic id (Kafka 2.8+): Kafka's base64 form, as kadmin and kafka-topics.sh print it, "
+                         "or a UUID")
     dl.set_defaults(run=run_delete)
 
     ap = tsub.add_parser("add-partitions", parents=[common], help="grow topics to a new partition count",
                          description="Raise topics' partition count to --partitions (a total, not an increment).")
-    ap.add_argument("topics", nargs="+", metavar="TOPIC")
+    ap.add_argument("topics", nargs="*", metavar="TOPIC")
+    add_topic_flag(ap)
     ap.add_argument("--partitions", type=int, required=True, metavar="N", help="the new total")
     ap.add_argument("--replica-assignment", metavar="B:B,B:B", help="replicas of the NEW partitions only")
     ap.add_argument("--validate-only", action="store_true")
@@ -131,7 +138,7 @@ def run_list(ctx: Context) -> int:
     with ctx.admin() as admin:
         listed = admin.list_topics(internal=ctx.args.internal)
     p = ctx.printer
-    rows = [{"name": t.name, "topic_id": str(t.topic_id) if t.topic_id else None, "internal": t.is_internal,
+    rows = [{"name": t.name, "topic_id": topic_id_text(t.topic_id), "internal": t.is_internal,
              "partitions": t.partitions} for t in listed]
     if p.json:
         p.emit("topics list", {"topics": rows})
@@ -144,7 +151,7 @@ def run_list(ctx: Context) -> int:
 
 def description_json(d: TopicDescription) -> JsonDict:
     return {
-        "topic_id": str(d.topic_id) if d.topic_id else None,
+        "topic_id": topic_id_text(d.topic_id),
         "internal": d.is_internal,
         "authorized_operations": sorted(d.authorized_operations) if d.authorized_operations is not None else None,
         "partitions": [{"partition": p.partition, "leader": p.leader, "leader_epoch": p.leader_epoch,
@@ -155,11 +162,12 @@ def description_json(d: TopicDescription) -> JsonDict:
 
 def run_describe(ctx: Context) -> int:
     a = ctx.args
-    if a.topics and a.exclude_internal:
+    given = merged(a.topics, a.topic_flags, "topic", required=False)
+    if given and a.exclude_internal:
         raise UsageError("--exclude-internal applies only when no TOPIC is given (every topic is described)")
-    names: list[str] = _checked(validate_topic_names, a.topics) if a.topics else []
+    names: list[str] = _checked(validate_topic_names, given) if given else []
     with ctx.admin() as admin:
-        if not a.topics:
+        if not given:
             # kafka-topics.sh --describe without --topic: every topic, internal ones unless --exclude-internal.
             names = [t.name for t in admin.list_topics(internal=not a.exclude_internal)]
         res = admin.describe_topics(names, include_authorized_operations=a.include_authorized_operations)
@@ -202,7 +210,7 @@ def _created_json(c: CreatedTopic) -> JsonDict:
     configs = None
     if c.configs is not None:
         configs = {k: None if e.is_sensitive or looks_sensitive(k) else e.value for k, e in c.configs.items()}
-    return {"topic_id": str(c.topic_id) if c.topic_id else None, "partitions": c.partitions,
+    return {"topic_id": topic_id_text(c.topic_id), "partitions": c.partitions,
             "replication_factor": c.replication_factor, "configs": configs}
 
 
@@ -210,7 +218,8 @@ def run_create(ctx: Context) -> int:
     a = ctx.args
     assignment = parse_assignment(a.replica_assignment) if a.replica_assignment is not None else None
     configs = parse_configs(a.config)
-    wanted = [NewTopic(t, a.partitions, a.replication_factor, assignment, configs) for t in a.topics]
+    wanted = [NewTopic(t, a.partitions, a.replication_factor, assignment, configs)
+              for t in merged(a.topics, a.topic_flags, "topic")]
     checked = _checked(validate_new_topics, wanted)
     with ctx.admin() as admin:
         res = admin.create_topics(checked, validate_only=a.validate_only)
@@ -219,12 +228,8 @@ def run_create(ctx: Context) -> int:
 
 
 def run_delete(ctx: Context) -> int:
-    refs: list[TopicRef] = list(ctx.args.topics)
-    for text in ctx.args.topic_id:
-        try:
-            refs.append(uuid.UUID(text))
-        except ValueError:
-            raise UsageError(f"--topic-id {text!r} is not a UUID") from None
+    refs: list[TopicRef] = list(merged(ctx.args.topics, ctx.args.topic_flags, "topic", required=False))
+    refs.extend(parse_topic_id(text) for text in ctx.args.topic_id)
     if not refs:
         raise UsageError("name at least one topic (or --topic-id)")
     checked = _checked(validate_topic_refs, refs)
@@ -236,7 +241,8 @@ def run_delete(ctx: Context) -> int:
 def run_add_partitions(ctx: Context) -> int:
     a = ctx.args
     assignment = parse_assignment(a.replica_assignment) if a.replica_assignment is not None else None
-    changes = _checked(validate_new_partitions, {t: NewPartitions(a.partitions, assignment) for t in a.topics})
+    changes = _checked(validate_new_partitions, {t: NewPartitions(a.partitions, assignment)
+                                                 for t in merged(a.topics, a.topic_flags, "topic")})
     with ctx.admin() as admin:
         res = admin.create_partitions(changes, validate_only=a.validate_only)
     return _report(ctx, "topics add-partitions", list(changes), res,
@@ -250,7 +256,7 @@ def _report(ctx: Context, command: str, keys: Sequence[TopicRef], res: Any, done
         items = []
         for k in keys:
             r = res[k]
-            item: JsonDict = {"topic": str(k), "error": error_json(r) if isinstance(r, KafkaError) else None}
+            item: JsonDict = {"topic": _ref_text(k), "error": error_json(r) if isinstance(r, KafkaError) else None}
             if extra is not None and not isinstance(r, KafkaError):
                 item.update(extra(r))
             items.append(item)
@@ -258,7 +264,12 @@ def _report(ctx: Context, command: str, keys: Sequence[TopicRef], res: Any, done
         return _exit(bool(failed))
     ok = [k for k in keys if k not in failed]
     if ok:
-        p.table([Column("TOPIC", flex=True), Column("RESULT")], [[str(k), done] for k in ok])
+        p.table([Column("TOPIC", flex=True), Column("RESULT")], [[_ref_text(k), done] for k in ok])
     for k in failed:
-        p.key_error(str(k), res[k])
+        p.key_error(_ref_text(k), res[k])
     return _exit(bool(failed))
+
+
+def _ref_text(ref: TopicRef) -> str:
+    """A topic named by name, or by id in Kafka's base64 form."""
+    return base64_id(ref) if isinstance(ref, uuid.UUID) else str(ref)

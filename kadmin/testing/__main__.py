@@ -39,7 +39,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--brokers", type=int, default=3)
     parser.add_argument("--versions", default=DEFAULT_RELEASE, choices=RELEASE_NAMES,
                         help="Kafka release whose API versions every broker advertises")
-    parser.add_argument("--seed-demo", action="store_true", help="create demo topics, groups and quotas")
+    parser.add_argument("--seed-demo", action="store_true",
+                        help="create demo topics, groups, quotas (and with the authorizer, ACLs for alice)")
+    parser.add_argument("--authorizer", action=argparse.BooleanOptionalAction, default=None,
+                        help="enforce ACLs (default: on with --seed-demo or --sasl); the super user is User:ANONYMOUS, "
+                             "or admin with --sasl")
+    parser.add_argument("--sasl", action="store_true",
+                        help="SASL (PLAIN, SCRAM-SHA-256/512) with users admin and alice; their client properties "
+                             "are printed after the address")
     parser.add_argument("--verbose", "-v", action="store_true")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
@@ -47,11 +54,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     done = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: done.set())
     signal.signal(signal.SIGTERM, lambda *_: done.set())
-    with FakeCluster(brokers=args.brokers, versions=args.versions) as cluster:
-        if args.seed_demo:
-            seed_demo(cluster)
-        print(cluster.bootstrap, flush=True)
+    authorizer = args.authorizer if args.authorizer is not None else bool(args.seed_demo or args.sasl)
+    if args.sasl and not authorizer:
+        parser.error("--sasl demonstrates the users' different rights: it needs the authorizer")
+    from kadmin.testing.demo import start_demo
+
+    demo = start_demo(args.brokers, args.versions, sasl=args.sasl, authorizer=authorizer, seed=args.seed_demo)
+    try:
+        # The first line is the address alone (scripts read it); the logins follow, each a properties file.
+        print(demo.cluster.bootstrap, flush=True)
+        for user, text in demo.logins.items():
+            print(f"\n# {user}.properties\n{text}", end="", flush=True)
         done.wait()
+    finally:
+        demo.close()
     return 0
 
 

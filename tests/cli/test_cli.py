@@ -408,7 +408,7 @@ def test_bad_command_config_is_a_usage_error(tmp_path: Path) -> None:
     props.write_text("bootstrap.servers=127.0.0.1:9\nsecurity.protocol=SASL_PLAINTEXT\n", encoding="utf-8")
     r = run_cli("--command-config", str(props), "groups", "list")
     assert r.code == 2
-    assert len(r.err_lines) == 1 and "needs sasl_mechanism" in r.err, r.err
+    assert len(r.err_lines) == 1 and "needs sasl.mechanism" in r.err, r.err
 
 
 # --- demo ---------------------------------------------------------------------------------------------------
