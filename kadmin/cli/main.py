@@ -38,6 +38,7 @@ from kadmin.errors import (
     KafkaConnectionError,
     KafkaError,
     KafkaTimeoutError,
+    SecurityMismatchError,
     UnsupportedVersionError,
 )
 
@@ -185,13 +186,15 @@ def describe_failure(exc: BaseException, ctx: Context | None) -> str:
         return f"authentication failed: {exc.message}"
     if isinstance(exc, AuthorizationError):
         return f"not authorized: {exc.name}: {exc.message}"
-    if isinstance(exc, KafkaConnectionError):
+    if isinstance(exc, (KafkaConnectionError, SecurityMismatchError)):
         where = ""
         if ctx is not None and ctx._config is not None:
             where = f" ({','.join(ctx._config.bootstrap_servers)})"
         listener = not_kafka(exc.message)
         if listener is not None:
             return f"not a Kafka listener{where}: {listener}"
+        if isinstance(exc, SecurityMismatchError):
+            return f"{exc.name}: {exc.message}"
         return f"cannot reach the cluster{where}: {exc.message}"
     if isinstance(exc, KafkaTimeoutError):
         return f"timed out: {exc.message} (raise --timeout?)"

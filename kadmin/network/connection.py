@@ -83,6 +83,8 @@ class Connection:
         self._close_reason: BaseException | None = None
         #: The peer closed the connection (as opposed to the client, a timeout or a bad frame).
         self.closed_by_peer = False
+        #: Frames read so far: a first "frame" of an impossible size means the port is no Kafka listener.
+        self.frames_read = 0
         # Request slots (config.max_in_flight): a count and a FIFO of waiters, like asyncio.Semaphore, but a free
         # slot is taken without a coroutine call, which matters when thousands of requests are pipelined.
         self._free_slots = config.max_in_flight
@@ -367,9 +369,16 @@ class Connection:
                         f"{self.label} answered with a TLS record (bytes {head.hex()}), not a Kafka response: "
                         "this listener speaks TLS: use security.protocol SSL or SASL_SSL for it")
                 if size < 4 or size > limit:
+                    if not self.frames_read:
+                        # Its very first answer is no Kafka frame (an HTTP server's "HTTP" reads as 1213486160
+                        # bytes): asking again, here or at bootstrap, would get the same bytes.
+                        raise SecurityMismatchError(
+                            f"{self.label} sent a frame of {size} bytes as its first answer (bytes {head.hex()}); "
+                            f"accepted sizes are 4..{limit}: it is not a Kafka listener")
                     raise ProtocolError(f"{self.label} sent a frame of {size} bytes; accepted sizes are "
                                         f"4..{limit} (max_frame_bytes)")
                 frame = await self._reader.readexactly(size)
+                self.frames_read += 1
                 corr = read_correlation_id(frame)
                 fut = self._pending.pop(corr, None)
                 if fut is None:
