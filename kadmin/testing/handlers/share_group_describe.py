@@ -1,8 +1,9 @@
 """ShareGroupDescribe (key 77): share groups (KIP-932) as their coordinator holds them.
 
-No release preset advertises it: Kafka 4.0 ships share groups as early access, off by default (the API's
-only version is marked unstable), so a test that wants share groups gives the fake a version table with key 77
-(and seeds the groups with ``add_group(..., group_type="share")``: the fake has no share consumers).
+v0 is Kafka 4.0's early-access version (off by default there, so the 4.0 preset does not advertise it; a test
+gives a broker a table with 77:0-0), v1 the stable one from 4.1, with the same fields.  Members join through
+ShareGroupHeartbeat (kadmin/testing/handlers/share_group_heartbeat.py) or are seeded with
+``add_group(..., group_type="share")``.
 """
 
 from __future__ import annotations
