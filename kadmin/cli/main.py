@@ -146,6 +146,9 @@ def build_parser() -> Parser:
 
     features_cmd.register(sub, common)
     quorum_cmd.register(sub, common)
+    from kadmin.cli import share_groups as share_groups_cmd  # share groups (issue #25)
+
+    share_groups_cmd.register(sub, common)
     demo.register(sub, common)
     return parser
 

@@ -124,6 +124,12 @@ CASES: dict[str, Call] = {
     "add_raft_voter": lambda p: call(3000, "f3feKK4KQ8ahxv70POUcCQ", p.gen(["CONTROLLER://localhost:9093"])),
     "alter_replica_log_dirs": lambda p: call(p.mapping({("t", 0, 1): "/var/lib/kafka/data-2"})),
     "describe_replica_log_dirs": lambda p: call(p.gen([("t", 0, 1)])),
+    # --- share groups (KIP-932; issue #25)
+    "list_share_group_offsets": lambda p: call(p.gen(["g"]), p.gen([("t", 0)])),
+    "alter_share_group_offsets": lambda p: call("g", p.mapping({("t", 0): 3})),
+    "reset_share_group_offsets": lambda p: call("g", p.gen(["t"]), "earliest"),
+    "delete_share_group_offsets": lambda p: call("g", p.gen(["t"])),
+    "delete_share_groups": lambda p: call(p.gen(["g"])),
 }
 
 #: Annotations that admit an iterable or a mapping of the caller's.
