@@ -161,12 +161,10 @@ WITHHELD: dict[int, str] = {
     61: "DescribeProducers: the fake keeps no producer state per partition",
     65: "DescribeTransactions: no transaction coordinator",
     66: "ListTransactions: no transaction coordinator",
-    # Kafka 4.1+ (share groups GA in 4.2, streams groups in 4.2).  The fake serves share-group membership
-    # (ShareGroupHeartbeat 76), ShareGroupDescribe 77 and the share-group offsets (90-92) from its share
-    # coordinator state (kadmin/testing/state/share_groups.py); it does not hand out records to share members.
-    78: "ShareFetch: the fake hands out no records to share-group members (no acquisition locks, delivery "
-        "counts or share sessions)",
-    79: "ShareAcknowledge: no records handed out to acknowledge (see ShareFetch)",
+    # Kafka 4.1+ (share groups GA in 4.2, streams groups in 4.2).  The fake serves share groups from its share
+    # coordinator state (kadmin/testing/state/share_groups.py): membership (ShareGroupHeartbeat 76), records
+    # (ShareFetch 78 / ShareAcknowledge 79), ShareGroupDescribe 77 and the share-group offsets (90-92).  What
+    # stays withheld is the brokers' own traffic to the share coordinator:
     83: "InitializeShareGroupState: broker-to-share-coordinator (the fake's coordinator keeps the state itself)",
     84: "ReadShareGroupState: broker-to-share-coordinator",
     85: "WriteShareGroupState: broker-to-share-coordinator",

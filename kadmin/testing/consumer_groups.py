@@ -42,6 +42,8 @@ DEFAULT_CONFIG = {
     "group.consumer.session.timeout.ms": 45000,
     "group.share.heartbeat.interval.ms": 5000,
     "group.share.session.timeout.ms": 45000,
+    "group.share.record.lock.duration.ms": share_groups.LOCK_DURATION_MS,
+    "group.share.delivery.count.limit": share_groups.DELIVERY_COUNT_LIMIT,
 }
 ASSIGNORS = ("uniform", "range")
 

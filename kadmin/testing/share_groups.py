@@ -19,6 +19,11 @@ from kadmin.testing.state.topics import Topics
 
 NONE = 0
 GROUP_ID_NOT_FOUND = 69
+#: Kafka's defaults: group.share.record.lock.duration.ms, group.share.delivery.count.limit,
+#: group.share.partition.max.record.locks (records in flight per share-partition).
+LOCK_DURATION_MS = 30000
+DELIVERY_COUNT_LIMIT = 5
+MAX_RECORD_LOCKS = 2000
 
 
 def subscribed(state: ClusterState, m: ConsumerMember) -> list[str]:
@@ -49,14 +54,26 @@ def compute_assignment(state: ClusterState, g: Group) -> None:
 
 
 def remove(state: ClusterState, g: Group, member_ids: list[str]) -> None:
-    """Members gone (left, or their session expired): what they had acquired is available again."""
+    """Members gone (left, or their session expired): what they had acquired is available again.  Their share
+    sessions stay until closed (a leaving consumer's last ShareAcknowledge, epoch -1, may come after its
+    leave heartbeat)."""
     gone = [mid for mid in member_ids if g.consumer_members.pop(mid, None) is not None]
     if not gone:
         return
-    for sp in state.area(ShareStates).get(g.group_id, {}).values():
-        for offset in [o for o, owner in sp.acquired.items() if owner in gone]:
-            del sp.acquired[offset]
+    shares = state.area(ShareStates)
+    limit = delivery_limit(state)
+    for sp in shares.get(g.group_id, {}).values():
+        for mid in gone:
+            sp.release_member(mid, limit)
     compute_assignment(state, g)
+
+
+def delivery_limit(state: ClusterState) -> int:
+    return int(state.area(Groups).config.get("group.share.delivery.count.limit", DELIVERY_COUNT_LIMIT))
+
+
+def lock_seconds(state: ClusterState) -> float:
+    return int(state.area(Groups).config.get("group.share.record.lock.duration.ms", LOCK_DURATION_MS)) / 1000.0
 
 
 def group_for_heartbeat(state: ClusterState, group_id: str, epoch: int) -> tuple[int, str | None, Group | None]:

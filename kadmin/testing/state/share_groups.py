@@ -30,17 +30,22 @@ from kadmin.testing.state.base import AreaAdmin
 AUTO_OFFSET_RESETS = ("latest", "earliest")
 
 
+#: Acknowledge types (ShareFetch/ShareAcknowledge AcknowledgeTypes).
+GAP, ACCEPT, RELEASE, REJECT, RENEW = 0, 1, 2, 3, 4
+
+
 @dataclass
 class SharePartition:
     """One share-partition's state.  ``complete``: offsets at or above the SPSO already acknowledged or
-    archived; ``acquired``: offsets handed to a member and not yet acknowledged (offset -> member id)."""
+    archived; ``acquired``: offsets handed to a member and not yet acknowledged (offset -> (member id, when
+    the acquisition lock runs out, time.monotonic())); ``delivery_counts``: how many times each record at or
+    above the SPSO was handed out."""
 
     start_offset: int
     leader_epoch: int = 0
     state_epoch: int = 0
     complete: set[int] = field(default_factory=set)
-    acquired: dict[int, str] = field(default_factory=dict)
-    #: offset -> how many times the record was delivered (acquired).
+    acquired: dict[int, tuple[str, float]] = field(default_factory=dict)
     delivery_counts: dict[int, int] = field(default_factory=dict)
 
     def advance(self) -> None:
@@ -53,6 +58,88 @@ class SharePartition:
     def finished_above_start(self, log_end: int) -> int:
         """Records at or above the SPSO (and below the log end) that are already finished."""
         return sum(1 for o in self.complete if self.start_offset <= o < log_end)
+
+    def _available_again(self, offset: int, delivery_limit: int) -> None:
+        """A record whose lock ran out or that was released: available, or archived once delivered
+        ``delivery_limit`` times (group.share.delivery.count.limit)."""
+        self.acquired.pop(offset, None)
+        if self.delivery_counts.get(offset, 0) >= delivery_limit:
+            self.complete.add(offset)
+
+    def expire_locks(self, now: float, delivery_limit: int) -> None:
+        for offset in [o for o, (_m, until) in self.acquired.items() if until <= now]:
+            self._available_again(offset, delivery_limit)
+        self.advance()
+
+    def follow_log_start(self, log_start: int) -> None:
+        """Records deleted below the log start (DeleteRecords, retention) are gone for the group too."""
+        if self.start_offset < log_start:
+            for o in [o for o in self.complete | set(self.acquired) | set(self.delivery_counts) if o < log_start]:
+                self.complete.discard(o)
+                self.acquired.pop(o, None)
+                self.delivery_counts.pop(o, None)
+            self.start_offset = log_start
+            self.advance()
+
+    def acquire(self, member_id: str, upto: int, max_records: int, max_in_flight: int, now: float,
+                lock_s: float) -> list[tuple[int, int, int]]:
+        """Hand the member available records from the SPSO up to ``upto`` (exclusive): the acquired ranges as
+        (first, last, delivery count), contiguous offsets with one count together."""
+        out: list[tuple[int, int, int]] = []
+        taken = 0
+        offset = self.start_offset
+        while offset < upto and taken < max_records and len(self.acquired) < max_in_flight:
+            if offset not in self.acquired and offset not in self.complete:
+                count = self.delivery_counts.get(offset, 0) + 1
+                self.delivery_counts[offset] = count
+                self.acquired[offset] = (member_id, now + lock_s)
+                taken += 1
+                if out and out[-1][1] == offset - 1 and out[-1][2] == count:
+                    out[-1] = (out[-1][0], offset, count)
+                else:
+                    out.append((offset, offset, count))
+            offset += 1
+        return out
+
+    def acknowledge(self, member_id: str, first: int, last: int, types: list[int], now: float, lock_s: float,
+                    delivery_limit: int) -> bool:
+        """Apply one acknowledgement batch; False (nothing applied) unless every record of it that is not a
+        gap is acquired by this member, as Kafka's INVALID_RECORD_STATE."""
+        if last < first or not types or (len(types) != 1 and len(types) != last - first + 1):
+            return False
+        kinds = [types[0]] * (last - first + 1) if len(types) == 1 else types
+        for offset, kind in zip(range(first, last + 1), kinds, strict=True):
+            if kind not in (GAP, ACCEPT, RELEASE, REJECT, RENEW):
+                return False
+            held = self.acquired.get(offset)
+            if kind != GAP and (held is None or held[0] != member_id):
+                return False
+        for offset, kind in zip(range(first, last + 1), kinds, strict=True):
+            if kind == RENEW:
+                self.acquired[offset] = (member_id, now + lock_s)
+            elif kind == RELEASE:
+                self._available_again(offset, delivery_limit)
+            else:  # accepted, rejected (archived), or a gap (no record there)
+                self.acquired.pop(offset, None)
+                if offset >= self.start_offset:
+                    self.complete.add(offset)
+        self.advance()
+        return True
+
+    def release_member(self, member_id: str, delivery_limit: int) -> None:
+        """A member left: what it had acquired is available again."""
+        for offset in [o for o, (m, _u) in self.acquired.items() if m == member_id]:
+            self._available_again(offset, delivery_limit)
+        self.advance()
+
+
+@dataclass
+class ShareSession:
+    """A member's share session on one broker (KIP-932): the partitions it fetches there and the epoch its
+    next request must carry."""
+
+    next_epoch: int = 1
+    partitions: set[tuple[str, int]] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -73,6 +160,8 @@ class ShareStates(dict[str, dict[tuple[str, int], SharePartition]]):
     def __init__(self) -> None:
         super().__init__()
         self.auto_offset_reset: dict[str, str] = {}
+        #: (broker id, group id, member id) -> the member's share session on that broker.
+        self.sessions: dict[tuple[int, str, str], ShareSession] = {}
 
     def of(self, group_id: str) -> dict[tuple[str, int], SharePartition]:
         return self.setdefault(group_id, {})
