@@ -38,21 +38,22 @@ Runner = Callable[[Operation[Any], list[Any], Deadline], Awaitable[dict[Any, Any
 #: DescribeShareGroupOffsets v1 (Kafka 4.2) reports each partition's lag.
 LAG_SINCE = 1
 
-#: The release that added each share-group API as a stable API, for the error a too-old broker gets.
-RELEASE_ADDING = {
-    ApiKey.SHARE_GROUP_DESCRIBE: "4.1 (4.0 only as early access, with share groups switched on)",
-    ApiKey.DESCRIBE_SHARE_GROUP_OFFSETS: "4.1 (the lag from 4.2)",
-    ApiKey.ALTER_SHARE_GROUP_OFFSETS: "4.1",
-    ApiKey.DELETE_SHARE_GROUP_OFFSETS: "4.1",
+#: The release that added each share-group API as a stable API, for the error a too-old broker gets, and a note.
+RELEASE_ADDING: dict[ApiKey, tuple[str, str]] = {
+    ApiKey.SHARE_GROUP_DESCRIBE: ("4.1", "; 4.0 has it only as early access, with share groups switched on"),
+    ApiKey.DESCRIBE_SHARE_GROUP_OFFSETS: ("4.1", "; the lag from 4.2"),
+    ApiKey.ALTER_SHARE_GROUP_OFFSETS: ("4.1", ""),
+    ApiKey.DELETE_SHARE_GROUP_OFFSETS: ("4.1", ""),
 }
 
 
 def name_release(got: Mapping[Any, Any], api: ApiKey, what: str) -> dict[Any, Any]:
     """``got`` with each UnsupportedVersionError reworded to say which Kafka release adds ``what``."""
+    release, note = RELEASE_ADDING[api]
     out: dict[Any, Any] = {}
     for k, v in got.items():
         if isinstance(v, UnsupportedVersionError):
-            err = UnsupportedVersionError(f"{what} needs Kafka {RELEASE_ADDING[api]}+ ({api.kafka_name}): {v}")
+            err = UnsupportedVersionError(f"{what} needs Kafka {release}+ ({api.kafka_name}{note}): {v}")
             err.__cause__ = v
             v = err
         out[k] = v
