@@ -19,6 +19,7 @@ from kadmin.errors import (
     GroupIdNotFoundError,
     KafkaTimeoutError,
     NonEmptyGroupError,
+    TopicAuthorizationFailedError,
     UnknownTopicOrPartitionError,
     UnsupportedVersionError,
 )
@@ -273,3 +274,22 @@ def test_mixed_3_9_and_4_3_cluster_fails_only_the_groups_the_old_broker_coordina
         deleted = admin.delete_share_groups(["new", "old"])
         assert deleted["new"] is None and isinstance(deleted["old"], GroupIdNotFoundError)
         assert c.count(ALTER_OFFSETS, node=1) == 0
+
+
+def test_topics_the_caller_may_not_describe_are_not_revealed() -> None:
+    with FakeCluster(brokers=1, versions="4.3", authorizer={"allow_everyone_if_no_acl_found": True}) as c, \
+            AdminClient(c.bootstrap, **FAST) as admin:
+        c.add_topic("orders", 1, offsets={0: (0, 10)})
+        c.add_topic("secret", 1, offsets={0: (0, 10)})
+        c.add_acl("topic", "secret", "User:ANONYMOUS", "describe", "deny")
+        join(c, "open", "m1", ["orders"])
+        c.add_group("hidden", group_type="share", members=[
+            {"member_id": "m2", "subscribed_topic_names": ["secret"], "assigned": [("secret", 0)]}])
+        c.set_share_offsets("hidden", {("secret", 0): 4, ("orders", 0): 3})
+        d = admin.describe_share_groups(["open", "hidden"])
+        assert not isinstance(d["open"], Exception)
+        assert isinstance(d["hidden"], TopicAuthorizationFailedError)
+        offsets = admin.list_share_group_offsets(["hidden"])["hidden"]
+        assert offsets == {TopicPartition("orders", 0): SharePartitionOffset(3, 0, 7)}  # secret left out
+        named = admin.list_share_group_offsets(["hidden"], [("secret", 0)])["hidden"]
+        assert isinstance(named, dict) and isinstance(named[("secret", 0)], TopicAuthorizationFailedError)
