@@ -146,3 +146,14 @@ def test_acknowledgement_rules_and_the_start_offset(cluster: FakeCluster, conn: 
     assert cluster.share_offsets("sg")[("orders", 0)].start_offset == 1
     heartbeat(conn, "m1", -1, None)  # leaving releases what m1 held
     assert cluster.share_offsets("sg")[("orders", 0)].in_flight == 0
+
+
+def test_a_deleted_topic_leaves_the_session(cluster: FakeCluster, conn: RawConnection) -> None:
+    from kadmin.client import AdminClient
+
+    heartbeat(conn, "m1", 0, ["orders"])
+    assert acquired(fetch(conn, cluster, "m1", 0, max_records=2)) == [(0, 1, 1)]
+    with AdminClient(cluster.bootstrap, default_timeout_s=10) as admin:
+        assert admin.delete_topics(["orders"]) == {"orders": None}
+    after = fetch(conn, cluster, "m1", 1, partitions=False)
+    assert after.error_code == NONE and after.responses == []

@@ -108,6 +108,11 @@ def _answer(ctx: RequestContext, req: Any, version: int, session: Any, fetch: bo
             if not pd.acquired_records:
                 idle.append(ps)
         by_topic.setdefault(name, []).append(pd)
+    # A topic deleted since the session named it has no id left to answer under: its partitions are dropped
+    # from the session instead (the member's next heartbeat drops them from its assignment).
+    for name in [n for n in by_topic if n not in topics]:
+        session.partitions = {k for k in session.partitions if k[0] != name}
+        del by_topic[name]
     responses = [R.ShareFetchableTopicResponse(topic_id=topics[name].topic_id, partitions=parts)
                  for name, parts in by_topic.items()]
     for topic_id, indexes in unknown.items():
