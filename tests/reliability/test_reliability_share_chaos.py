@@ -42,6 +42,7 @@ MARGIN_S = 0.75
 GROUPS = [f"share-{i}" for i in range(4)]
 FIND_COORDINATOR, DELETE_GROUPS, SHARE_DESCRIBE, DESCRIBE_OFFSETS, ALTER_OFFSETS, DELETE_OFFSETS = 10, 42, 77, 90, 91, 92
 APIS = (DELETE_GROUPS, SHARE_DESCRIBE, DESCRIBE_OFFSETS, ALTER_OFFSETS, DELETE_OFFSETS)
+MAX_DELAY_S = 0.6
 RETRIABLE_CODES = (14, 15, 16)  # COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR
 
 
@@ -74,7 +75,7 @@ class Chaos(threading.Thread):
         elif kind == "drop_after":
             c.drop_connection(node, rng.choice(APIS), when="after")
         else:
-            c.delay(node, rng.choice(APIS), rng.uniform(0.1, 0.6))
+            c.delay(node, rng.choice(APIS), rng.uniform(0.1, MAX_DELAY_S))
 
     def finish(self) -> None:
         self.stop.set()
@@ -94,7 +95,7 @@ class Worker:
         self.rng = random.Random(f"{seed}-{group}")
         self.problems: list[str] = []
         self.calls = 0
-        self.exists = True
+        self.timed_out = False
 
     async def timed(self, what: str, timeout: float, call: Callable[[], Awaitable[Any]]) -> Any:
         t0 = time.monotonic()
@@ -105,6 +106,7 @@ class Worker:
         return got
 
     def leaked(self, what: str, err: object) -> bool:
+        self.timed_out = self.timed_out or isinstance(err, KafkaTimeoutError)
         # UNKNOWN_TOPIC_OR_PARTITION is retriable for a partition's leader, but from a share coordinator it is
         # the final answer "the group has no offsets there".
         if (isinstance(err, KafkaError) and not isinstance(err, (KafkaTimeoutError, UnknownTopicOrPartitionError))
@@ -166,7 +168,13 @@ class Worker:
 
     async def run(self, until: float) -> None:
         while time.monotonic() < until:
+            done = self.calls
             await self.round(self.rng.choice(TIMEOUTS))
+            if self.calls > done and self.timed_out:
+                # A write the client gave up on may still be held by a delay fault and applied later, as on a
+                # real cluster: let it land before the next round takes the ground truth.
+                await asyncio.sleep(MAX_DELAY_S + 0.3)
+            self.timed_out = False
 
     async def finale(self) -> None:
         """After the storm: an exact read, then the group deleted (reported done means gone)."""
@@ -206,6 +214,7 @@ def test_share_writes_keep_the_chaos_invariants(seed: int) -> None:
             until = time.monotonic() + CHAOS_S
             await asyncio.gather(*(w.run(until) for w in workers))
             await asyncio.get_running_loop().run_in_executor(None, chaos.finish)
+            await asyncio.sleep(MAX_DELAY_S + 0.3)  # requests still held by a delay fault land first
             for w in workers:
                 await w.finale()
             await admin.close()
