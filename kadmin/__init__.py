@@ -62,6 +62,7 @@ _EXPORTS: dict[str, str] = {
     "OffsetResetPlan": "kadmin.offset_reset",
     "PartitionReset": "kadmin.offset_reset",
     "ResetTo": "kadmin.offset_reset",
+    "SharePartitionOffset": "kadmin.share_groups",
     "ListedOffset": "kadmin.admin.partitions",
     "OffsetSpec": "kadmin.admin.partitions",
     "CreatedTopic": "kadmin.topics",
@@ -219,6 +220,7 @@ if TYPE_CHECKING:
     from kadmin.scram import ScramDeletion as ScramDeletion
     from kadmin.scram import ScramMechanism as ScramMechanism
     from kadmin.scram import ScramUpsertion as ScramUpsertion
+    from kadmin.share_groups import SharePartitionOffset as SharePartitionOffset
     from kadmin.storage import DeletedRecords as DeletedRecords
     from kadmin.storage import ElectionResult as ElectionResult
     from kadmin.storage import ElectionType as ElectionType

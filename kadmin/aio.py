@@ -27,6 +27,7 @@ from kadmin.admin import quorum as admin_quorum
 from kadmin.admin import quotas as admin_quotas
 from kadmin.admin import replica_log_dirs as admin_replica_log_dirs
 from kadmin.admin import scram as admin_scram
+from kadmin.admin import share_groups as admin_share_groups
 from kadmin.admin import tokens as admin_tokens
 from kadmin.admin import topics as admin_topics
 from kadmin.admin import transactions as admin_txn
@@ -65,8 +66,10 @@ from kadmin.offset_reset import (
     validate_members,
     validate_reset_scope,
 )
+from kadmin.protocol.apis import ApiKey
 from kadmin.replicas import ReplicaLogDirInfo, check_replica_list, check_replica_moves
-from kadmin.topics import TopicDescription, TopicListing
+from kadmin.share_groups import SharePartitionOffset
+from kadmin.topics import TopicDescription, TopicListing, validate_topic_names
 from kadmin.types import (
     ClusterDescription,
     Coordinator,
@@ -206,13 +209,16 @@ class AdminClient:
 
     async def describe_share_groups(self, group_ids: Iterable[str], *, include_authorized_operations: bool = False,
                                     timeout: float | None = None) -> dict[str, GroupDescription | KafkaError]:
-        """Share groups (KIP-932, ShareGroupDescribe); a coordinator without share groups answers each group
-        UnsupportedVersionError without a request."""
+        """Share groups (KIP-932, ShareGroupDescribe: v1 on Kafka 4.1+, v0 on a 4.0 broker with the early-access
+        share groups switched on): state, epochs, members and the partitions each shares.  A coordinator
+        without share groups answers each group UnsupportedVersionError (naming the release) without a
+        request; a group of another type is GroupIdNotFoundError."""
         ids = validate_group_ids(group_ids)
         if not isinstance(include_authorized_operations, bool):
             raise TypeError("include_authorized_operations must be a bool")
         deadline = await self._begin(timeout)
-        return await self._run(consumer_groups.ShareGroupDescribe(include_authorized_operations), ids, deadline)
+        got = await self._run(consumer_groups.ShareGroupDescribe(include_authorized_operations), ids, deadline)
+        return admin_share_groups.name_release(got, ApiKey.SHARE_GROUP_DESCRIBE, "describing share groups")
 
     async def alter_consumer_group_offsets(
         self, group_id: str, offsets: Mapping[PartitionKey, OffsetAndMetadata | int], *,
@@ -935,6 +941,123 @@ class AdminClient:
         deadline = await self._begin(timeout)
         got = await admin_replica_log_dirs.describe_replica_log_dirs(self._ctx, asked, deadline)
         return by_caller_key(got, keys)
+
+    # --- share groups (KIP-932; issue #25) ------------------------------------------------------------------
+
+    @overload
+    async def list_share_group_offsets(
+        self, group_ids: Iterable[str], partitions: None = None, *, timeout: float | None = None,
+    ) -> dict[str, dict[TopicPartition, SharePartitionOffset | KafkaError] | KafkaError]: ...
+
+    @overload
+    async def list_share_group_offsets(
+        self, group_ids: Iterable[str], partitions: Iterable[PartitionKey], *, timeout: float | None = None,
+    ) -> dict[str, dict[PartitionKey, SharePartitionOffset | KafkaError] | KafkaError]: ...
+
+    async def list_share_group_offsets(
+        self, group_ids: Iterable[str], partitions: Iterable[Any] | None = None, *,
+        timeout: float | None = None,
+    ) -> dict[str, dict[Any, SharePartitionOffset | KafkaError] | KafkaError]:
+        """Share groups' start offsets (SPSO) per partition, with the lag from Kafka 4.2 brokers
+        (DescribeShareGroupOffsets; ``lag`` is None from 4.1).  ``partitions`` None: every partition the group
+        has a start offset in; else those (keyed as given), a partition the group never read being absent.
+
+        Per group: a dict, GroupIdNotFoundError for a group its coordinator does not know (a group without
+        offsets is asked about with ShareGroupDescribe to tell the two apart), or UnsupportedVersionError from
+        a coordinator older than Kafka 4.1, naming the release."""
+        ids = validate_group_ids(group_ids)
+        keys = None if partitions is None else check_partition_keys(partitions)
+        deadline = await self._begin(timeout)
+        got = await self._share_offsets(ids, None if keys is None else list(keys), deadline)
+        if keys is None:
+            return got
+        return {g: {k: r[tp] for tp, k in keys.items() if tp in r} if isinstance(r, dict) else r
+                for g, r in got.items()}
+
+    async def _share_offsets(self, ids: list[str], partitions: list[TopicPartition] | None,
+                             deadline: Deadline) -> dict[str, Any]:
+        got = admin_share_groups.name_release(
+            await self._run(admin_share_groups.DescribeShareGroupOffsets(partitions), ids, deadline),
+            ApiKey.DESCRIBE_SHARE_GROUP_OFFSETS, "reading share-group offsets")
+        empty = [g for g, res in got.items() if isinstance(res, dict) and not res]
+        if empty:
+            described = await self.describe_share_groups(empty, timeout=max(deadline.remaining(), 0.001))
+            for g, d in described.items():
+                if isinstance(d, GroupIdNotFoundError):
+                    got[g] = d
+        return got
+
+    async def alter_share_group_offsets(self, group_id: str, offsets: Mapping[PartitionKey, int], *,
+                                        timeout: float | None = None) -> dict[PartitionKey, None | KafkaError]:
+        """Set a share group's start offsets (AlterShareGroupOffsets, Kafka 4.1+): per partition (keyed as given)
+        None or the error.  The group must have no members: while it has any, its coordinator refuses the
+        whole request (NonEmptyGroupError for every partition) and writes nothing.  A group that does not exist
+        is made, empty.  A lost answer leaves the partitions "possibly applied"."""
+        gid = validate_group_ids([group_id], what="group_id")[0]
+        if not isinstance(offsets, Mapping):
+            raise TypeError(f"offsets must be a mapping of partition to start offset, not {type(offsets).__name__}")
+        keys = check_partition_keys(offsets, "offsets")
+        checked: dict[TopicPartition, int] = {}
+        for tp, k in keys.items():
+            v = offsets[k]
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise TypeError(f"offsets[{tp}] must be an int start offset, not {type(v).__name__}")
+            if v < 0:
+                raise ValueError(f"offsets[{tp}]: a start offset must be >= 0, not {v}")
+            checked[tp] = v
+        deadline = await self._begin(timeout)
+        got = await self._run(admin_share_groups.AlterShareGroupOffsets(gid, checked), list(checked), deadline)
+        return by_caller_key(admin_share_groups.name_release(got, ApiKey.ALTER_SHARE_GROUP_OFFSETS,
+                                                             "altering share-group offsets"), keys)
+
+    async def reset_share_group_offsets(
+        self, group_id: str, partitions: Iterable[str | TopicPartition | tuple[str, int]] | str | None,
+        to: ResetTo | str | Any, *, dry_run: bool = True, timeout: float | None = None,
+    ) -> OffsetResetPlan:
+        """kafka-share-groups.sh --reset-offsets: the plan per partition (``current`` is the start offset, the
+        target clamped to [log start, log end]); written (AlterShareGroupOffsets) only with ``dry_run=False``.
+        ``partitions``: topic names (every partition) and/or partitions, or None for every partition the group
+        has a start offset in; ``to``: "earliest", "latest" or a :class:`ResetTo`.  Raises NonEmptyGroupError,
+        writing nothing, while the group has members; UnsupportedVersionError from a broker before Kafka 4.1."""
+        gid = validate_group_ids([group_id], what="group_id")[0]
+        topic_names, parts = ([], []) if partitions is None else validate_reset_scope(partitions)
+        target = ResetTo.of(to)
+        if not isinstance(dry_run, bool):
+            raise TypeError("dry_run must be a bool")
+        deadline = await self._begin(timeout)
+
+        async def describe() -> GroupDescription | KafkaError:
+            return (await self.describe_share_groups([gid], timeout=max(deadline.remaining(), 0.001)))[gid]
+
+        async def current() -> Any:
+            return (await self._share_offsets([gid], None, deadline))[gid]
+
+        return await admin_share_groups.reset(self._run, describe, current, gid, topic_names, parts,
+                                              partitions is None, target, dry_run, deadline)
+
+    async def delete_share_group_offsets(self, group_id: str, topics: Iterable[str], *,
+                                         timeout: float | None = None) -> dict[str, None | KafkaError]:
+        """Forget a share group's start offsets for whole topics (DeleteShareGroupOffsets, Kafka 4.1+): per topic
+        None or the error (UnknownTopicOrPartitionError when the group has no offsets there; for every topic
+        GroupIdNotFoundError for an unknown group, NonEmptyGroupError while it has members).  Members that
+        subscribe later start again from the group's share.auto.offset.reset."""
+        gid = validate_group_ids([group_id], what="group_id")[0]
+        names = validate_topic_names(topics, "topics")
+        if not names:
+            raise ValueError("topics is empty")
+        deadline = await self._begin(timeout)
+        got = await self._run(admin_share_groups.DeleteShareGroupOffsets(gid), names, deadline)
+        return admin_share_groups.name_release(got, ApiKey.DELETE_SHARE_GROUP_OFFSETS,
+                                               "deleting share-group offsets")
+
+    async def delete_share_groups(self, group_ids: Iterable[str], *,
+                                  timeout: float | None = None) -> dict[str, None | KafkaError]:
+        """DeleteGroups on each share group's coordinator, as Java's Admin.deleteShareGroups: per group None or
+        its error (NonEmptyGroupError while it has members, GroupIdNotFoundError when it does not exist).  The
+        group's start offsets go with it.  A lost answer leaves the group "possibly applied"."""
+        ids = validate_group_ids(group_ids)
+        deadline = await self._begin(timeout)
+        return await self._run(DeleteGroups(), ids, deadline)
 
 
     # --- transactions and producers (KIP-664, KIP-939; issue #26) ------------------------------------------

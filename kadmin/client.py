@@ -28,6 +28,7 @@ from kadmin.aio import RK
 from kadmin.errors import KafkaError
 from kadmin.offset_reset import MemberToRemove, OffsetResetPlan, ResetTo
 from kadmin.replicas import ReplicaLogDirInfo
+from kadmin.share_groups import SharePartitionOffset
 from kadmin.topics import TopicDescription, TopicListing
 from kadmin.types import (
     ClusterDescription,
@@ -88,8 +89,10 @@ class AdminClient(SyncClientBase):
         self, group_ids: Iterable[str], *, include_authorized_operations: bool = False,
         timeout: float | None = None,
     ) -> dict[str, GroupDescription | KafkaError]:
-        """Share groups (KIP-932, ShareGroupDescribe); a coordinator without share groups answers each group
-        UnsupportedVersionError without a request."""
+        """Share groups (KIP-932, ShareGroupDescribe: v1 on Kafka 4.1+, v0 on a 4.0 broker with the early-access
+        share groups switched on): state, epochs, members and the partitions each shares.  A coordinator
+        without share groups answers each group UnsupportedVersionError (naming the release) without a
+        request; a group of another type is GroupIdNotFoundError."""
         return self._call(self._aio.describe_share_groups(
             copied(group_ids), include_authorized_operations=include_authorized_operations, timeout=timeout,
         ), timeout)
@@ -617,6 +620,75 @@ class AdminClient(SyncClientBase):
         directory of that broker is offline, since the log may be there), BrokerNotAvailableError for a broker
         the cluster does not list.  Keyed as given; bad input raises before any I/O."""
         return self._call(self._aio.describe_replica_log_dirs(copied(replicas), timeout=timeout), timeout)
+
+    # --- share groups (KIP-932; issue #25) ------------------------------------------------------------------
+    @overload
+    def list_share_group_offsets(
+        self, group_ids: Iterable[str], partitions: None = None, *, timeout: float | None = None,
+    ) -> dict[str, dict[TopicPartition, SharePartitionOffset | KafkaError] | KafkaError]: ...
+
+    @overload
+    def list_share_group_offsets(
+        self, group_ids: Iterable[str], partitions: Iterable[PartitionKey], *, timeout: float | None = None,
+    ) -> dict[str, dict[PartitionKey, SharePartitionOffset | KafkaError] | KafkaError]: ...
+
+    def list_share_group_offsets(
+        self, group_ids: Iterable[str], partitions: Iterable[Any] | None = None, *,
+        timeout: float | None = None,
+    ) -> dict[str, dict[Any, SharePartitionOffset | KafkaError] | KafkaError]:
+        """Share groups' start offsets (SPSO) per partition, with the lag from Kafka 4.2 brokers
+        (DescribeShareGroupOffsets; ``lag`` is None from 4.1).  ``partitions`` None: every partition the group
+        has a start offset in; else those (keyed as given), a partition the group never read being absent.
+
+        Per group: a dict, GroupIdNotFoundError for a group its coordinator does not know (a group without
+        offsets is asked about with ShareGroupDescribe to tell the two apart), or UnsupportedVersionError from
+        a coordinator older than Kafka 4.1, naming the release."""
+        return self._call(self._aio.list_share_group_offsets(
+            copied(group_ids), copied(partitions), timeout=timeout,
+        ), timeout)
+
+    def alter_share_group_offsets(
+        self, group_id: str, offsets: Mapping[PartitionKey, int], *, timeout: float | None = None,
+    ) -> dict[PartitionKey, None | KafkaError]:
+        """Set a share group's start offsets (AlterShareGroupOffsets, Kafka 4.1+): per partition (keyed as given)
+        None or the error.  The group must have no members: while it has any, its coordinator refuses the
+        whole request (NonEmptyGroupError for every partition) and writes nothing.  A group that does not exist
+        is made, empty.  A lost answer leaves the partitions "possibly applied"."""
+        return self._call(self._aio.alter_share_group_offsets(
+            group_id, copied(offsets), timeout=timeout,
+        ), timeout)
+
+    def reset_share_group_offsets(
+        self, group_id: str, partitions: Iterable[str | TopicPartition | tuple[str, int]] | str | None,
+        to: ResetTo | str | Any, *, dry_run: bool = True, timeout: float | None = None,
+    ) -> OffsetResetPlan:
+        """kafka-share-groups.sh --reset-offsets: the plan per partition (``current`` is the start offset, the
+        target clamped to [log start, log end]); written (AlterShareGroupOffsets) only with ``dry_run=False``.
+        ``partitions``: topic names (every partition) and/or partitions, or None for every partition the group
+        has a start offset in; ``to``: "earliest", "latest" or a :class:`ResetTo`.  Raises NonEmptyGroupError,
+        writing nothing, while the group has members; UnsupportedVersionError from a broker before Kafka 4.1."""
+        return self._call(self._aio.reset_share_group_offsets(
+            group_id, copied(partitions), copied(to), dry_run=dry_run, timeout=timeout,
+        ), timeout)
+
+    def delete_share_group_offsets(
+        self, group_id: str, topics: Iterable[str], *, timeout: float | None = None,
+    ) -> dict[str, None | KafkaError]:
+        """Forget a share group's start offsets for whole topics (DeleteShareGroupOffsets, Kafka 4.1+): per topic
+        None or the error (UnknownTopicOrPartitionError when the group has no offsets there; for every topic
+        GroupIdNotFoundError for an unknown group, NonEmptyGroupError while it has members).  Members that
+        subscribe later start again from the group's share.auto.offset.reset."""
+        return self._call(self._aio.delete_share_group_offsets(
+            group_id, copied(topics), timeout=timeout,
+        ), timeout)
+
+    def delete_share_groups(
+        self, group_ids: Iterable[str], *, timeout: float | None = None,
+    ) -> dict[str, None | KafkaError]:
+        """DeleteGroups on each share group's coordinator, as Java's Admin.deleteShareGroups: per group None or
+        its error (NonEmptyGroupError while it has members, GroupIdNotFoundError when it does not exist).  The
+        group's start offsets go with it.  A lost answer leaves the group "possibly applied"."""
+        return self._call(self._aio.delete_share_groups(copied(group_ids), timeout=timeout), timeout)
 
     # --- transactions and producers (KIP-664, KIP-939; issue #26) ------------------------------------------
     def describe_producers(

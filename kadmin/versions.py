@@ -153,21 +153,17 @@ BROKER_TABLES: dict[str, VersionTable] = {name: _parse(text) for name, text in _
 #: :func:`guess_release` compares the presets, so withheld keys are not looked at: a real broker's full table
 #: is guessed as before (BROKER_TABLES and RELEASES give the same answer).
 WITHHELD: dict[int, str] = {
-    # Kafka 4.1+ (share groups GA in 4.2, streams groups in 4.2): the fake has no share-group or streams-group
-    # coordinator yet (issue #25's later parts add them).
-    76: "ShareGroupHeartbeat: the fake keeps no share groups (no share coordinator, no share-partition state)",
-    78: "ShareFetch: no share-partition state (acquired records, delivery counts)",
-    79: "ShareAcknowledge: no share-partition state",
-    83: "InitializeShareGroupState: broker-to-share-coordinator, and no share-partition state",
-    84: "ReadShareGroupState: broker-to-share-coordinator, and no share-partition state",
-    85: "WriteShareGroupState: broker-to-share-coordinator, and no share-partition state",
-    86: "DeleteShareGroupState: broker-to-share-coordinator, and no share-partition state",
-    87: "ReadShareGroupStateSummary: broker-to-share-coordinator, and no share-partition state",
+    # Kafka 4.1+ (share groups GA in 4.2, streams groups in 4.2).  The fake serves share groups from its share
+    # coordinator state (kadmin/testing/state/share_groups.py): membership (ShareGroupHeartbeat 76), records
+    # (ShareFetch 78 / ShareAcknowledge 79), ShareGroupDescribe 77 and the share-group offsets (90-92).  What
+    # stays withheld is the brokers' own traffic to the share coordinator:
+    83: "InitializeShareGroupState: broker-to-share-coordinator (the fake's coordinator keeps the state itself)",
+    84: "ReadShareGroupState: broker-to-share-coordinator",
+    85: "WriteShareGroupState: broker-to-share-coordinator",
+    86: "DeleteShareGroupState: broker-to-share-coordinator",
+    87: "ReadShareGroupStateSummary: broker-to-share-coordinator",
     88: "StreamsGroupHeartbeat: the fake has no streams-group coordinator (KIP-1071)",
     89: "StreamsGroupDescribe: no streams groups to describe (KIP-1071)",
-    90: "DescribeShareGroupOffsets: no share-group start offsets (SPSO) kept",
-    91: "AlterShareGroupOffsets: no share-group start offsets kept",
-    92: "DeleteShareGroupOffsets: no share-group start offsets kept",
 }
 
 #: Keys the fake serves, but not at every version newer brokers advertise: key -> (the highest version the

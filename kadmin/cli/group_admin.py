@@ -36,17 +36,7 @@ def register(gsub: Any, common: argparse.ArgumentParser) -> None:
                        help="a topic (all its partitions) or some of its partitions, e.g. orders:0,2; repeatable")
     which.add_argument("--all-topics", action="store_true",
                        help="every topic the group has committed offsets for (kafka-consumer-groups.sh's spelling)")
-    to = rs.add_mutually_exclusive_group(required=True)
-    to.add_argument("--to-earliest", action="store_true", help="the log start")
-    to.add_argument("--to-latest", action="store_true", help="the log end")
-    to.add_argument("--to-datetime", metavar="ISO", help="the first offset at or after this time, e.g. "
-                    "2024-05-01T12:00:00Z (without a zone: local time)")
-    to.add_argument("--by-duration", metavar="PnDTnHnM", help="that long before now, e.g. P1DT2H or PT30M")
-    to.add_argument("--shift-by", type=int, metavar="N", help="the committed offset plus N (negative: back)")
-    to.add_argument("--to-offset", type=int, metavar="N", help="offset N")
-    to.add_argument("--to-current", action="store_true", help="the committed offset (a shift by 0)")
-    rs.add_argument("--execute", action="store_true", help="write the new offsets (default: dry run)")
-    rs.add_argument("--dry-run", action="store_true", help="only show the plan (the default)")
+    add_reset_target(rs, "committed offset")
     rs.set_defaults(run=run_reset)
 
     do = gsub.add_parser(
@@ -139,6 +129,22 @@ def reset_target(args: argparse.Namespace) -> ResetTo:
     if args.to_offset < 0:
         raise UsageError("--to-offset must be >= 0")
     return ResetTo.offset(args.to_offset)
+
+
+def add_reset_target(rs: argparse.ArgumentParser, current: str) -> None:
+    """The target options of a reset (kafka-consumer-groups.sh's and kafka-share-groups.sh's spellings) and its
+    --execute / --dry-run pair; ``current`` names what --shift-by and --to-current start from."""
+    to = rs.add_mutually_exclusive_group(required=True)
+    to.add_argument("--to-earliest", action="store_true", help="the log start")
+    to.add_argument("--to-latest", action="store_true", help="the log end")
+    to.add_argument("--to-datetime", metavar="ISO", help="the first offset at or after this time, e.g. "
+                    "2024-05-01T12:00:00Z (without a zone: local time)")
+    to.add_argument("--by-duration", metavar="PnDTnHnM", help="that long before now, e.g. P1DT2H or PT30M")
+    to.add_argument("--shift-by", type=int, metavar="N", help=f"the {current} plus N (negative: back)")
+    to.add_argument("--to-offset", type=int, metavar="N", help="offset N")
+    to.add_argument("--to-current", action="store_true", help=f"the {current} (a shift by 0)")
+    rs.add_argument("--execute", action="store_true", help="write the new offsets (default: dry run)")
+    rs.add_argument("--dry-run", action="store_true", help="only show the plan (the default)")
 
 
 def run_reset(ctx: Context) -> int:

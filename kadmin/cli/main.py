@@ -160,6 +160,10 @@ def build_parser() -> Parser:
     from kadmin.cli import tokens as tokens_cmd  # delegation tokens (issue #29)
 
     tokens_cmd.register(sub, common)
+
+    from kadmin.cli import share_groups as share_groups_cmd  # share groups (issue #25)
+
+    share_groups_cmd.register(sub, common)
     demo.register(sub, common)
     return parser
 

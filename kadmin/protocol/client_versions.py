@@ -23,8 +23,10 @@ APIs whose newer versions kadmin handles (no cap), for the record:
 * AlterPartitionReassignments v1 (KIP-860): AllowReplicationFactorChange is sent true, which is v0's behaviour.
 * ListOffsets v11 (KIP-1023): same layout; it only adds a timestamp code kadmin does not send yet.
 * FindCoordinator: unchanged (v6 since Kafka 3.8).
-* ListConfigResources 74, StreamsGroupDescribe 89, DescribeShareGroupOffsets 90, AlterShareGroupOffsets 91,
-  DeleteShareGroupOffsets 92: schemas shipped for the operations to come; nothing sends them yet.
+* DescribeShareGroupOffsets 90 (v1 adds the lag, read into ``SharePartitionOffset.lag``), AlterShareGroupOffsets
+  91, DeleteShareGroupOffsets 92: kadmin/admin/share_groups.py.
+* ListConfigResources 74, StreamsGroupDescribe 89: schemas shipped for the operations to come; nothing sends
+  them yet.
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ import time
 import uuid
 from collections.abc import Iterable
 
+from kadmin.testing import share_groups
 from kadmin.testing.state.base import ClusterState
 from kadmin.testing.state.groups import ConsumerMember, Group, Groups
 from kadmin.testing.state.topics import Topics
@@ -39,6 +40,10 @@ UNSUPPORTED_ASSIGNOR = 112
 DEFAULT_CONFIG = {
     "group.consumer.heartbeat.interval.ms": 5000,
     "group.consumer.session.timeout.ms": 45000,
+    "group.share.heartbeat.interval.ms": 5000,
+    "group.share.session.timeout.ms": 45000,
+    "group.share.record.lock.duration.ms": share_groups.LOCK_DURATION_MS,
+    "group.share.delivery.count.limit": share_groups.DELIVERY_COUNT_LIMIT,
 }
 ASSIGNORS = ("uniform", "range")
 
@@ -144,9 +149,11 @@ def expire(state: ClusterState, g: Group, now: float | None = None) -> None:
     if g.group_type not in ("consumer", "share") or not g.consumer_members:
         return
     now = time.monotonic() if now is None else now
-    limit = config(state, "group.consumer.session.timeout.ms") / 1000.0
+    limit = config(state, f"group.{g.group_type}.session.timeout.ms") / 1000.0
     dead = [m.member_id for m in g.consumer_members.values() if m.last_seen is not None and now - m.last_seen > limit]
-    if dead:
+    if dead and g.group_type == "share":
+        share_groups.remove(state, g, dead)  # no revocation in a share group (kadmin.testing.share_groups)
+    elif dead:
         remove(state, g, dead)
 
 

@@ -11,7 +11,6 @@ import pytest
 
 from tests.support.cli import run_main
 
-
 ACCEPTED: list[int] = []
 
 

@@ -130,6 +130,12 @@ CASES: dict[str, Call] = {
     "describe_transactions": lambda p: call(p.gen(["tx"])),
     "abort_transaction": lambda p: call(p.gen([AbortTransactionSpec(TopicPartition("t", 0), 1, 0, 0)])),
     "fence_producers": lambda p: call(p.gen(["tx"])),
+    # --- share groups (KIP-932; issue #25)
+    "list_share_group_offsets": lambda p: call(p.gen(["g"]), p.gen([("t", 0)])),
+    "alter_share_group_offsets": lambda p: call("g", p.mapping({("t", 0): 3})),
+    "reset_share_group_offsets": lambda p: call("g", p.gen(["t"]), "earliest"),
+    "delete_share_group_offsets": lambda p: call("g", p.gen(["t"])),
+    "delete_share_groups": lambda p: call(p.gen(["g"])),
 }
 #: Methods whose iterable arguments exclude each other: one call per argument.
 MORE_CASES: dict[str, list[Call]] = {

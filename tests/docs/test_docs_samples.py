@@ -12,6 +12,8 @@ placeholders, which this test replaces:
   user), delegation tokens enabled; its CA is ``/etc/kafka/ca.pem``;
 * ``broker1:9094``: SSL with client certificates required (mutual TLS): ``/etc/kafka/client.pem`` and
   ``/etc/kafka/client.key``, signed by the same CA;
+* ``broker1:9095``: a Kafka 4.3 cluster (the fake's preset) with the demo's topics and an Empty share group
+  ``invoices`` that has start offsets in ``orders`` (share groups need Kafka 4.1+);
 * ``/etc/kafka/client.properties``: a properties file for ``broker1:9093`` (SCRAM-SHA-512 as ``ops``).
 
 A block whose first line is a comment naming a test file (``# test_old_brokers.py``) is a pytest module: it is
@@ -78,6 +80,7 @@ class Clusters:
     plain: FakeCluster
     sasl_ssl: FakeCluster
     mtls: FakeCluster
+    newest: FakeCluster
     files: dict[str, Path]
 
     def substitute(self, code: str) -> str:
@@ -85,6 +88,7 @@ class Clusters:
         code = code.replace("broker1:9092", self.plain.bootstrap)
         code = code.replace("broker1:9093", self.sasl_ssl.bootstrap)
         code = code.replace("broker1:9094", self.mtls.bootstrap)
+        code = code.replace("broker1:9095", self.newest.bootstrap)
         for placeholder, path in self.files.items():
             code = code.replace(placeholder, str(path))
         return code
@@ -107,14 +111,17 @@ def _clusters(pki: tls_util.TestPKI, folder: Path) -> Iterator[Clusters]:
                       sasl={"mechanisms": ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"],
                             "users": {"ops": "ops-secret"}},
                       authorizer={"super_users": ["User:ops"]}, delegation_tokens=True) as sasl_ssl,
-          FakeCluster(brokers=1, tls=pki.server_context(server, require_client_cert=True)) as mtls):
+          FakeCluster(brokers=1, tls=pki.server_context(server, require_client_cert=True)) as mtls,
+          FakeCluster(brokers=1, versions="4.3") as newest):
         seed_demo(plain)
+        seed_demo(newest)
+        newest.set_share_offsets("invoices", {("orders", 0): 100, ("orders", 1): 70, ("orders", 2): 45})
         props.write_text(
             f"bootstrap.servers={sasl_ssl.bootstrap}\nsecurity.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-512\n"
             'sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required '
             'username="ops" password="ops-secret";\n'
             f"ssl.truststore.type=PEM\nssl.truststore.location={pki.ca.cert}\n", encoding="utf-8")
-        yield Clusters(plain, sasl_ssl, mtls, {
+        yield Clusters(plain, sasl_ssl, mtls, newest, {
             "/etc/kafka/ca.pem": pki.ca.cert, "/etc/kafka/client.pem": client.cert,
             "/etc/kafka/client.key": client.key, "/etc/kafka/client.properties": props})
 
@@ -166,7 +173,7 @@ def test_the_placeholders_reach_every_cluster(pki: tls_util.TestPKI, tmp_path: P
     # The substitution itself: a sample naming a placeholder this test does not know would silently try to
     # connect to broker1 and fail with a resolution error far from the cause.
     with _clusters(pki, tmp_path) as clusters:
-        code = clusters.substitute("broker1:9092 broker1:9093 broker1:9094 /etc/kafka/ca.pem")
+        code = clusters.substitute("broker1:9092 broker1:9093 broker1:9094 broker1:9095 /etc/kafka/ca.pem")
         assert "broker1" not in code and "/etc/kafka" not in code
     for sample in samples():
         if sample.not_run is None:

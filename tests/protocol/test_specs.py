@@ -416,7 +416,8 @@ def test_diff_reports_type_and_key_changes() -> None:
 FAKE_SPECS_DIR = Path(__file__).resolve().parents[2] / "kadmin" / "testing" / "specs"
 _FAKE_APIS = ["Produce", "Fetch", "AddPartitionsToTxn", "AddOffsetsToTxn", "EndTxn", "TxnOffsetCommit",
               "OffsetForLeaderEpoch", "LeaderAndIsr", "StopReplica", "UpdateMetadata", "ControlledShutdown",
-              "AlterPartition", "Envelope", "AllocateProducerIds"]
+              "AlterPartition", "Envelope", "AllocateProducerIds", "ShareGroupHeartbeat", "ShareFetch",
+              "ShareAcknowledge"]
 FAKE_FILES = frozenset(f"{api}{kind}.json" for api in _FAKE_APIS for kind in ("Request", "Response"))
 
 

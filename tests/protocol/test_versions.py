@@ -66,7 +66,12 @@ def test_releases_never_lose_client_api_versions() -> None:
     ("4.0", 4, None),  # KRaft brokers do not advertise LeaderAndIsr
     ("4.0", 77, None),  # share groups were early access (off) in 4.0
     ("4.1", 77, (1, 1)),  # ShareGroupDescribe v1 only: 4.1 removed 4.0's early-access v0
-    ("4.1", 76, None),  # ShareGroupHeartbeat: withheld (the fake keeps no share groups)
+    ("4.1", 76, (1, 1)),  # ShareGroupHeartbeat: served (the fake's share coordinator, issue #25)
+    ("4.1", 78, (1, 1)),  # ShareFetch: served (records handed to share members; v2 is 4.2's)
+    ("4.2", 79, (1, 2)),  # ShareAcknowledge v2 (renew acknowledgements) in 4.2
+    ("4.1", 84, None),  # ReadShareGroupState: broker-to-share-coordinator, withheld
+    ("4.1", 90, (0, 0)),  # DescribeShareGroupOffsets v0 (no lag) in 4.1
+    ("4.2", 90, (0, 1)),  # DescribeShareGroupOffsets v1 (lag) in 4.2
     ("4.1", 74, (0, 0)),  # ListConfigResources: the fake serves v0 only (CAPPED)
     ("4.1", 11, (0, 9)),  # 4.1 gave JoinGroup v0-1 back (KAFKA-19444)
     ("4.1", 80, (0, 0)),

@@ -326,6 +326,27 @@ BAD = [
     case("find_hanging_transactions", exc=ValueError, match="give exactly one of partitions, topics or broker_id"),
     case("find_hanging_transactions", topics=["t"], broker_id=1, exc=ValueError,
          match="give exactly one of partitions, topics or broker_id"),
+    # --- share groups (KIP-932; issue #25)
+    case("list_share_group_offsets", [], exc=ValueError, match="group_ids is empty"),
+    case("list_share_group_offsets", "g", exc=TypeError, match="group_ids must be a list of strings"),
+    case("list_share_group_offsets", ["g"], [], exc=ValueError, match="partitions is empty"),
+    case("list_share_group_offsets", ["g"], [("t", -1)], exc=ValueError, match="invalid partition"),
+    case("alter_share_group_offsets", "g", {}, exc=ValueError, match="offsets is empty"),
+    case("alter_share_group_offsets", "g", [("t", 0)], exc=TypeError, match="offsets must be a mapping"),
+    case("alter_share_group_offsets", "g", {("t", 0): -1}, exc=ValueError, match="a start offset must be >= 0"),
+    case("alter_share_group_offsets", "g", {("t", 0): True}, exc=TypeError, match="must be an int start offset"),
+    case("alter_share_group_offsets", "", {("t", 0): 1}, exc=ValueError, match="empty group id"),
+    case("alter_share_group_offsets", "g", {("t", 0): 1, TP("t", 0): 2}, exc=ValueError,
+         match="are the same partition"),
+    case("reset_share_group_offsets", "g", ["t"], "newest", exc=ValueError, match="unknown reset target"),
+    case("reset_share_group_offsets", "g", [], "latest", exc=ValueError, match="partitions is empty"),
+    case("reset_share_group_offsets", "g", None, "latest", dry_run="no", exc=TypeError,
+         match="dry_run must be a bool"),
+    case("delete_share_group_offsets", "g", [], exc=ValueError, match="topics is empty"),
+    case("delete_share_group_offsets", "g", "t", exc=TypeError, match="not a single string"),
+    case("delete_share_group_offsets", "g", ["bad name!"], exc=ValueError, match="illegal topic name"),
+    case("delete_share_groups", [], exc=ValueError, match="group_ids is empty"),
+    case("delete_share_groups", [""], exc=ValueError, match="empty group id"),
 ]
 
 PUBLIC = sorted(n for n, f in inspect.getmembers(aio.AdminClient, inspect.iscoroutinefunction)

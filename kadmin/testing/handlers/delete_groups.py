@@ -1,4 +1,5 @@
-"""DeleteGroups (key 42): the coordinator deletes an empty group and its committed offsets."""
+"""DeleteGroups (key 42): the coordinator deletes an empty group (of any type) and its committed offsets or
+share-group state."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from kadmin.testing.handlers.base import (
     response_class,
 )
 from kadmin.testing.state.groups import Groups
+from kadmin.testing.state.share_groups import ShareStates
 
 API_KEY = 42
 
@@ -37,8 +39,10 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
             elif g.members or g.state not in ("Empty",):
                 err = NON_EMPTY_GROUP
             else:
-                # Deleting a group also drops its committed offsets (GroupMetadataManager.cleanupGroupMetadata).
+                # Deleting a group also drops its committed offsets (GroupMetadataManager.cleanupGroupMetadata),
+                # and a share group's share-partition state (KIP-932: the persister's DeleteShareGroupState).
                 del ctx.state.area(Groups)[gid]
+                ctx.state.area(ShareStates).drop_group(gid)
         results.append(R.DeletableGroupResult(group_id=gid, error_code=err))
     return R(throttle_time_ms=0, results=results)
 

@@ -208,7 +208,8 @@ class GroupsAdmin(AreaAdmin):
     def set_group_config(self, **settings: int) -> None:
         """Group coordinator settings, by Kafka's names with dots as underscores, e.g.
         ``set_group_config(group_consumer_heartbeat_interval_ms=500)`` so that KIP-848 consumers reconcile
-        fast in a test.  Known: group.consumer.heartbeat.interval.ms, group.consumer.session.timeout.ms."""
+        fast in a test.  Known: group.consumer.heartbeat.interval.ms, group.consumer.session.timeout.ms and their
+        group.share.* twins (share groups, KIP-932)."""
         from kadmin.testing.consumer_groups import DEFAULT_CONFIG
 
         with self._lock:
