@@ -23,9 +23,11 @@ from typing import Final
 
 PLAIN_MODULE: Final = "org.apache.kafka.common.security.plain.PlainLoginModule"
 SCRAM_MODULE: Final = "org.apache.kafka.common.security.scram.ScramLoginModule"
+OAUTHBEARER_MODULE: Final = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
 #: The mechanisms each supported login module logs in with.
-MODULE_MECHANISMS: Final = MappingProxyType({PLAIN_MODULE: ("PLAIN",), SCRAM_MODULE: ("SCRAM-SHA-256", "SCRAM-SHA-512")})
-_UNSUPPORTED = {"Krb5LoginModule": "GSSAPI (Kerberos)", "OAuthBearerLoginModule": "OAUTHBEARER"}
+MODULE_MECHANISMS: Final = MappingProxyType({PLAIN_MODULE: ("PLAIN",), SCRAM_MODULE: ("SCRAM-SHA-256", "SCRAM-SHA-512"),
+                                             OAUTHBEARER_MODULE: ("OAUTHBEARER",)})
+_UNSUPPORTED = {"Krb5LoginModule": "GSSAPI (Kerberos)"}
 CONTROL_FLAGS: Final = ("required", "requisite", "sufficient", "optional")
 
 _WORD = re.compile(r"[A-Za-z0-9_.$\-\u0080-\U0010ffff]+")
@@ -149,14 +151,16 @@ def login_for(text: str, mechanism: str | None) -> tuple[str, str, bool]:
     if any(name in text for name in _UNSUPPORTED):
         which = next(v for k, v in _UNSUPPORTED.items() if k in text)
         raise ValueError(f"sasl.jaas.config names a login module kadmin does not support ({which}); kadmin "
-                         "speaks PLAIN and SCRAM")
+                         "speaks PLAIN, SCRAM and OAUTHBEARER")
     entry = parse_jaas(text)
     mechanisms = MODULE_MECHANISMS.get(entry.module)
     if mechanisms is None:
         raise ValueError(f"sasl.jaas.config names login module {entry.module}; kadmin supports {PLAIN_MODULE} "
-                         f"(PLAIN) and {SCRAM_MODULE} (SCRAM-SHA-256/512)")
+                         f"(PLAIN), {SCRAM_MODULE} (SCRAM-SHA-256/512) and {OAUTHBEARER_MODULE} (OAUTHBEARER)")
+    if entry.module == OAUTHBEARER_MODULE and mechanism is None:
+        raise ValueError("sasl.jaas.config names OAuthBearerLoginModule: set sasl.mechanism=OAUTHBEARER")
     if mechanism is not None and mechanism.upper() not in mechanisms:
-        wanted = PLAIN_MODULE if mechanism.upper() == "PLAIN" else SCRAM_MODULE
+        wanted = {"PLAIN": PLAIN_MODULE, "OAUTHBEARER": OAUTHBEARER_MODULE}.get(mechanism.upper(), SCRAM_MODULE)
         raise ValueError(f"sasl.mechanism={mechanism} does not go with {entry.short_module} in sasl.jaas.config "
                          f"(that module logs in with {'/'.join(mechanisms)}); use {wanted}")
     token_auth = entry.options.get("tokenauth", "false").strip().lower() == "true"
@@ -170,5 +174,19 @@ def login_for(text: str, mechanism: str | None) -> tuple[str, str, bool]:
     return entry.options["username"], entry.options["password"], token_auth
 
 
-__all__ = ["CONTROL_FLAGS", "JaasEntry", "MODULE_MECHANISMS", "PLAIN_MODULE", "SCRAM_MODULE", "login_for",
-           "parse_jaas"]
+def oauthbearer_login_for(text: str) -> dict[str, str]:
+    """The options of an ``OAuthBearerLoginModule`` entry (``unsecuredLogin*`` for an unsecured token;
+    ``clientId``, ``clientSecret``, ``scope``, ``extension_<name>`` for the OIDC login), refusing another
+    module.  Option values are returned as given; messages never quote them."""
+    if any(name in text for name in _UNSUPPORTED):
+        which = next(v for k, v in _UNSUPPORTED.items() if k in text)
+        raise ValueError(f"sasl.jaas.config names a login module kadmin does not support ({which})")
+    entry = parse_jaas(text)
+    if entry.module != OAUTHBEARER_MODULE:
+        raise ValueError(f"sasl.mechanism=OAUTHBEARER does not go with {entry.short_module} in sasl.jaas.config; "
+                         f"use {OAUTHBEARER_MODULE}")
+    return dict(entry.options)
+
+
+__all__ = ["CONTROL_FLAGS", "JaasEntry", "MODULE_MECHANISMS", "OAUTHBEARER_MODULE", "PLAIN_MODULE", "SCRAM_MODULE",
+           "login_for", "oauthbearer_login_for", "parse_jaas"]

@@ -52,7 +52,7 @@ from kadmin.network.negotiation import (
     usable_table,
 )
 from kadmin.network.retry import Deadline, backoff_delay, retry_call
-from kadmin.network.sasl import authenticate
+from kadmin.network.sasl import authenticate, token_cache_for
 from kadmin.network.tls import build_ssl_context
 from kadmin.protocol import Message
 from kadmin.protocol.apis import ApiKey
@@ -84,6 +84,7 @@ class NetworkClient:
     def __init__(self, config: ClientConfig) -> None:
         self._config = config
         self._ssl = build_ssl_context(config)  # file errors surface at construction, not on first connect
+        self._tokens = token_cache_for(config)  # OAUTHBEARER: one token (and refresh schedule) for every connection
         self._pid = os.getpid()
         self._metadata: ClusterMetadata | None = None
         self._states: dict[int, _NodeState] = {}
@@ -343,7 +344,7 @@ class NetworkClient:
         try:
             conn, neg = await negotiate(conn, config=cfg, deadline=deadline, reconnect=connect)
             if cfg.uses_sasl:
-                await authenticate(conn, config=cfg, versions=neg.versions, deadline=deadline)
+                await authenticate(conn, config=cfg, versions=neg.versions, deadline=deadline, tokens=self._tokens)
         except BaseException:
             for c in current:
                 await c.close()

@@ -1,7 +1,8 @@
 """SASL authentication over Kafka's own framing: SaslHandshake v1, then SaslAuthenticate round trips.
 
 PLAIN sends the password in one message (only sensible over TLS); SCRAM-SHA-256/512 (RFC 5802, RFC 7677)
-proves knowledge of the password without sending it and checks that the broker knows it too.
+proves knowledge of the password without sending it and checks that the broker knows it too; OAUTHBEARER
+(RFC 7628, KIP-255) sends a bearer token from the client's token cache (kadmin.network.oauth).
 
 Passwords are never logged, formatted into messages or kept on exceptions: an authentication failure is
 exactly the moment people paste logs into tickets.
@@ -19,6 +20,7 @@ import logging
 import secrets
 import time
 from collections.abc import Callable
+from typing import Any
 
 from kadmin.config import ClientConfig
 from kadmin.errors import (
@@ -30,6 +32,13 @@ from kadmin.errors import (
 )
 from kadmin.network.connection import Connection
 from kadmin.network.negotiation import VersionTable, choose_version, usable_range
+from kadmin.network.oauth import (
+    OidcClientCredentials,
+    RefreshPolicy,
+    TokenCache,
+    UnsecuredJwsSource,
+    client_first_message,
+)
 from kadmin.network.retry import Deadline
 from kadmin.protocol import message_type
 from kadmin.protocol.apis import ApiKey
@@ -148,17 +157,54 @@ def _new_nonce() -> str:
     return base64.b64encode(secrets.token_bytes(24)).decode("ascii")
 
 
+def token_cache_for(config: ClientConfig) -> TokenCache | None:
+    """The OAUTHBEARER token cache of one client (None for other mechanisms): made once per client, so its
+    connections share one token and one refresh schedule."""
+    if config.sasl_mechanism != "OAUTHBEARER" or not config.uses_sasl:
+        return None
+    policy = RefreshPolicy(config.sasl_login_refresh_window_factor, config.sasl_login_refresh_window_jitter,
+                           config.sasl_login_refresh_min_period_s, config.sasl_login_refresh_buffer_s)
+    source: Callable[..., Any]
+    if config.sasl_oauthbearer_token_provider is not None:
+        source = config.sasl_oauthbearer_token_provider
+        describe = getattr(source, "__qualname__", None) or type(source).__name__
+    elif config.sasl_oauthbearer_token_endpoint_url is not None:
+        source = OidcClientCredentials(
+            config.sasl_oauthbearer_token_endpoint_url, config.sasl_oauthbearer_client_id,
+            config.sasl_oauthbearer_client_secret, config.sasl_oauthbearer_scope,
+            connect_timeout_s=config.sasl_login_connect_timeout_s, read_timeout_s=config.sasl_login_read_timeout_s,
+            retry_backoff_s=config.sasl_login_retry_backoff_s,
+            retry_backoff_max_s=config.sasl_login_retry_backoff_max_s)
+        describe = config.sasl_oauthbearer_token_endpoint_url
+    else:
+        assert config.sasl_oauthbearer_unsecured_claims is not None  # ClientConfig checked there is a source
+        source = UnsecuredJwsSource(config.sasl_oauthbearer_unsecured_claims,
+                                    config.sasl_oauthbearer_unsecured_lifetime_s)
+        describe = "an unsecured token"
+    return TokenCache(source, policy, describe=describe)
+
+
 async def authenticate(conn: Connection, *, config: ClientConfig, versions: VersionTable,
-                       deadline: Deadline) -> None:
-    """Authenticate ``conn`` as ``config.sasl_username``; raises AuthenticationError with a useful reason.
+                       deadline: Deadline, tokens: TokenCache | None = None) -> None:
+    """Authenticate ``conn`` as ``config.sasl_username`` (or with an OAUTHBEARER token from ``tokens``, the
+    client's token cache); raises AuthenticationError with a useful reason.
 
     Sets ``conn.reauth_at`` when the broker limits the session (KIP-368), so the client replaces the
-    connection before the broker closes it.
+    connection, with a fresh login (for OAUTHBEARER, a token fetched again once the cached one is due for
+    refresh), before the broker closes it.
     """
     mechanism = config.sasl_mechanism
     username = config.sasl_username
     password = config.sasl_password
-    if mechanism is None or username is None or password is None:
+    if mechanism == "OAUTHBEARER":
+        if tokens is None:
+            tokens = token_cache_for(config)
+        assert tokens is not None
+        # The token is fetched before the handshake, so a token endpoint that is down fails the login without
+        # leaving a half-authenticated connection behind, within the caller's budget.
+        token = await tokens.token(deadline.remaining())
+        username, password = token.principal or "(token)", ""
+    elif mechanism is None or username is None or password is None:
         raise AuthenticationError("SASL needs sasl_mechanism, sasl_username and sasl_password")
     r = usable_range(SASL_HANDSHAKE, versions, config)
     if r is None or r[1] < 1:
@@ -176,7 +222,8 @@ async def authenticate(conn: Connection, *, config: ClientConfig, versions: Vers
     auth_version = choose_version(SASL_AUTHENTICATE, versions, config, node=conn.label)
     request_cls = message_type(SASL_AUTHENTICATE, "request")
 
-    who = f"delegation token {username!r}" if config.sasl_token_auth else f"user {username!r}"
+    who = (f"delegation token {username!r}" if config.sasl_token_auth
+           else f"the token of {username!r}" if mechanism == "OAUTHBEARER" else f"user {username!r}")
 
     async def round_trip(token: bytes) -> tuple[bytes, int]:
         reply = await conn.request(request_cls(auth_bytes=token), auth_version, deadline=deadline)
@@ -194,6 +241,21 @@ async def authenticate(conn: Connection, *, config: ClientConfig, versions: Vers
         server_first, _ = await round_trip(scram.first())
         server_final, lifetime_ms = await round_trip(scram.final(server_first))
         scram.verify(server_final)
+    elif mechanism == "OAUTHBEARER":
+        challenge, lifetime_ms = await round_trip(client_first_message(token.value,
+                                                                       config.sasl_oauthbearer_extensions))
+        if challenge:
+            # RFC 7628 3.2.2: a refused token is answered with a JSON status as the server's challenge; the
+            # client ends the exchange with a lone %x01 and the broker then fails it (with that JSON as the
+            # reason).  One line with the broker's words; no retry: the same token would be refused again.
+            status = " ".join(challenge.decode("utf-8", "replace").split())
+            try:
+                await round_trip(b"\x01")
+            except AuthenticationError as exc:
+                raise type(exc)(f"SASL OAUTHBEARER authentication of {who} to {conn.label} failed: the broker "
+                                f"refused the token: {status}") from None
+            raise SaslAuthenticationFailedError(f"SASL OAUTHBEARER authentication of {who} to {conn.label} "
+                                                f"failed: the broker refused the token: {status}")
     else:  # config validation makes this unreachable; kept so a new mechanism cannot fall through silently
         raise AuthenticationError(f"SASL mechanism {mechanism} is not implemented")
     if lifetime_ms > 0:
@@ -202,4 +264,4 @@ async def authenticate(conn: Connection, *, config: ClientConfig, versions: Vers
     logger.debug("authenticated to %s as %s with %s", conn.label, who, mechanism)
 
 
-__all__ = ["ScramClient", "authenticate", "plain_token"]
+__all__ = ["ScramClient", "authenticate", "plain_token", "token_cache_for"]

@@ -67,6 +67,8 @@ class SaslState:
     #: Logged in with a delegation token: Kafka refuses token requests on such a channel.
     token_authenticated: bool = False
     close_after_response: bool = False
+    #: Monotonic time when the SASL session ends (KIP-368 session lifetime); None: it never does.
+    session_expires_at: float | None = None
 
 
 @dataclass

@@ -36,7 +36,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     ctx.sasl.handshake_version = version
     tokens = ctx.cluster._tokens
     ctx.sasl.exchange = new_exchange(req.mechanism, config.users, ctx.cluster._scram.get,
-                                     tokens.login if tokens is not None else None)
+                                     tokens.login if tokens is not None else None, oauth=config.oauth)
     return R(error_code=NONE, mechanisms=list(config.mechanisms))
 
 
