@@ -101,6 +101,11 @@ class NetworkClient:
     def config(self) -> ClientConfig:
         return self._config
 
+    @property
+    def token_subject(self) -> str | None:
+        """The subject of the OAUTHBEARER token this client logs in with (None: no token yet, or no OAUTHBEARER)."""
+        return self._tokens.subject if self._tokens is not None else None
+
     # ----------------------------------------------------------------------------------------------- lifecycle
 
     async def start(self, *, deadline: Deadline | None = None) -> None:

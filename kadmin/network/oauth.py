@@ -330,6 +330,11 @@ class TokenCache:
     def __repr__(self) -> str:
         return f"TokenCache({self._describe}, fetches={self.fetches})"
 
+    @property
+    def subject(self) -> str | None:
+        """The principal the current token names (its ``sub``, or the provider's), None before the first."""
+        return self._token.principal if self._token is not None else None
+
     async def token(self, budget_s: float | None = None) -> OAuthToken:
         if self._lock is None:
             self._lock = asyncio.Lock()
