@@ -75,7 +75,9 @@ class _NodeState:
         c = self.conn
         if c is None or c.closed or self.negotiated is None:
             return False
-        return c.reauth_at is None or time.monotonic() < c.reauth_at
+        # A session due for renewal is renewed on the connection itself when the broker can (KIP-368); otherwise
+        # the connection is replaced before the broker's limit.
+        return c.reauth_at is None or c.reauthenticate is not None or time.monotonic() < c.reauth_at
 
 
 class NetworkClient:

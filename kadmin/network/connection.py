@@ -23,7 +23,7 @@ import socket
 import ssl
 import struct
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from kadmin.config import ClientConfig
@@ -109,6 +109,10 @@ class Connection:
         self.opened_at = time.monotonic()
         #: Monotonic time after which a SASL session must be renewed (KIP-368); None: no limit.
         self.reauth_at: float | None = None
+        #: KIP-368 re-authentication, set by SASL (kadmin.network.sasl) when the broker limits the session and can
+        #: renew it: run once, on this connection, before the first request after ``reauth_at`` (see _renew_session).
+        self.reauthenticate: Callable[[Connection], Awaitable[None]] | None = None
+        self._reauth_task: asyncio.Task[None] | None = None
         #: Monotonic time before which no request is sent, set from responses' throttle_time_ms (KIP-219).
         self.throttle_until = 0.0
         self._reader_task: asyncio.Task[None] = asyncio.get_running_loop().create_task(
@@ -231,6 +235,8 @@ class Connection:
         """
         if self._closed:
             raise self._closed_error()
+        if self.reauthenticate is not None and self.reauth_at is not None:
+            await self._renew_session(api_key, deadline)
         request_timeout = self._config.request_timeout_s
         budget = deadline.remaining()
         if budget <= 0:
@@ -291,6 +297,8 @@ class Connection:
         if api_key is None or any(type(r).API_KEY != api_key for r in requests):
             raise ProtocolError("request_many needs request messages of one API")
         name = api_name(api_key)
+        if self.reauthenticate is not None and self.reauth_at is not None:
+            await self._renew_session(api_key, deadline)
         bodies: list[bytes | None] = [None] * n
         todo = list(range(n))
         if self.throttle_until > time.monotonic():
@@ -465,6 +473,39 @@ class Connection:
             for fut in in_flight:
                 fut.cancel()
                 self._release_slot()
+
+    # ----------------------------------------------------------------------------------------------- KIP-368
+
+    async def _renew_session(self, api_key: int, deadline: Deadline) -> None:
+        """Hold a request while the SASL session is renewed on this connection, starting the renewal when
+        ``reauth_at`` has passed.  The renewal's own requests pass; requests already in flight are answered
+        as usual (matched by correlation id), so no call fails because a session ends.  A failed renewal closes
+        the connection with its error: requests then fail as on any closed connection and the client logs in
+        again on a new one (an AuthenticationError if the credentials are no longer accepted)."""
+        task = self._reauth_task
+        if task is not None and task is asyncio.current_task():
+            return
+        if task is None or task.done():
+            hook = self.reauthenticate
+            if hook is None or self.reauth_at is None or time.monotonic() < self.reauth_at:
+                return
+            task = self._reauth_task = asyncio.get_running_loop().create_task(
+                self._run_renewal(hook), name=f"kadmin-reauth-{self.label}")
+        left = deadline.remaining()
+        try:
+            await asyncio.wait_for(asyncio.shield(task), None if left == float("inf") else left)
+        except asyncio.TimeoutError:
+            raise KafkaTimeoutError(f"the deadline passed while {self.label} re-authenticated ({api_name(api_key)} "
+                                    "not sent)") from None
+        if self._closed:
+            raise self._closed_error()
+
+    async def _run_renewal(self, hook: Callable[[Connection], Awaitable[None]]) -> None:
+        try:
+            await hook(self)
+        except Exception as exc:  # noqa: BLE001 - any failure ends this connection's session
+            logger.info("re-authentication on %s failed, closing the connection: %s", self.label, exc)
+            await self.close(exc if isinstance(exc, KafkaError) else KafkaConnectionError(str(exc)))
 
     # ----------------------------------------------------------------------------------------------- slots
 

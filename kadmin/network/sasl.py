@@ -259,8 +259,19 @@ async def authenticate(conn: Connection, *, config: ClientConfig, versions: Vers
     else:  # config validation makes this unreachable; kept so a new mechanism cannot fall through silently
         raise AuthenticationError(f"SASL mechanism {mechanism} is not implemented")
     if lifetime_ms > 0:
-        # Re-authenticate well before the broker's limit, as Kafka's clients do (85-95% of the lifetime).
+        # Re-authenticate well before the broker's limit, as Kafka's clients do (85-95% of the lifetime), on this
+        # connection (KIP-368: SaslAuthenticate v1+ brokers renew a session in place), with a fresh login: for
+        # OAUTHBEARER the token cache's current token, fetched again once it is due for refresh.
         conn.reauth_at = time.monotonic() + lifetime_ms / 1000.0 * 0.85
+
+        async def renew(c: Connection) -> None:
+            await authenticate(c, config=config, versions=versions, deadline=Deadline(config.request_timeout_s),
+                               tokens=tokens)
+            logger.debug("re-authenticated on %s", c.label)
+
+        conn.reauthenticate = renew
+    else:
+        conn.reauth_at, conn.reauthenticate = None, None
     logger.debug("authenticated to %s as %s with %s", conn.label, who, mechanism)
 
 

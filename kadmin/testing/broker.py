@@ -291,7 +291,14 @@ class Broker:
             log.warning("broker %d: closing connection: the fake cluster does not implement API %d v%d",
                         self.node_id, api_key, version)
             return False
-        if sasl.session_expires_at is not None and time.monotonic() > sasl.session_expires_at:
+        if sasl.reauthenticating and api_key not in (SASL_HANDSHAKE, SASL_AUTHENTICATE):
+            # KIP-368: nothing but the re-authentication itself may be sent while it runs.
+            self._log(api_key, version, corr, (), client_id)
+            log.info("broker %d: closing connection that sent API %d during re-authentication", self.node_id,
+                     api_key)
+            return False
+        if (sasl.session_expires_at is not None and time.monotonic() > sasl.session_expires_at
+                and api_key not in (SASL_HANDSHAKE, SASL_AUTHENTICATE)):
             # KIP-368: a request on a connection whose session has ended closes it (as Kafka's broker does).
             self._log(api_key, version, corr, (), client_id)
             log.info("broker %d: closing connection whose SASL session expired (%s)", self.node_id, sasl.principal)

@@ -24,7 +24,8 @@ API_KEY = 36
 
 def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     R = response_class(API_KEY)
-    if ctx.sasl.exchange is None or ctx.sasl.handshake_version != 1 or ctx.sasl.authenticated:
+    if ctx.sasl.exchange is None or ctx.sasl.handshake_version != 1 or (ctx.sasl.authenticated
+                                                                         and not ctx.sasl.reauthenticating):
         ctx.sasl.close_after_response = True
         return R(error_code=ILLEGAL_SASL_STATE, error_message="SaslAuthenticate out of sequence", auth_bytes=b"")
     try:
@@ -33,6 +34,14 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
         ctx.sasl.close_after_response = True
         return R(error_code=SASL_AUTHENTICATION_FAILED, error_message=str(exc), auth_bytes=b"")
     lifetime_ms = 0
+    if done and ctx.sasl.reauthenticating:
+        ctx.sasl.reauthenticating = False
+        if ctx.sasl.exchange.principal != ctx.sasl.principal:
+            ctx.sasl.close_after_response = True
+            return R(error_code=SASL_AUTHENTICATION_FAILED, auth_bytes=b"",
+                     error_message=f"Cannot change principals during re-authentication from User:{ctx.sasl.principal}"
+                                   f": User:{ctx.sasl.exchange.principal}")
+        ctx.sasl.reauthentications += 1
     if done:
         ctx.sasl.authenticated = True
         ctx.sasl.principal = ctx.sasl.exchange.principal
