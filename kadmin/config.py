@@ -15,12 +15,12 @@ from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Any
 
-from kadmin.jaas import login_for, oauthbearer_login_for
+from kadmin.jaas import kerberos_login_for, login_for, oauthbearer_login_for
 
 logger = logging.getLogger("kadmin.config")
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
-SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER")
+SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI")
 #: Fields that hold secrets: shown as *** in a repr.
 _SECRET_FIELDS = ("ssl_password", "sasl_password", "sasl_oauthbearer_client_secret")
 
@@ -179,6 +179,12 @@ class ClientConfig:
     sasl_login_retry_backoff_max_s: float = 10.0
     sasl_login_connect_timeout_s: float = 10.0
     sasl_login_read_timeout_s: float = 10.0
+    #: GSSAPI (Kerberos): the broker's service name (its principal is ``<name>/<broker host>``), the client
+    #: principal, and where its credentials are: a keytab, a ticket cache file, or (neither) the default cache.
+    sasl_kerberos_service_name: str = "kafka"
+    sasl_kerberos_principal: str | None = None
+    sasl_kerberos_keytab: str | None = None
+    sasl_kerberos_ccache: str | None = None
     connect_timeout_s: float = 10.0
     request_timeout_s: float = 30.0
     default_timeout_s: float = 60.0
@@ -227,7 +233,8 @@ class ClientConfig:
         elif self.sasl_mechanism is not None:
             raise ValueError(f"sasl_mechanism given but security_protocol is {proto}; use SASL_PLAINTEXT or SASL_SSL")
         self._check_oauthbearer(uses_sasl)
-        if uses_sasl and self.sasl_mechanism != "OAUTHBEARER":
+        self._check_gssapi(uses_sasl)
+        if uses_sasl and self.sasl_mechanism not in ("OAUTHBEARER", "GSSAPI"):
             mech = str(self.sasl_mechanism)
             if not self.sasl_username:
                 raise ValueError(f"sasl_mechanism {mech} needs sasl_username")
@@ -259,6 +266,37 @@ class ClientConfig:
             hi = self.max_versions.get(key)
             if hi is not None and lo > hi:
                 raise ValueError(f"API key {key}: min_versions {lo} is above max_versions {hi}")
+
+    def _check_gssapi(self, uses_sasl: bool) -> None:
+        """GSSAPI needs the ``gssapi`` package (said before connecting, naming the extra) and readable files."""
+        given = [k for k in ("sasl_kerberos_principal", "sasl_kerberos_keytab", "sasl_kerberos_ccache")
+                 if getattr(self, k) is not None]
+        if not (uses_sasl and self.sasl_mechanism == "GSSAPI"):
+            if given:
+                raise ValueError(f"{', '.join(given)} given but sasl_mechanism is not GSSAPI")
+            return
+        import importlib.util
+
+        if importlib.util.find_spec("gssapi") is None:
+            raise ValueError("sasl_mechanism GSSAPI needs the 'gssapi' package (and the system's Kerberos "
+                             "libraries): pip install 'kadmin[gssapi]'")
+        if self.sasl_username is not None or self.sasl_password is not None or self.sasl_token_auth:
+            raise ValueError("sasl_username/sasl_password/sasl_token_auth are not used by GSSAPI; Kerberos logs "
+                             "in with a ticket (kinit) or sasl_kerberos_keytab and sasl_kerberos_principal")
+        if not isinstance(self.sasl_kerberos_service_name, str) or not self.sasl_kerberos_service_name.strip():
+            raise ValueError("sasl_kerberos_service_name must be the broker's Kerberos service name, e.g. 'kafka'")
+        if self.sasl_kerberos_keytab is not None:
+            if self.sasl_kerberos_ccache is not None:
+                raise ValueError("give sasl_kerberos_keytab or sasl_kerberos_ccache, not both")
+            if not self.sasl_kerberos_principal:
+                raise ValueError("sasl_kerberos_keytab needs sasl_kerberos_principal (the principal whose key "
+                                 "it holds)")
+            try:
+                with open(self.sasl_kerberos_keytab, "rb"):
+                    pass
+            except OSError as exc:
+                raise ValueError(f"cannot read the keytab {self.sasl_kerberos_keytab}: {exc.strerror or exc}") \
+                    from None
 
     def _check_oauthbearer(self, uses_sasl: bool) -> None:
         """OAUTHBEARER needs exactly one token source; its settings without OAUTHBEARER are a mistake."""
@@ -405,6 +443,11 @@ class ClientConfig:
         if kw.get("sasl_mechanism") == "OAUTHBEARER":
             kw.update(_oauthbearer_properties(jaas, take))
             jaas = None
+        if (v := take("sasl.kerberos.service.name")) is not None:
+            kw["sasl_kerberos_service_name"] = v
+        if kw.get("sasl_mechanism") == "GSSAPI":
+            kw.update(_kerberos_properties(jaas, take))
+            jaas = None
         if jaas is not None:
             # Java's way: the JAAS entry is the login; librdkafka's sasl.username/password are not read by
             # Java at all, so a differing one is ignored, with a warning (names only, never values).
@@ -479,6 +522,28 @@ class ClientConfig:
         if config.ssl_certfile:
             check_client_certificate(config.ssl_certfile, config.ssl_keyfile, config.ssl_password)
         return config
+
+
+def _kerberos_properties(jaas: str | None, take: Callable[..., str | None]) -> dict[str, Any]:
+    """ClientConfig keywords from Java's ``Krb5LoginModule`` JAAS entry (``useKeyTab``, ``keyTab``,
+    ``principal``, ``useTicketCache``, ``ticketCache``) or librdkafka's ``sasl.kerberos.keytab`` and
+    ``sasl.kerberos.principal``."""
+    kw: dict[str, Any] = {}
+    opts = kerberos_login_for(jaas) if jaas is not None else {}
+    keytab = take("sasl.kerberos.keytab")
+    principal = take("sasl.kerberos.principal") or opts.get("principal")
+    if opts.get("useKeyTab", "false").lower() == "true":
+        keytab = opts.get("keyTab") or keytab
+        if keytab is None:
+            raise ValueError("sasl.jaas.config: useKeyTab=true needs keyTab=\"/path/to/client.keytab\"")
+    take("sasl.kerberos.kinit.cmd", "sasl.kerberos.min.time.before.relogin")  # librdkafka's kinit: not needed
+    if keytab is not None:
+        kw["sasl_kerberos_keytab"] = keytab
+    elif opts.get("useTicketCache", "false").lower() == "true" and opts.get("ticketCache"):
+        kw["sasl_kerberos_ccache"] = opts["ticketCache"]
+    if principal is not None:
+        kw["sasl_kerberos_principal"] = principal
+    return kw
 
 
 _OIDC_HANDLERS = ("org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler",

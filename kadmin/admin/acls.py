@@ -387,6 +387,11 @@ def identity(config: ClientConfig, cluster_operations: Iterable[str] | None,
         principal: str | None = None  # the token's owner, which this channel may not ask for
     elif proto.startswith("SASL") and config.sasl_mechanism == "OAUTHBEARER":
         principal = f"User:{token_subject}" if token_subject else None
+    elif proto.startswith("SASL") and config.sasl_mechanism == "GSSAPI":
+        # Kafka's DEFAULT principal-to-local rule: alice/host@REALM is User:alice; a ticket-cache login's
+        # principal is not known here.
+        krb = config.sasl_kerberos_principal
+        principal = f"User:{krb.split('@', 1)[0].split('/', 1)[0]}" if krb else None
     elif proto.startswith("SASL"):
         principal = f"User:{config.sasl_username}"
     elif proto == "PLAINTEXT":

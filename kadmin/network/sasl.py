@@ -40,6 +40,7 @@ from kadmin.network.oauth import (
     client_first_message,
 )
 from kadmin.network.retry import Deadline
+from kadmin.network.sasl_gssapi import gssapi_exchange
 from kadmin.protocol import message_type
 from kadmin.protocol.apis import ApiKey
 
@@ -204,6 +205,8 @@ async def authenticate(conn: Connection, *, config: ClientConfig, versions: Vers
         # leaving a half-authenticated connection behind, within the caller's budget.
         token = await tokens.token(deadline.remaining())
         username, password = token.principal or "(token)", ""
+    elif mechanism == "GSSAPI":
+        username, password = config.sasl_kerberos_principal or "(Kerberos ticket)", ""
     elif mechanism is None or username is None or password is None:
         raise AuthenticationError("SASL needs sasl_mechanism, sasl_username and sasl_password")
     r = usable_range(SASL_HANDSHAKE, versions, config)
@@ -223,6 +226,7 @@ async def authenticate(conn: Connection, *, config: ClientConfig, versions: Vers
     request_cls = message_type(SASL_AUTHENTICATE, "request")
 
     who = (f"delegation token {username!r}" if config.sasl_token_auth
+           else f"Kerberos principal {username!r}" if mechanism == "GSSAPI"
            else f"the token of {username!r}" if mechanism == "OAUTHBEARER" else f"user {username!r}")
 
     async def round_trip(token: bytes) -> tuple[bytes, int]:
@@ -256,6 +260,11 @@ async def authenticate(conn: Connection, *, config: ClientConfig, versions: Vers
                                 f"refused the token: {status}") from None
             raise SaslAuthenticationFailedError(f"SASL OAUTHBEARER authentication of {who} to {conn.label} "
                                                 f"failed: the broker refused the token: {status}")
+    elif mechanism == "GSSAPI":
+        _principal, lifetime_ms = await gssapi_exchange(
+            conn.host, round_trip, service=config.sasl_kerberos_service_name,
+            principal=config.sasl_kerberos_principal, keytab=config.sasl_kerberos_keytab,
+            ccache=config.sasl_kerberos_ccache)
     else:  # config validation makes this unreachable; kept so a new mechanism cannot fall through silently
         raise AuthenticationError(f"SASL mechanism {mechanism} is not implemented")
     if lifetime_ms > 0:

@@ -60,6 +60,8 @@ class SaslConfig:
     #: Kafka's connections.max.reauth.ms: 0 announces no session lifetime; otherwise the lifetime is this,
     #: capped by a token's expiry, and a connection that outlives its session is closed.
     max_reauth_ms: int = 0
+    #: GSSAPI: the keytab holding the brokers' service key(s) (``kafka/<host>@REALM``).
+    gssapi_keytab: str | None = None
 
 
 def _sasl_config(sasl: Mapping[str, Any] | None) -> SaslConfig | None:
@@ -71,7 +73,10 @@ def _sasl_config(sasl: Mapping[str, Any] | None) -> SaslConfig | None:
         if m not in MECHANISMS:
             raise ValueError(f"unsupported SASL mechanism {m!r}; one of {MECHANISMS}")
     oauth = validator_from(sasl.get("oauthbearer")) if "OAUTHBEARER" in mechs else None
-    return SaslConfig(tuple(mechs), dict(sasl.get("users", {})), oauth, int(sasl.get("max_reauth_ms", 0)))
+    keytab = sasl.get("gssapi_keytab")
+    if "GSSAPI" in mechs and keytab is None:
+        raise ValueError("SASL mechanism GSSAPI needs gssapi_keytab (the brokers' service keytab)")
+    return SaslConfig(tuple(mechs), dict(sasl.get("users", {})), oauth, int(sasl.get("max_reauth_ms", 0)), keytab)
 
 
 def _api_key(api: int | str | None) -> int | None:
@@ -97,7 +102,8 @@ class FakeCluster(TopicsAdmin, LogDirsAdmin, GroupsAdmin, CoordinatorsAdmin, Quo
     for a mixed cluster (nodes it leaves out get the default release).  ``sasl`` enables SASL, e.g.
     ``{"mechanism": "SCRAM-SHA-256", "users": {"alice": "pw"}}`` (or ``"mechanisms": [...]``; with OAUTHBEARER,
     ``"oauthbearer": {"jwks_url": ..., "issuer": ..., "audience": ...}`` or Kafka's unsecured validator by
-    default; ``"max_reauth_ms"``: Kafka's connections.max.reauth.ms, KIP-368); ``tls`` is a
+    default; with GSSAPI, ``"gssapi_keytab"``: the brokers' service keytab; ``"max_reauth_ms"``: Kafka's
+    connections.max.reauth.ms, KIP-368); ``tls`` is a
     server-side SSLContext.  ``latency_s`` is added to every request.  ``authorizer=True`` (or
     ``{"super_users": ["User:admin"], "allow_everyone_if_no_acl_found": False}``) enforces ACLs on every API
     (see :mod:`kadmin.testing.authorizer`); SASL users get SCRAM credentials for both mechanisms.

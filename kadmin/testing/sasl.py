@@ -13,6 +13,7 @@ import hmac
 import os
 import re
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from kadmin.testing.authorizer import ScramCredential
 from kadmin.testing.oauth import JwksValidator, TokenRefused, UnsecuredValidator
@@ -22,7 +23,7 @@ CredentialLookup = Callable[[str, str], "ScramCredential | None"]
 #: (token id, mechanism name) -> (the token's credential, its owner principal), or None (unknown, expired).
 TokenLookup = Callable[[str, str], "tuple[ScramCredential, str] | None"]
 
-MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER")
+MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI")
 
 
 class SaslFailure(Exception):
@@ -222,9 +223,58 @@ class OAuthBearerExchange(Exchange):
         return b"", True
 
 
+class GssapiExchange(Exchange):
+    """RFC 4752 acceptor (through ``gssapi``, credentials from the broker's keytab) as Kafka's broker runs it:
+    Kerberos context tokens until established, then a wrapped offer of "no security layer" and the client's
+    wrapped choice.  The principal is the client principal's short name (Kafka's DEFAULT principal-to-local
+    rule: ``alice/host@REALM`` is ``alice``)."""
+
+    mechanism = "GSSAPI"
+
+    def __init__(self, keytab: str) -> None:
+        import gssapi
+
+        g: Any = gssapi
+        self._gssapi = g
+        try:
+            creds = g.Credentials(usage="accept", store={"keytab": keytab})
+            self._ctx = g.SecurityContext(creds=creds, usage="accept")
+        except g.exceptions.GSSError as exc:
+            raise SaslFailure(f"GSSAPI: the broker cannot use its keytab {keytab}: {exc}") from None
+        self._stage = 0
+
+    def step(self, token: bytes) -> tuple[bytes, bool]:
+        g = self._gssapi
+        try:
+            if self._stage == 0:
+                out = self._ctx.step(token)
+                if not self._ctx.complete:
+                    return bytes(out or b""), False
+                self._stage = 1
+                if out:
+                    return bytes(out), False
+                token = b""
+            if self._stage == 1:
+                self._stage = 2
+                return bytes(self._ctx.wrap(bytes([0x01, 0, 0, 0]), False).message), False
+            choice = self._ctx.unwrap(token).message
+        except g.exceptions.GSSError as exc:
+            raise SaslFailure("Authentication failed during authentication due to: "
+                              f"{' '.join(str(exc).split())}") from None
+        if len(choice) < 4 or choice[0] != 0x01:
+            raise SaslFailure("GSSAPI: the client chose a security layer; Kafka offers none")
+        name = str(self._ctx.initiator_name)
+        self.principal = name.split("@", 1)[0].split("/", 1)[0]
+        authzid = choice[4:].decode("utf-8", "replace")
+        if authzid and authzid not in (name, self.principal):
+            raise SaslFailure(f"GSSAPI: authorization id {authzid!r} is not the authenticated principal")
+        return b"", True
+
+
 def new_exchange(mechanism: str, users: Mapping[str, str], credentials: CredentialLookup,
                  tokens: TokenLookup | None = None,
-                 oauth: UnsecuredValidator | JwksValidator | None = None) -> Exchange:
+                 oauth: UnsecuredValidator | JwksValidator | None = None,
+                 keytab: str | None = None) -> Exchange:
     """PLAIN checks ``users`` (the cluster's configured passwords); SCRAM the credential store, through
     ``credentials(user, mechanism)``, or with the tokenauth extension the delegation tokens, through
     ``tokens(token_id, mechanism)`` (None: the cluster has no token service, so token logins fail)."""
@@ -234,4 +284,8 @@ def new_exchange(mechanism: str, users: Mapping[str, str], credentials: Credenti
         return ScramExchange(mechanism, credentials, tokens)
     if mechanism == "OAUTHBEARER":
         return OAuthBearerExchange(oauth if oauth is not None else UnsecuredValidator())
+    if mechanism == "GSSAPI":
+        if keytab is None:
+            raise SaslFailure("GSSAPI is enabled without a keytab for the broker")
+        return GssapiExchange(keytab)
     raise ValueError(f"unsupported SASL mechanism {mechanism!r}; one of {MECHANISMS}")

@@ -52,7 +52,7 @@ def _exchange(ctx: RequestContext, mechanism: str) -> Any:
     assert config is not None
     tokens = ctx.cluster._tokens
     return new_exchange(mechanism, config.users, ctx.cluster._scram.get, tokens.login if tokens is not None else None,
-                        oauth=config.oauth)
+                        oauth=config.oauth, keytab=config.gssapi_keytab)
 
 
 def error_response(ctx: RequestContext, req: Any, version: int, code: int) -> Response:
