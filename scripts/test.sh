@@ -4,7 +4,7 @@
 #     bash scripts/test.sh            # any arguments go to pytest: bash scripts/test.sh tests/cli/test_cli.py -x
 #
 # Installs what the tests need into .venv when it is missing (the [test] extra, plus [spark] for the Spark
-# tests and Java 17+ for them), then runs `python -m pytest -q` with .venv's Python.  The tests that compare
+# tests and Java 17+ for them, and [gssapi] with MIT Kerberos for the GSSAPI tests), then runs `python -m pytest -q` with .venv's Python.  The tests that compare
 # against Kafka's reference schemas need $KADMIN_KAFKA_SPECS or ../shared/kafka-message-specs; without it they
 # are skipped, with one line saying why.
 set -euo pipefail
@@ -14,6 +14,10 @@ SCRIPT_NAME=test
 
 ensure_java
 ensure_venv
-ensure_extras spark,test
+if ensure_kerberos; then
+    ensure_extras spark,test,gssapi  # python-gssapi builds against the Kerberos headers just checked
+else
+    ensure_extras spark,test
+fi
 say "running: $VENV_PY -m pytest -q $*"
 exec "$VENV_PY" -m pytest -q "$@"
