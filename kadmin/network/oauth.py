@@ -195,16 +195,17 @@ class OidcClientCredentials:
     __str__ = __repr__
 
     async def __call__(self, budget_s: float | None = None) -> OAuthToken:
-        deadline = time.monotonic() + (budget_s if budget_s is not None else self.connect_timeout_s
-                                       + self.read_timeout_s)
+        one_try = self.connect_timeout_s + self.read_timeout_s
+        # Within the caller's budget; without one (or an endless one), the time of one attempt plus retries.
+        budget = budget_s if budget_s is not None and budget_s != float("inf") else 2 * one_try
+        deadline = time.monotonic() + budget
         delay = self.retry_backoff_s
         attempt = 0
         while True:
             attempt += 1
             left = deadline - time.monotonic()
             try:
-                body = await asyncio.to_thread(self._fetch, max(min(left, self.connect_timeout_s
-                                                                    + self.read_timeout_s), 0.05))
+                body = await asyncio.to_thread(self._fetch, max(min(left, one_try), 0.05))
                 return self._token(body)
             except _Retriable as exc:
                 left = deadline - time.monotonic()

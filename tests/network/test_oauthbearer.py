@@ -134,6 +134,31 @@ async def test_oidc_client_credentials_login_and_the_secret_is_nowhere(idp: Oidc
 
 
 @sync
+async def test_on_the_wire_the_token_is_only_in_the_sasl_frame_and_the_secret_nowhere(
+        idp: OidcServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kadmin.network.connection import Connection
+
+    frames: list[bytes] = []
+    original = Connection._flush
+
+    def recording(self: Connection) -> None:
+        frames.extend(self._outbuf)  # every request frame kadmin writes to a broker, as written
+        original(self)
+
+    monkeypatch.setattr(Connection, "_flush", recording)
+    with jwks_cluster(idp) as c:
+        async with oauth(c, **oidc(idp)) as a:
+            await names(a)
+    token = idp.issued[0]
+    sent = b"".join(frames)
+    assert SECRET.encode() not in sent
+    signed = [f for f in frames if b"auth=Bearer " in f]
+    assert len(signed) == 1 and int.from_bytes(signed[0][4:6], "big") == 36  # SaslAuthenticate, once
+    assert all(b"auth=Bearer" not in f for f in frames if f is not signed[0])
+    assert token["sub"] == "svc"
+
+
+@sync
 async def test_token_provider_sync_and_async(idp: OidcServer) -> None:
     calls: list[str] = []
 
