@@ -151,3 +151,22 @@ def test_krb5_login_module_properties(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="cannot read the keytab"):
         ClientConfig("k:9092", security_protocol="SASL_SSL", sasl_mechanism="GSSAPI",
                      sasl_kerberos_principal="a@B", sasl_kerberos_keytab=str(tmp_path / "missing.keytab"))
+
+
+def test_kerberos_sessions_are_renewed_in_place(realm: kerberos.Realm) -> None:
+    import asyncio
+    import time
+
+    async def body(c: FakeCluster) -> None:
+        async with gss(c, sasl_kerberos_principal=realm.client_principal,
+                       sasl_kerberos_keytab=realm.client_keytab) as a:
+            end = time.monotonic() + 1.6
+            while time.monotonic() < end:
+                assert await a.list_topics() == []
+                await asyncio.sleep(0.05)
+            assert len(a.net.connections_opened) == 1
+
+    with FakeCluster(brokers=1, sasl={"mechanism": "GSSAPI", "gssapi_keytab": realm.service_keytab,
+                                      "max_reauth_ms": 500}) as c:
+        run(body(c))
+        assert len([e for e in c.request_log if e.api_key == 17]) >= 3  # the login and two renewals at least

@@ -158,6 +158,23 @@ async def test_on_the_wire_the_token_is_only_in_the_sasl_frame_and_the_secret_no
     assert token["sub"] == "svc"
 
 
+def test_the_sync_client_logs_in_with_a_token_provider(idp: OidcServer) -> None:
+    import kadmin
+
+    calls: list[int] = []
+
+    def provider() -> OAuthToken:
+        calls.append(1)
+        return OAuthToken(idp.issue("sync-user")["access_token"], time.time() + 600)
+
+    with jwks_cluster(idp) as c:
+        c.add_topic("t", partitions=1)
+        with kadmin.AdminClient(c.bootstrap, security_protocol="SASL_PLAINTEXT", sasl_mechanism="OAUTHBEARER",
+                                sasl_oauthbearer_token_provider=provider, **FAST) as a:
+            assert [t.name for t in a.list_topics()] == ["t"]
+    assert calls == [1]
+
+
 @sync
 async def test_token_provider_sync_and_async(idp: OidcServer) -> None:
     calls: list[str] = []
