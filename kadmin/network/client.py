@@ -75,9 +75,12 @@ class _NodeState:
         c = self.conn
         if c is None or c.closed or self.negotiated is None:
             return False
-        # A session due for renewal is renewed on the connection itself when the broker can (KIP-368); otherwise
-        # the connection is replaced before the broker's limit.
-        return c.reauth_at is None or c.reauthenticate is not None or time.monotonic() < c.reauth_at
+        now = time.monotonic()
+        if c.reauth_at is None or now < c.reauth_at:
+            return True
+        # A session due for renewal is renewed on the connection itself (KIP-368) while it lasts; a connection
+        # idle past its session's end is replaced (the broker would close it on any request).
+        return c.reauthenticate is not None and c.session_ends_at is not None and now < c.session_ends_at
 
 
 class NetworkClient:

@@ -112,6 +112,8 @@ class Connection:
         #: KIP-368 re-authentication, set by SASL (kadmin.network.sasl) when the broker limits the session and can
         #: renew it: run once, on this connection, before the first request after ``reauth_at`` (see _renew_session).
         self.reauthenticate: Callable[[Connection], Awaitable[None]] | None = None
+        #: Monotonic time when the broker ends the SASL session (then any request closes the connection).
+        self.session_ends_at: float | None = None
         self._reauth_task: asyncio.Task[None] | None = None
         #: Monotonic time before which no request is sent, set from responses' throttle_time_ms (KIP-219).
         self.throttle_until = 0.0
@@ -480,8 +482,10 @@ class Connection:
         """Hold a request while the SASL session is renewed on this connection, starting the renewal when
         ``reauth_at`` has passed.  The renewal's own requests pass; requests already in flight are answered
         as usual (matched by correlation id), so no call fails because a session ends.  A failed renewal closes
-        the connection with its error: requests then fail as on any closed connection and the client logs in
-        again on a new one (an AuthenticationError if the credentials are no longer accepted)."""
+        the connection, and the requests waiting for it fail retriably (the renewal's error as the cause): they
+        go to a new connection, which logs in afresh, so credentials the broker no longer accepts fail there,
+        once, with the broker's reason, and a renewal refused for another reason (a changed principal) costs
+        only a reconnection."""
         task = self._reauth_task
         if task is not None and task is asyncio.current_task():
             return
@@ -505,7 +509,9 @@ class Connection:
             await hook(self)
         except Exception as exc:  # noqa: BLE001 - any failure ends this connection's session
             logger.info("re-authentication on %s failed, closing the connection: %s", self.label, exc)
-            await self.close(exc if isinstance(exc, KafkaError) else KafkaConnectionError(str(exc)))
+            err = KafkaConnectionError(f"re-authentication on {self.label} failed: {exc}")
+            err.__cause__ = exc
+            await self.close(err)
 
     # ----------------------------------------------------------------------------------------------- slots
 

@@ -26,6 +26,7 @@ from kadmin.config import ClientConfig
 from kadmin.errors import (
     AuthenticationError,
     ErrorCode,
+    KafkaConnectionError,
     SaslAuthenticationFailedError,
     UnsupportedSaslMechanismError,
     error_for_code,
@@ -272,15 +273,20 @@ async def authenticate(conn: Connection, *, config: ClientConfig, versions: Vers
         # connection (KIP-368: SaslAuthenticate v1+ brokers renew a session in place), with a fresh login: for
         # OAUTHBEARER the token cache's current token, fetched again once it is due for refresh.
         conn.reauth_at = time.monotonic() + lifetime_ms / 1000.0 * 0.85
+        session_ends = conn.session_ends_at = time.monotonic() + lifetime_ms / 1000.0
 
         async def renew(c: Connection) -> None:
+            if time.monotonic() >= session_ends:
+                # Idle past its session: Kafka closes such a connection on any request, a renewal too, so the
+                # request goes (retriably) to a new connection instead.
+                raise KafkaConnectionError(f"the SASL session on {c.label} ended while it was idle; reconnecting")
             await authenticate(c, config=config, versions=versions, deadline=Deadline(config.request_timeout_s),
                                tokens=tokens)
             logger.debug("re-authenticated on %s", c.label)
 
         conn.reauthenticate = renew
     else:
-        conn.reauth_at, conn.reauthenticate = None, None
+        conn.reauth_at, conn.reauthenticate, conn.session_ends_at = None, None, None
     logger.debug("authenticated to %s as %s with %s", conn.label, who, mechanism)
 
 

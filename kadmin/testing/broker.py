@@ -298,8 +298,9 @@ class Broker:
                      api_key)
             return False
         if (sasl.session_expires_at is not None and time.monotonic() > sasl.session_expires_at
-                and api_key not in (SASL_HANDSHAKE, SASL_AUTHENTICATE)):
-            # KIP-368: a request on a connection whose session has ended closes it (as Kafka's broker does).
+                and not sasl.reauthenticating):
+            # KIP-368: any request on a connection whose session has ended, a late renewal's SaslHandshake too,
+            # closes it (Kafka's SocketServer does so before looking at the request).
             self._log(api_key, version, corr, (), client_id)
             log.info("broker %d: closing connection whose SASL session expired (%s)", self.node_id, sasl.principal)
             return False
