@@ -125,6 +125,9 @@ def _check_claims(claims: Mapping[str, Any], sub_claim: str, scope_claim: str, r
     if iat is not None and (isinstance(iat, bool) or not isinstance(iat, (int, float)) or iat > now + skew
                             or iat >= exp):
         raise TokenRefused("invalid_token")
+    nbf = claims.get("nbf")
+    if nbf is not None and (isinstance(nbf, bool) or not isinstance(nbf, (int, float)) or nbf > now + skew):
+        raise TokenRefused("invalid_token")  # not valid yet
     scope = _scope(claims.get(scope_claim))
     missing = [s for s in required if s not in scope]
     if missing:

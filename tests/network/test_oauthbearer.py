@@ -314,10 +314,11 @@ def _unsecured(claims: dict[str, Any]) -> str:
     ({"sub": "a", "exp": -5}, "invalid_token"),
     ({"sub": "a", "exp": 60, "iat": 30}, "invalid_token"),  # issued in the future
     ({"sub": "a", "exp": "soon"}, "invalid_token"),
+    ({"sub": "a", "exp": 60, "nbf": 30}, "invalid_token"),  # not valid yet
 ])
 def test_kafka_unsecured_validator_rules(claims: dict[str, Any], status: str | None) -> None:
     now = time.time()
-    claims = {k: now + v if k in ("exp", "iat") and isinstance(v, int) else v for k, v in claims.items()}
+    claims = {k: now + v if k in ("exp", "iat", "nbf") and isinstance(v, int) else v for k, v in claims.items()}
     v = UnsecuredValidator()
     if status is None:
         assert v.validate(_unsecured(claims)).principal == "a"
