@@ -119,3 +119,31 @@ def test_a_refused_renewal_closes_the_connection_and_the_call_logs_in_afresh(
 
     caplog.set_level("INFO", logger="kadmin.network.connection")
     run(body(), timeout=30)
+
+
+def test_a_call_in_flight_when_the_renewal_starts_is_answered_on_the_same_connection() -> None:
+    async def body() -> None:
+        with FakeCluster(brokers=1, sasl={"mechanism": "PLAIN", "users": {"bob": "pw"}, "max_reauth_ms": 4000}) as c:
+            async with AdminClient(c.bootstrap, security_protocol="SASL_PLAINTEXT", sasl_mechanism="PLAIN",
+                                   sasl_username="bob", sasl_password="pw", **FAST) as a:
+                await a.list_topics()
+                conn = a.net.connection(1)
+                assert conn is not None and conn.reauth_at is not None
+                loop = asyncio.get_running_loop()
+                await asyncio.sleep(conn.reauth_at - 0.4 - time.monotonic())
+                c.delay(1, "Metadata", 0.6)  # A is held by the broker across the renewal point
+                slow = loop.create_task(a.list_topics())
+                await asyncio.sleep(conn.reauth_at + 0.1 - time.monotonic())
+                assert conn.in_flight == 1 and not slow.done()
+                # B starts the renewal while A is in flight: SaslHandshake goes out behind A, B after the renewal.
+                assert await a.list_topics() == []
+                assert await slow == []
+                assert a.net.connection(1) is conn and not conn.closed
+                assert len(a.net.connections_opened) == 1
+            keys = [e.api_key for e in c.request_log]
+            assert keys.count(17) == 2  # the login and the renewal
+            # The renewal's SaslHandshake came while A (Metadata) was held, and before B.
+            first_renewal = [i for i, k in enumerate(keys) if k == 17][1]
+            assert 3 in keys[first_renewal:]
+
+    run(body(), timeout=30)
