@@ -19,6 +19,7 @@ import hmac
 import logging
 import secrets
 import time
+import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
@@ -178,6 +179,10 @@ def token_cache_for(config: ClientConfig) -> TokenCache | None:
             retry_backoff_s=config.sasl_login_retry_backoff_s,
             retry_backoff_max_s=config.sasl_login_retry_backoff_max_s)
         describe = config.sasl_oauthbearer_token_endpoint_url
+        host = urllib.parse.urlparse(describe).hostname or ""
+        if describe.startswith("http://") and host not in ("localhost", "127.0.0.1", "::1"):
+            logger.warning("OAUTHBEARER: the token endpoint %s is plain HTTP: the client secret and the tokens "
+                           "cross the network unencrypted; use https://", describe)
     else:
         assert config.sasl_oauthbearer_unsecured_claims is not None  # ClientConfig checked there is a source
         source = UnsecuredJwsSource(config.sasl_oauthbearer_unsecured_claims,

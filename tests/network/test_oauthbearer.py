@@ -274,6 +274,23 @@ async def test_token_endpoint_errors_are_retried_with_backoff(idp: OidcServer) -
     assert idp.requests == 3
 
 
+def test_a_plain_http_token_endpoint_elsewhere_than_this_host_is_warned_about(
+        caplog: pytest.LogCaptureFixture) -> None:
+    from kadmin.network.sasl import token_cache_for
+
+    def cfg(url: str) -> ClientConfig:
+        return ClientConfig("k:9092", security_protocol="SASL_SSL", sasl_mechanism="OAUTHBEARER",
+                            sasl_oauthbearer_token_endpoint_url=url, sasl_oauthbearer_client_id="svc",
+                            sasl_oauthbearer_client_secret=SECRET)
+
+    for url in ("https://idp.example.com/token", "http://127.0.0.1:8080/token"):
+        token_cache_for(cfg(url))
+    assert not [r for r in caplog.records if "unencrypted" in r.getMessage()]
+    token_cache_for(cfg("http://idp.example.com/token"))
+    warned = [r.getMessage() for r in caplog.records if "unencrypted" in r.getMessage()]
+    assert len(warned) == 1 and "idp.example.com" in warned[0] and SECRET not in warned[0]
+
+
 @sync
 async def test_token_endpoint_down_fails_within_the_bootstrap_budget_naming_it() -> None:
     with socket.socket() as s:
