@@ -25,6 +25,7 @@ import inspect
 import json
 import logging
 import random
+import ssl
 import time
 import urllib.error
 import urllib.parse
@@ -186,6 +187,9 @@ class OidcClientCredentials:
     read_timeout_s: float = 10.0
     retry_backoff_s: float = 0.1
     retry_backoff_max_s: float = 10.0
+    #: TLS to an https:// endpoint (the client's own ssl settings, as Kafka's clients use them); None: the
+    #: system's CA certificates.
+    ssl_context: ssl.SSLContext | None = field(default=None, compare=False)
 
     def __repr__(self) -> str:
         return (f"OidcClientCredentials(token_endpoint_url={self.token_endpoint_url!r}, "
@@ -238,7 +242,8 @@ class OidcClientCredentials:
         request = urllib.request.Request(url, data=urllib.parse.urlencode(form).encode(), headers=headers,
                                          method="POST")
         try:
-            with urllib.request.urlopen(request, timeout=timeout) as resp:  # noqa: S310 - the user's endpoint
+            with urllib.request.urlopen(request, timeout=timeout,  # noqa: S310 - the user's endpoint
+                                        context=self.ssl_context if url.startswith("https:") else None) as resp:
                 data: bytes = resp.read(1 << 20)
                 return data
         except urllib.error.HTTPError as exc:
@@ -250,6 +255,10 @@ class OidcClientCredentials:
                                       f"of {self.client_id!r}: {message}") from None
         except (urllib.error.URLError, OSError, TimeoutError) as exc:
             reason = getattr(exc, "reason", exc)
+            if isinstance(reason, ssl.SSLError):  # a certificate or handshake refusal does not fix itself
+                why = getattr(reason, "verify_message", None) or reason.reason or str(reason)
+                raise AuthenticationError(f"OAUTHBEARER: TLS to the token endpoint {url} failed: {why} (its CA "
+                                          "goes in ssl.truststore.location / ssl_cafile)") from None
             raise _Retriable(f"{type(reason).__name__}: {reason}") from None
 
     def _token(self, body: bytes) -> OAuthToken:

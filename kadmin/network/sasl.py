@@ -43,6 +43,7 @@ from kadmin.network.oauth import (
 )
 from kadmin.network.retry import Deadline
 from kadmin.network.sasl_gssapi import gssapi_exchange
+from kadmin.network.tls import build_ssl_context
 from kadmin.protocol import message_type
 from kadmin.protocol.apis import ApiKey
 
@@ -177,7 +178,9 @@ def token_cache_for(config: ClientConfig) -> TokenCache | None:
             config.sasl_oauthbearer_client_secret, config.sasl_oauthbearer_scope,
             connect_timeout_s=config.sasl_login_connect_timeout_s, read_timeout_s=config.sasl_login_read_timeout_s,
             retry_backoff_s=config.sasl_login_retry_backoff_s,
-            retry_backoff_max_s=config.sasl_login_retry_backoff_max_s)
+            retry_backoff_max_s=config.sasl_login_retry_backoff_max_s,
+            # The client's TLS settings serve the token endpoint too (as in Kafka's clients): one CA file for both.
+            ssl_context=build_ssl_context(config) if config.uses_ssl else None)
         describe = config.sasl_oauthbearer_token_endpoint_url
         host = urllib.parse.urlparse(describe).hostname or ""
         if describe.startswith("http://") and host not in ("localhost", "127.0.0.1", "::1"):

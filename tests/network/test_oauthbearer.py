@@ -292,6 +292,31 @@ def test_a_plain_http_token_endpoint_elsewhere_than_this_host_is_warned_about(
 
 
 @sync
+async def test_https_token_endpoint_trusted_through_the_clients_own_ca(tmp_path: Any) -> None:
+    from tests.support import tls_util
+
+    pki = tls_util.make_ca(tmp_path)
+    server = pki.server_context(tls_util.make_cert(pki, "idp", ["127.0.0.1", "localhost"]))
+    with OidcServer({"svc": SECRET}, tls=server) as idp, FakeCluster(
+            brokers=1, tls=server, sasl={"mechanism": "OAUTHBEARER", "oauthbearer": {"jwks": idp.jwks}}) as c:
+        # SASL_SSL with the test CA: the same CA file makes the broker and the token endpoint trusted.
+        async with AdminClient(c.bootstrap, security_protocol="SASL_SSL", sasl_mechanism="OAUTHBEARER",
+                               ssl_cafile=str(pki.ca.cert), **oidc(idp), **FAST) as a:
+            await names(a)
+        assert idp.requests == 1
+    with OidcServer({"svc": SECRET}, tls=server) as idp, FakeCluster(
+            brokers=1, sasl={"mechanism": "OAUTHBEARER", "oauthbearer": {"jwks": idp.jwks}}) as plain:
+        # Without the CA (SASL_PLAINTEXT: the system's CAs) the endpoint's certificate is refused at once, not
+        # retried, naming the endpoint.
+        started = time.monotonic()
+        with pytest.raises(AuthenticationError) as err:
+            async with oauth(plain, **oidc(idp)) as a:
+                await names(a)
+        assert idp.token_url in str(err.value) and "certificate" in str(err.value).lower()
+        assert time.monotonic() - started < 3.0 and idp.requests == 0  # the handshake failed: no request
+
+
+@sync
 async def test_token_endpoint_down_fails_within_the_bootstrap_budget_naming_it() -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

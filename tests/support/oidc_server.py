@@ -3,13 +3,14 @@
 ``POST /token`` is the client-credentials grant (client id and secret in HTTP Basic, or in the form, as
 RFC 6749 allows both); ``GET /jwks`` the public key set a broker validates with.  ``lifetime_s``,
 ``audience`` and ``issuer`` shape the tokens issued from then on; ``fail_next`` answers that many token
-requests with HTTP 503 first; ``requests`` counts token requests.
+requests with HTTP 503 first; ``requests`` counts token requests; ``tls`` (a server SSLContext) serves HTTPS.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import ssl
 import threading
 import time
 import urllib.parse
@@ -22,7 +23,7 @@ from joserfc.jwk import KeySet, RSAKey
 
 class OidcServer:
     def __init__(self, clients: dict[str, str], *, lifetime_s: float = 3600.0, audience: str = "kafka",
-                 issuer: str | None = None) -> None:
+                 issuer: str | None = None, tls: ssl.SSLContext | None = None) -> None:
         self.clients = dict(clients)
         self.lifetime_s = lifetime_s
         self.audience = audience
@@ -76,18 +77,21 @@ class OidcServer:
 
         self.lock = threading.Lock()
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        if tls is not None:
+            self.httpd.socket = tls.wrap_socket(self.httpd.socket, server_side=True)
+        self.scheme = "https" if tls is not None else "http"
         self.port = self.httpd.server_address[1]
-        self.issuer = issuer or f"http://127.0.0.1:{self.port}"
+        self.issuer = issuer or f"{self.scheme}://127.0.0.1:{self.port}"
         self._thread = threading.Thread(target=self.httpd.serve_forever, name="oidc-server", daemon=True)
         self._thread.start()
 
     @property
     def token_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/token"
+        return f"{self.scheme}://127.0.0.1:{self.port}/token"
 
     @property
     def jwks_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/jwks"
+        return f"{self.scheme}://127.0.0.1:{self.port}/jwks"
 
     @property
     def jwks(self) -> dict[str, Any]:
