@@ -323,6 +323,12 @@ class ClientConfig:
         if self.sasl_username is not None or self.sasl_password is not None or self.sasl_token_auth:
             raise ValueError("sasl_username/sasl_password/sasl_token_auth are not used by OAUTHBEARER; give a "
                              "token source instead")
+        if self.sasl_oauthbearer_token_provider is None:
+            import importlib.util
+
+            if importlib.util.find_spec("joserfc") is None:
+                raise ValueError(f"{given[0]} reads or makes JWTs with the 'joserfc' package: pip install "
+                                 "'kadmin[oauth]' (a sasl_oauthbearer_token_provider callable needs nothing extra)")
         provider = self.sasl_oauthbearer_token_provider
         if provider is not None and not callable(provider):
             raise ValueError("sasl_oauthbearer_token_provider must be a callable returning a token and its expiry")

@@ -412,6 +412,19 @@ def test_bad_oauthbearer_config_is_refused_before_connecting(kw: dict[str, Any],
         ClientConfig("k:9092", security_protocol="SASL_SSL", sasl_mechanism="OAUTHBEARER", **kw)
 
 
+def test_oidc_without_joserfc_is_refused_before_connecting_naming_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "joserfc" else real(name, *a))
+    with pytest.raises(ValueError, match=r"pip install 'kadmin\[oauth\]'"):
+        ClientConfig("k:9092", security_protocol="SASL_SSL", sasl_mechanism="OAUTHBEARER",
+                     sasl_oauthbearer_unsecured_claims={"sub": "a"})
+    # A token provider needs no extra.
+    ClientConfig("k:9092", security_protocol="SASL_SSL", sasl_mechanism="OAUTHBEARER",
+                 sasl_oauthbearer_token_provider=lambda: ("t", 1))
+
+
 def test_oauth_settings_without_oauthbearer_and_unknown_mechanism() -> None:
     with pytest.raises(ValueError, match="not OAUTHBEARER"):
         ClientConfig("k:9092", security_protocol="SASL_SSL", sasl_mechanism="PLAIN", sasl_username="u",
