@@ -776,8 +776,8 @@ class AdminClient:
         try:
             desc = await self.describe_cluster(include_authorized_operations=True, timeout=timeout)
         except UnsupportedVersionError:  # no DescribeCluster before Kafka 2.8: the principal is still known
-            return admin_acls.identity(self.config, None)
-        return admin_acls.identity(self.config, desc.authorized_operations)
+            return admin_acls.identity(self.config, None, self.net.token_subject)
+        return admin_acls.identity(self.config, desc.authorized_operations, self.net.token_subject)
 
     async def create_delegation_token(self, *, renewers: Iterable[str] = (), max_lifetime_ms: int = -1,
                                       owner: str | None = None, timeout: float | None = None) -> tokens.DelegationToken:

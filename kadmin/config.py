@@ -10,17 +10,19 @@ from __future__ import annotations
 import logging
 import re
 import ssl
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Any
 
-from kadmin.jaas import login_for
+from kadmin.jaas import kerberos_login_for, login_for, oauthbearer_login_for
 
 logger = logging.getLogger("kadmin.config")
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
-SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI")
+#: Fields that hold secrets: shown as *** in a repr.
+_SECRET_FIELDS = ("ssl_password", "sasl_password", "sasl_oauthbearer_client_secret")
 
 _MIB = 1024 * 1024
 
@@ -154,6 +156,35 @@ class ClientConfig:
     #: A delegation-token login (KIP-48): ``sasl_username`` is the token id, ``sasl_password`` its HMAC in
     #: base64, and the SCRAM exchange carries the ``tokenauth=true`` extension.  SCRAM mechanisms only.
     sasl_token_auth: bool = False
+    #: OAUTHBEARER (KIP-255): exactly one token source.  A callable (plain or async) returning an
+    #: ``kadmin.network.oauth.OAuthToken`` or a ``(token, expires_at)`` pair (MSK IAM, Azure, custom IdPs) ...
+    sasl_oauthbearer_token_provider: Callable[[], Any] | None = field(default=None, compare=False)
+    #: ... or an OIDC token endpoint for the client-credentials flow (KIP-768), with the client's id, secret
+    #: and scope ...
+    sasl_oauthbearer_token_endpoint_url: str | None = None
+    sasl_oauthbearer_client_id: str | None = None
+    sasl_oauthbearer_client_secret: str | None = field(default=None, repr=False)
+    sasl_oauthbearer_scope: str | None = None
+    #: ... or the claims of an unsecured (``alg: none``) token for development clusters (``sub`` required).
+    sasl_oauthbearer_unsecured_claims: Mapping[str, Any] | None = field(default=None, hash=False)
+    sasl_oauthbearer_unsecured_lifetime_s: float = 3600.0
+    #: SASL extensions sent with the token (KIP-342), e.g. Confluent Cloud's ``logicalCluster``.
+    sasl_oauthbearer_extensions: Mapping[str, str] = field(default_factory=dict, hash=False)
+    #: Token refresh (Kafka's ``sasl.login.refresh.*``) and token-endpoint retries (``sasl.login.retry.*``).
+    sasl_login_refresh_window_factor: float = 0.8
+    sasl_login_refresh_window_jitter: float = 0.05
+    sasl_login_refresh_min_period_s: float = 60.0
+    sasl_login_refresh_buffer_s: float = 300.0
+    sasl_login_retry_backoff_s: float = 0.1
+    sasl_login_retry_backoff_max_s: float = 10.0
+    sasl_login_connect_timeout_s: float = 10.0
+    sasl_login_read_timeout_s: float = 10.0
+    #: GSSAPI (Kerberos): the broker's service name (its principal is ``<name>/<broker host>``), the client
+    #: principal, and where its credentials are: a keytab, a ticket cache file, or (neither) the default cache.
+    sasl_kerberos_service_name: str = "kafka"
+    sasl_kerberos_principal: str | None = None
+    sasl_kerberos_keytab: str | None = None
+    sasl_kerberos_ccache: str | None = None
     connect_timeout_s: float = 10.0
     request_timeout_s: float = 30.0
     default_timeout_s: float = 60.0
@@ -199,6 +230,12 @@ class ClientConfig:
                 raise ValueError(f"sasl_mechanism {self.sasl_mechanism!r} is not supported; kadmin speaks "
                                  f"{', '.join(SASL_MECHANISMS)}")
             set_(self, "sasl_mechanism", mech)
+        elif self.sasl_mechanism is not None:
+            raise ValueError(f"sasl_mechanism given but security_protocol is {proto}; use SASL_PLAINTEXT or SASL_SSL")
+        self._check_oauthbearer(uses_sasl)
+        self._check_gssapi(uses_sasl)
+        if uses_sasl and self.sasl_mechanism not in ("OAUTHBEARER", "GSSAPI"):
+            mech = str(self.sasl_mechanism)
             if not self.sasl_username:
                 raise ValueError(f"sasl_mechanism {mech} needs sasl_username")
             if self.sasl_password is None:
@@ -206,8 +243,6 @@ class ClientConfig:
             if self.sasl_token_auth and not mech.startswith("SCRAM-"):
                 raise ValueError(f"sasl_token_auth (a delegation-token login) goes over SCRAM-SHA-256 or "
                                  f"SCRAM-SHA-512, not {mech}")
-        elif self.sasl_mechanism is not None:
-            raise ValueError(f"sasl_mechanism given but security_protocol is {proto}; use SASL_PLAINTEXT or SASL_SSL")
         if not isinstance(self.sasl_token_auth, bool):
             raise ValueError("sasl_token_auth must be True or False")
         if self.sasl_token_auth and not uses_sasl:
@@ -232,6 +267,108 @@ class ClientConfig:
             if hi is not None and lo > hi:
                 raise ValueError(f"API key {key}: min_versions {lo} is above max_versions {hi}")
 
+    def _check_gssapi(self, uses_sasl: bool) -> None:
+        """GSSAPI needs the ``gssapi`` package (said before connecting, naming the extra) and readable files."""
+        given = [k for k in ("sasl_kerberos_principal", "sasl_kerberos_keytab", "sasl_kerberos_ccache")
+                 if getattr(self, k) is not None]
+        if not (uses_sasl and self.sasl_mechanism == "GSSAPI"):
+            if given:
+                raise ValueError(f"{', '.join(given)} given but sasl_mechanism is not GSSAPI")
+            return
+        import importlib.util
+
+        if importlib.util.find_spec("gssapi") is None:
+            raise ValueError("sasl_mechanism GSSAPI needs the 'gssapi' package (and the system's Kerberos "
+                             "libraries): pip install 'kafka-kadmin[gssapi]'")
+        if self.sasl_username is not None or self.sasl_password is not None or self.sasl_token_auth:
+            raise ValueError("sasl_username/sasl_password/sasl_token_auth are not used by GSSAPI; Kerberos logs "
+                             "in with a ticket (kinit) or sasl_kerberos_keytab and sasl_kerberos_principal")
+        if not isinstance(self.sasl_kerberos_service_name, str) or not self.sasl_kerberos_service_name.strip():
+            raise ValueError("sasl_kerberos_service_name must be the broker's Kerberos service name, e.g. 'kafka'")
+        if self.sasl_kerberos_keytab is not None:
+            if self.sasl_kerberos_ccache is not None:
+                raise ValueError("give sasl_kerberos_keytab or sasl_kerberos_ccache, not both")
+            if not self.sasl_kerberos_principal:
+                raise ValueError("sasl_kerberos_keytab needs sasl_kerberos_principal (the principal whose key "
+                                 "it holds)")
+            try:
+                with open(self.sasl_kerberos_keytab, "rb"):
+                    pass
+            except OSError as exc:
+                raise ValueError(f"cannot read the keytab {self.sasl_kerberos_keytab}: {exc.strerror or exc}") \
+                    from None
+
+    def _check_oauthbearer(self, uses_sasl: bool) -> None:
+        """OAUTHBEARER needs exactly one token source; its settings without OAUTHBEARER are a mistake."""
+        set_ = object.__setattr__
+        oauth = uses_sasl and self.sasl_mechanism == "OAUTHBEARER"
+        sources = {"sasl_oauthbearer_token_provider": self.sasl_oauthbearer_token_provider,
+                   "sasl_oauthbearer_token_endpoint_url": self.sasl_oauthbearer_token_endpoint_url,
+                   "sasl_oauthbearer_unsecured_claims": self.sasl_oauthbearer_unsecured_claims}
+        given = [k for k, v in sources.items() if v is not None]
+        extras = [k for k in ("sasl_oauthbearer_client_id", "sasl_oauthbearer_client_secret",
+                              "sasl_oauthbearer_scope") if getattr(self, k) is not None]
+        if not oauth:
+            if given or extras or self.sasl_oauthbearer_extensions:
+                raise ValueError(f"{', '.join(given + extras) or 'sasl_oauthbearer_extensions'} given but "
+                                 "sasl_mechanism is not OAUTHBEARER (set security_protocol SASL_SSL or "
+                                 "SASL_PLAINTEXT and sasl_mechanism OAUTHBEARER)")
+            return
+        if not given:
+            raise ValueError("sasl_mechanism OAUTHBEARER needs a token source: sasl_oauthbearer_token_provider (a "
+                             "callable), sasl_oauthbearer_token_endpoint_url (OIDC, with client id and secret) or "
+                             "sasl_oauthbearer_unsecured_claims (an unsecured token, {'sub': ...})")
+        if len(given) > 1:
+            raise ValueError(f"sasl_mechanism OAUTHBEARER takes one token source, not {' and '.join(given)}")
+        if self.sasl_username is not None or self.sasl_password is not None or self.sasl_token_auth:
+            raise ValueError("sasl_username/sasl_password/sasl_token_auth are not used by OAUTHBEARER; give a "
+                             "token source instead")
+        if self.sasl_oauthbearer_token_provider is None:
+            import importlib.util
+
+            if importlib.util.find_spec("joserfc") is None:
+                raise ValueError(f"{given[0]} reads or makes JWTs with the 'joserfc' package: pip install "
+                                 "'kafka-kadmin[oauth]' (a sasl_oauthbearer_token_provider callable needs nothing extra)")
+        provider = self.sasl_oauthbearer_token_provider
+        if provider is not None and not callable(provider):
+            raise ValueError("sasl_oauthbearer_token_provider must be a callable returning a token and its expiry")
+        url = self.sasl_oauthbearer_token_endpoint_url
+        if url is not None:
+            if not isinstance(url, str) or not re.match(r"^(https?|file)://", url):
+                raise ValueError("sasl_oauthbearer_token_endpoint_url must be an http://, https:// or file:// URL")
+            if not url.startswith("file:") and (not self.sasl_oauthbearer_client_id
+                                                 or self.sasl_oauthbearer_client_secret is None):
+                raise ValueError("the OIDC client-credentials login needs sasl_oauthbearer_client_id and "
+                                 "sasl_oauthbearer_client_secret (clientId and clientSecret in sasl.jaas.config)")
+        elif extras:
+            raise ValueError(f"{', '.join(extras)} given without sasl_oauthbearer_token_endpoint_url")
+        claims = self.sasl_oauthbearer_unsecured_claims
+        if claims is not None:
+            if not isinstance(claims, Mapping) or not claims.get("sub"):
+                raise ValueError("sasl_oauthbearer_unsecured_claims needs a 'sub' claim (the principal; "
+                                 "unsecuredLoginStringClaim_sub in sasl.jaas.config)")
+            set_(self, "sasl_oauthbearer_unsecured_claims", MappingProxyType(dict(claims)))
+        from kadmin.network.oauth import check_extension  # the protocol's rules live with the SASL message
+
+        ext = self.sasl_oauthbearer_extensions
+        if not isinstance(ext, Mapping):
+            raise ValueError("sasl_oauthbearer_extensions must be a mapping of name to value")
+        for k, v in ext.items():
+            if not isinstance(k, str) or not isinstance(v, str):
+                raise ValueError("sasl_oauthbearer_extensions names and values must be strings")
+            check_extension(k, v)
+        set_(self, "sasl_oauthbearer_extensions", MappingProxyType(dict(ext)))
+        for name in ("sasl_oauthbearer_unsecured_lifetime_s",
+                     "sasl_login_connect_timeout_s", "sasl_login_read_timeout_s", "sasl_login_retry_backoff_max_s"):
+            _positive(name, getattr(self, name))
+        for name in ("sasl_login_refresh_buffer_s", "sasl_login_retry_backoff_s", "sasl_login_refresh_window_jitter",
+                     "sasl_login_refresh_min_period_s"):
+            _positive(name, getattr(self, name), allow_zero=True)
+        if not 0.5 <= self.sasl_login_refresh_window_factor <= 1.0:
+            raise ValueError("sasl_login_refresh_window_factor must be within 0.5..1.0 (Kafka's range)")
+        if self.sasl_login_refresh_window_jitter > 0.25:
+            raise ValueError("sasl_login_refresh_window_jitter must be within 0..0.25 (Kafka's range)")
+
     @property
     def bootstrap_addresses(self) -> list[tuple[str, int]]:
         """``bootstrap_servers`` as (host, port) pairs, in the order given."""
@@ -255,7 +392,7 @@ class ClientConfig:
         parts = []
         for f in fields(self):
             v = getattr(self, f.name)
-            if f.name in ("ssl_password", "sasl_password"):
+            if f.name in _SECRET_FIELDS:
                 parts.append(f"{f.name}={'***' if v is not None else None}")
             elif f.name in ("max_versions", "min_versions"):
                 parts.append(f"{f.name}={dict(v)!r}")
@@ -309,6 +446,14 @@ class ClientConfig:
             kw["sasl_mechanism"] = v.upper()
         jaas = take("sasl.jaas.config")
         user, password = take("sasl.username"), take("sasl.password")
+        if kw.get("sasl_mechanism") == "OAUTHBEARER":
+            kw.update(_oauthbearer_properties(jaas, take))
+            jaas = None
+        if (v := take("sasl.kerberos.service.name")) is not None:
+            kw["sasl_kerberos_service_name"] = v
+        if kw.get("sasl_mechanism") == "GSSAPI":
+            kw.update(_kerberos_properties(jaas, take))
+            jaas = None
         if jaas is not None:
             # Java's way: the JAAS entry is the login; librdkafka's sasl.username/password are not read by
             # Java at all, so a differing one is ignored, with a warning (names only, never values).
@@ -383,6 +528,136 @@ class ClientConfig:
         if config.ssl_certfile:
             check_client_certificate(config.ssl_certfile, config.ssl_keyfile, config.ssl_password)
         return config
+
+
+def _kerberos_properties(jaas: str | None, take: Callable[..., str | None]) -> dict[str, Any]:
+    """ClientConfig keywords from Java's ``Krb5LoginModule`` JAAS entry (``useKeyTab``, ``keyTab``,
+    ``principal``, ``useTicketCache``, ``ticketCache``) or librdkafka's ``sasl.kerberos.keytab`` and
+    ``sasl.kerberos.principal``."""
+    kw: dict[str, Any] = {}
+    opts = kerberos_login_for(jaas) if jaas is not None else {}
+    keytab = take("sasl.kerberos.keytab")
+    principal = take("sasl.kerberos.principal") or opts.get("principal")
+    if opts.get("useKeyTab", "false").lower() == "true":
+        keytab = opts.get("keyTab") or keytab
+        if keytab is None:
+            raise ValueError("sasl.jaas.config: useKeyTab=true needs keyTab=\"/path/to/client.keytab\"")
+    take("sasl.kerberos.kinit.cmd", "sasl.kerberos.min.time.before.relogin")  # librdkafka's kinit: not needed
+    if keytab is not None:
+        kw["sasl_kerberos_keytab"] = keytab
+    elif opts.get("useTicketCache", "false").lower() == "true" and opts.get("ticketCache"):
+        kw["sasl_kerberos_ccache"] = opts["ticketCache"]
+    if principal is not None:
+        kw["sasl_kerberos_principal"] = principal
+    return kw
+
+
+_OIDC_HANDLERS = ("org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler",
+                  "org.apache.kafka.common.security.oauthbearer.secured.OAuthBearerLoginCallbackHandler")
+_UNSECURED_CLAIM = re.compile(r"unsecuredLogin(String|Number|List)Claim_(.+)")
+
+
+def _oauthbearer_properties(jaas: str | None, take: Callable[..., str | None]) -> dict[str, Any]:
+    """ClientConfig keywords from Java's OAUTHBEARER properties (the ``OAuthBearerLoginModule`` JAAS entry,
+    ``sasl.oauthbearer.*``, ``sasl.login.*``, KIP-1139's ``client.credentials`` names) and librdkafka's
+    (``sasl.oauthbearer.method``, ``.client.id``, ``.client.secret``, ``.extensions``, ``.config``)."""
+    kw: dict[str, Any] = {}
+    opts = oauthbearer_login_for(jaas) if jaas is not None else {}
+    handler = take("sasl.login.callback.handler.class")
+    method = (take("sasl.oauthbearer.method") or "").lower()
+    url = take("sasl.oauthbearer.token.endpoint.url")
+    if handler is not None and handler not in _OIDC_HANDLERS:
+        raise ValueError(f"sasl.login.callback.handler.class {handler} is a Java class kadmin cannot run; kadmin "
+                         "does the OIDC login (OAuthBearerLoginCallbackHandler) itself, and takes a token provider "
+                         "callable in Python (sasl_oauthbearer_token_provider) for anything else")
+    client_id = take("sasl.oauthbearer.client.credentials.client.id", "sasl.oauthbearer.client.id") \
+        or opts.get("clientId")
+    secret = take("sasl.oauthbearer.client.credentials.client.secret", "sasl.oauthbearer.client.secret")
+    secret = secret if secret is not None else opts.get("clientSecret")
+    scope = take("sasl.oauthbearer.scope") or opts.get("scope")
+    extensions = {k[len("extension_"):]: v for k, v in opts.items() if k.startswith("extension_")}
+    extensions.update({k[len("unsecuredLoginExtension_"):]: v for k, v in opts.items()
+                       if k.startswith("unsecuredLoginExtension_")})
+    if (raw := take("sasl.oauthbearer.extensions")) is not None:  # librdkafka: name=value,name=value
+        for pair in filter(None, (p.strip() for p in raw.split(","))):
+            name, eq, value = pair.partition("=")
+            if not eq:
+                raise ValueError("sasl.oauthbearer.extensions must be name=value pairs separated by commas")
+            extensions[name.strip()] = value.strip()
+    if extensions:
+        kw["sasl_oauthbearer_extensions"] = extensions
+    if url is not None or handler is not None or method == "oidc":
+        if url is None:
+            raise ValueError("the OIDC login needs sasl.oauthbearer.token.endpoint.url")
+        kw["sasl_oauthbearer_token_endpoint_url"] = url
+        if client_id is not None:
+            kw["sasl_oauthbearer_client_id"] = client_id
+        if secret is not None:
+            kw["sasl_oauthbearer_client_secret"] = secret
+        if scope:
+            kw["sasl_oauthbearer_scope"] = scope
+    else:
+        claims: dict[str, Any] = {}
+        for key, value in opts.items():
+            m = _UNSECURED_CLAIM.fullmatch(key)
+            if m is None:
+                continue
+            kind, name = m.groups()
+            if kind == "Number":
+                try:
+                    claims[name] = float(value) if "." in value else int(value)
+                except ValueError:
+                    raise ValueError(f"sasl.jaas.config: {key} is not a number") from None
+            elif kind == "List":
+                # Java's list claim: the first character is the separator ("," if it is a letter or digit).
+                sep, rest = (value[0], value[1:]) if value and not value[0].isalnum() else (",", value)
+                claims[name] = [v for v in rest.split(sep) if v]
+            else:
+                claims[name] = value
+        if (cfg := take("sasl.oauthbearer.config")) is not None:  # librdkafka: principal=x scope=a,b lifeSeconds=n
+            for item in cfg.split():
+                name, _, value = item.partition("=")
+                if name == "principal":
+                    claims["sub"] = value
+                elif name == "scope":
+                    claims["scope"] = [v for v in value.split(",") if v]
+                elif name == "lifeSeconds":
+                    opts["unsecuredLoginLifetimeSeconds"] = value
+                elif name.startswith("extension_"):
+                    kw.setdefault("sasl_oauthbearer_extensions", {})[name[len("extension_"):]] = value
+        take("enable.sasl.oauthbearer.unsecure.jwt")
+        if not claims:
+            raise ValueError("sasl.mechanism=OAUTHBEARER needs a token source: sasl.oauthbearer.token.endpoint.url "
+                             "with clientId/clientSecret (OIDC), or unsecuredLoginStringClaim_sub in an "
+                             "OAuthBearerLoginModule sasl.jaas.config (an unsecured token), or a token provider "
+                             "callable (sasl_oauthbearer_token_provider, from Python)")
+        kw["sasl_oauthbearer_unsecured_claims"] = claims
+        if (life := opts.get("unsecuredLoginLifetimeSeconds")) is not None:
+            try:
+                kw["sasl_oauthbearer_unsecured_lifetime_s"] = float(life)
+            except ValueError:
+                raise ValueError("unsecuredLoginLifetimeSeconds must be a number of seconds") from None
+
+    def number(name: str, key: str, scale: float = 1.0) -> None:
+        raw = take(key)
+        if raw is None:
+            return
+        try:
+            kw[name] = float(raw) * scale
+        except ValueError:
+            raise ValueError(f"property {key} must be a number, not {raw!r}") from None
+
+    number("sasl_login_refresh_window_factor", "sasl.login.refresh.window.factor")
+    number("sasl_login_refresh_window_jitter", "sasl.login.refresh.window.jitter")
+    number("sasl_login_refresh_min_period_s", "sasl.login.refresh.min.period.seconds")
+    number("sasl_login_refresh_buffer_s", "sasl.login.refresh.buffer.seconds")
+    number("sasl_login_retry_backoff_s", "sasl.login.retry.backoff.ms", 0.001)
+    number("sasl_login_retry_backoff_max_s", "sasl.login.retry.backoff.max.ms", 0.001)
+    number("sasl_login_connect_timeout_s", "sasl.login.connect.timeout.ms", 0.001)
+    number("sasl_login_read_timeout_s", "sasl.login.read.timeout.ms", 0.001)
+    # Broker-side validation settings some shared properties files carry: read, not used by a client.
+    take("sasl.oauthbearer.sub.claim.name", "sasl.oauthbearer.scope.claim.name")
+    return kw
 
 
 class _NoPassword(Exception):

@@ -23,9 +23,12 @@ from typing import Final
 
 PLAIN_MODULE: Final = "org.apache.kafka.common.security.plain.PlainLoginModule"
 SCRAM_MODULE: Final = "org.apache.kafka.common.security.scram.ScramLoginModule"
+OAUTHBEARER_MODULE: Final = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
+#: Java's Kerberos login module (the IBM JDK's has another name; its options differ, so it is not read).
+KRB5_MODULE: Final = "com.sun.security.auth.module.Krb5LoginModule"
 #: The mechanisms each supported login module logs in with.
-MODULE_MECHANISMS: Final = MappingProxyType({PLAIN_MODULE: ("PLAIN",), SCRAM_MODULE: ("SCRAM-SHA-256", "SCRAM-SHA-512")})
-_UNSUPPORTED = {"Krb5LoginModule": "GSSAPI (Kerberos)", "OAuthBearerLoginModule": "OAUTHBEARER"}
+MODULE_MECHANISMS: Final = MappingProxyType({PLAIN_MODULE: ("PLAIN",), SCRAM_MODULE: ("SCRAM-SHA-256", "SCRAM-SHA-512"),
+                                             OAUTHBEARER_MODULE: ("OAUTHBEARER",), KRB5_MODULE: ("GSSAPI",)})
 CONTROL_FLAGS: Final = ("required", "requisite", "sufficient", "optional")
 
 _WORD = re.compile(r"[A-Za-z0-9_.$\-\u0080-\U0010ffff]+")
@@ -146,17 +149,17 @@ def login_for(text: str, mechanism: str | None) -> tuple[str, str, bool]:
     """(username, password, token_auth) from a ``sasl.jaas.config`` for ``mechanism``, refusing what Java
     refuses and what kadmin cannot do.  ``token_auth`` is ScramLoginModule's ``tokenauth="true"``: a
     delegation-token login (username the token id, password its HMAC in base64)."""
-    if any(name in text for name in _UNSUPPORTED):
-        which = next(v for k, v in _UNSUPPORTED.items() if k in text)
-        raise ValueError(f"sasl.jaas.config names a login module kadmin does not support ({which}); kadmin "
-                         "speaks PLAIN and SCRAM")
     entry = parse_jaas(text)
     mechanisms = MODULE_MECHANISMS.get(entry.module)
     if mechanisms is None:
         raise ValueError(f"sasl.jaas.config names login module {entry.module}; kadmin supports {PLAIN_MODULE} "
-                         f"(PLAIN) and {SCRAM_MODULE} (SCRAM-SHA-256/512)")
+                         f"(PLAIN), {SCRAM_MODULE} (SCRAM-SHA-256/512), {OAUTHBEARER_MODULE} (OAUTHBEARER) and "
+                         f"{KRB5_MODULE} (GSSAPI)")
+    if entry.module in (OAUTHBEARER_MODULE, KRB5_MODULE) and mechanism is None:
+        raise ValueError(f"sasl.jaas.config names {entry.short_module}: set sasl.mechanism={mechanisms[0]}")
     if mechanism is not None and mechanism.upper() not in mechanisms:
-        wanted = PLAIN_MODULE if mechanism.upper() == "PLAIN" else SCRAM_MODULE
+        wanted = {"PLAIN": PLAIN_MODULE, "OAUTHBEARER": OAUTHBEARER_MODULE,
+                  "GSSAPI": KRB5_MODULE}.get(mechanism.upper(), SCRAM_MODULE)
         raise ValueError(f"sasl.mechanism={mechanism} does not go with {entry.short_module} in sasl.jaas.config "
                          f"(that module logs in with {'/'.join(mechanisms)}); use {wanted}")
     token_auth = entry.options.get("tokenauth", "false").strip().lower() == "true"
@@ -170,5 +173,26 @@ def login_for(text: str, mechanism: str | None) -> tuple[str, str, bool]:
     return entry.options["username"], entry.options["password"], token_auth
 
 
-__all__ = ["CONTROL_FLAGS", "JaasEntry", "MODULE_MECHANISMS", "PLAIN_MODULE", "SCRAM_MODULE", "login_for",
-           "parse_jaas"]
+def kerberos_login_for(text: str) -> dict[str, str]:
+    """The options of a ``Krb5LoginModule`` entry (``useKeyTab``, ``keyTab``, ``principal``, ``useTicketCache``,
+    ``ticketCache``), refusing another module."""
+    entry = parse_jaas(text)
+    if entry.module != KRB5_MODULE:
+        raise ValueError(f"sasl.mechanism=GSSAPI does not go with {entry.short_module} in sasl.jaas.config; use "
+                         f"{KRB5_MODULE}")
+    return dict(entry.options)
+
+
+def oauthbearer_login_for(text: str) -> dict[str, str]:
+    """The options of an ``OAuthBearerLoginModule`` entry (``unsecuredLogin*`` for an unsecured token;
+    ``clientId``, ``clientSecret``, ``scope``, ``extension_<name>`` for the OIDC login), refusing another
+    module.  Option values are returned as given; messages never quote them."""
+    entry = parse_jaas(text)
+    if entry.module != OAUTHBEARER_MODULE:
+        raise ValueError(f"sasl.mechanism=OAUTHBEARER does not go with {entry.short_module} in sasl.jaas.config; "
+                         f"use {OAUTHBEARER_MODULE}")
+    return dict(entry.options)
+
+
+__all__ = ["CONTROL_FLAGS", "JaasEntry", "KRB5_MODULE", "MODULE_MECHANISMS", "OAUTHBEARER_MODULE", "PLAIN_MODULE",
+           "SCRAM_MODULE", "kerberos_login_for", "login_for", "oauthbearer_login_for", "parse_jaas"]

@@ -4,10 +4,10 @@
 #     bash scripts/test.sh            # any arguments go to pytest: bash scripts/test.sh tests/cli/test_cli.py -x
 #
 # Installs what the tests need into .venv when it is missing (the [test] extra, plus [spark] for the Spark
-# tests and Java 17+ for them, and [docs] for the documentation site's build and the release checks that
-# tests/docs and tests/cli/test_distribution.py run), then runs `python -m pytest -q` with .venv's Python.
-# The tests that compare against Kafka's reference schemas need $KADMIN_KAFKA_SPECS or
-# ../shared/kafka-message-specs; without it they are skipped, with one line saying why.
+# tests and Java 17+ for them, [docs] for the documentation site's build and the release checks that
+# tests/docs and tests/cli/test_distribution.py run, and [gssapi] with MIT Kerberos for the GSSAPI tests), then
+# runs `python -m pytest -q` with .venv's Python.  The tests that compare against Kafka's reference schemas need
+# $KADMIN_KAFKA_SPECS or ../shared/kafka-message-specs; without it they are skipped, with one line saying why.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 SCRIPT_NAME=test
@@ -15,6 +15,10 @@ SCRIPT_NAME=test
 
 ensure_java
 ensure_venv
-ensure_extras spark,test,docs
+if ensure_kerberos; then
+    ensure_extras spark,test,docs,gssapi  # python-gssapi builds against the Kerberos headers just checked
+else
+    ensure_extras spark,test,docs
+fi
 say "running: $VENV_PY -m pytest -q $*"
 exec "$VENV_PY" -m pytest -q "$@"

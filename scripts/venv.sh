@@ -39,6 +39,29 @@ ensure_java() {
     fi
 }
 
+# The GSSAPI tests run a throwaway MIT Kerberos realm (k5test drives krb5kdc and kadmin.local), and python-gssapi
+# builds against the system's Kerberos headers (krb5-config) with a C compiler and Python's headers.  Installed
+# with apt as root where missing; elsewhere this says what to install, returns 1, and those tests skip.
+ensure_kerberos() {
+    local has_headers
+    has_headers="$("$VENV_PY" -c 'import os, sysconfig; print(os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' 2>/dev/null || echo False)"
+    if { command -v krb5kdc >/dev/null 2>&1 || [ -x /usr/sbin/krb5kdc ]; } && command -v krb5-config >/dev/null 2>&1 \
+            && command -v cc >/dev/null 2>&1 && [ "$has_headers" = True ]; then
+        say "MIT Kerberos (KDC, headers) found for the GSSAPI tests"
+        return 0
+    fi
+    if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+        say "installing MIT Kerberos (krb5-kdc, krb5-admin-server, libkrb5-dev, gcc) with apt for the GSSAPI tests"
+        local pkgs=(krb5-kdc krb5-admin-server krb5-user libkrb5-dev gcc)
+        [ "$has_headers" = True ] || pkgs+=(python3-dev)
+        apt_install "${pkgs[@]}"
+        say "MIT Kerberos installed"
+    else
+        say "the GSSAPI tests will be skipped: install krb5-kdc krb5-admin-server libkrb5-dev gcc (as root) to run them"
+        return 1
+    fi
+}
+
 # The interpreter that makes the venv: $PYTHON, else python3.  Python 3.10+.
 base_python() {
     local py="${PYTHON:-python3}"

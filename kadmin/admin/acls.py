@@ -379,10 +379,19 @@ def describe_filters(flt: AclBindingFilter | None, principal: str | None) -> lis
     return [AclBindingFilter(entry=AccessControlEntryFilter(p)) for p in who]
 
 
-def identity(config: ClientConfig, cluster_operations: Iterable[str] | None) -> Identity:
+def identity(config: ClientConfig, cluster_operations: Iterable[str] | None,
+             token_subject: str | None = None) -> Identity:
+    """``token_subject``: an OAUTHBEARER login's principal, the subject of the token it sent (None: not known)."""
     proto = config.security_protocol
     if proto.startswith("SASL") and config.sasl_token_auth:
         principal: str | None = None  # the token's owner, which this channel may not ask for
+    elif proto.startswith("SASL") and config.sasl_mechanism == "OAUTHBEARER":
+        principal = f"User:{token_subject}" if token_subject else None
+    elif proto.startswith("SASL") and config.sasl_mechanism == "GSSAPI":
+        # Kafka's DEFAULT principal-to-local rule: alice/host@REALM is User:alice; a ticket-cache login's
+        # principal is not known here.
+        krb = config.sasl_kerberos_principal
+        principal = f"User:{krb.split('@', 1)[0].split('/', 1)[0]}" if krb else None
     elif proto.startswith("SASL"):
         principal = f"User:{config.sasl_username}"
     elif proto == "PLAINTEXT":

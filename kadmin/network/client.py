@@ -52,7 +52,7 @@ from kadmin.network.negotiation import (
     usable_table,
 )
 from kadmin.network.retry import Deadline, backoff_delay, retry_call
-from kadmin.network.sasl import authenticate
+from kadmin.network.sasl import authenticate, token_cache_for
 from kadmin.network.tls import build_ssl_context
 from kadmin.protocol import Message
 from kadmin.protocol.apis import ApiKey
@@ -75,7 +75,12 @@ class _NodeState:
         c = self.conn
         if c is None or c.closed or self.negotiated is None:
             return False
-        return c.reauth_at is None or time.monotonic() < c.reauth_at
+        now = time.monotonic()
+        if c.reauth_at is None or now < c.reauth_at:
+            return True
+        # A session due for renewal is renewed on the connection itself (KIP-368) while it lasts; a connection
+        # idle past its session's end is replaced (the broker would close it on any request).
+        return c.reauthenticate is not None and c.session_ends_at is not None and now < c.session_ends_at
 
 
 class NetworkClient:
@@ -84,6 +89,7 @@ class NetworkClient:
     def __init__(self, config: ClientConfig) -> None:
         self._config = config
         self._ssl = build_ssl_context(config)  # file errors surface at construction, not on first connect
+        self._tokens = token_cache_for(config)  # OAUTHBEARER: one token (and refresh schedule) for every connection
         self._pid = os.getpid()
         self._metadata: ClusterMetadata | None = None
         self._states: dict[int, _NodeState] = {}
@@ -99,6 +105,11 @@ class NetworkClient:
     @property
     def config(self) -> ClientConfig:
         return self._config
+
+    @property
+    def token_subject(self) -> str | None:
+        """The subject of the OAUTHBEARER token this client logs in with (None: no token yet, or no OAUTHBEARER)."""
+        return self._tokens.subject if self._tokens is not None else None
 
     # ----------------------------------------------------------------------------------------------- lifecycle
 
@@ -343,7 +354,7 @@ class NetworkClient:
         try:
             conn, neg = await negotiate(conn, config=cfg, deadline=deadline, reconnect=connect)
             if cfg.uses_sasl:
-                await authenticate(conn, config=cfg, versions=neg.versions, deadline=deadline)
+                await authenticate(conn, config=cfg, versions=neg.versions, deadline=deadline, tokens=self._tokens)
         except BaseException:
             for c in current:
                 await c.close()

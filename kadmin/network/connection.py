@@ -23,7 +23,7 @@ import socket
 import ssl
 import struct
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from kadmin.config import ClientConfig
@@ -83,7 +83,7 @@ class Connection:
         self._close_reason: BaseException | None = None
         #: The peer closed the connection (as opposed to the client, a timeout or a bad frame).
         self.closed_by_peer = False
-        #: Frames read so far: a first "frame" of an impossible size means the port is no Kafka listener.
+        #: Frames read so far: a first "frame" whose size is text means the port is no Kafka listener.
         self.frames_read = 0
         # Request slots (config.max_in_flight): a count and a FIFO of waiters, like asyncio.Semaphore, but a free
         # slot is taken without a coroutine call, which matters when thousands of requests are pipelined.
@@ -102,6 +102,12 @@ class Connection:
         self.opened_at = time.monotonic()
         #: Monotonic time after which a SASL session must be renewed (KIP-368); None: no limit.
         self.reauth_at: float | None = None
+        #: KIP-368 re-authentication, set by SASL (kadmin.network.sasl) when the broker limits the session and can
+        #: renew it: run once, on this connection, before the first request after ``reauth_at`` (see _renew_session).
+        self.reauthenticate: Callable[[Connection], Awaitable[None]] | None = None
+        #: Monotonic time when the broker ends the SASL session (then any request closes the connection).
+        self.session_ends_at: float | None = None
+        self._reauth_task: asyncio.Task[None] | None = None
         #: Monotonic time before which no request is sent, set from responses' throttle_time_ms (KIP-219).
         self.throttle_until = 0.0
         self._reader_task: asyncio.Task[None] = asyncio.get_running_loop().create_task(
@@ -230,11 +236,15 @@ class Connection:
           their bytes.
         """
         if requests:
+            if self.reauthenticate is not None and self.reauth_at is not None:
+                await self._renew_session(api_key, deadline)  # KIP-368: a session due for renewal first
             await _Submission(self, api_key, version, requests, deadline, each, decode).run()
 
     async def _one(self, api_key: int, version: int, body: bytes, deadline: Deadline, decode: bool) -> Any:
         """:meth:`submit` of one encoded request: its response, or its error raised."""
         outcome: list[tuple[Any, KafkaError | None]] = []
+        if self.reauthenticate is not None and self.reauth_at is not None:
+            await self._renew_session(api_key, deadline)  # KIP-368: a session due for renewal first
         await _Submission(self, api_key, version, (body,), deadline,
                           lambda _i, response, error: outcome.append((response, error)), decode).run()
         response, error = outcome[0]
@@ -261,6 +271,43 @@ class Connection:
             # KIP-219: the broker answered at once and expects us to hold back for this long.
             self.throttle_until = max(self.throttle_until, time.monotonic() + throttle_ms / 1000.0)
         return response
+
+    # ----------------------------------------------------------------------------------------------- KIP-368
+
+    async def _renew_session(self, api_key: int, deadline: Deadline) -> None:
+        """Hold a request while the SASL session is renewed on this connection, starting the renewal when
+        ``reauth_at`` has passed.  The renewal's own requests pass; requests already in flight are answered
+        as usual (matched by correlation id), so no call fails because a session ends.  A failed renewal closes
+        the connection, and the requests waiting for it fail retriably (the renewal's error as the cause): they
+        go to a new connection, which logs in afresh, so credentials the broker no longer accepts fail there,
+        once, with the broker's reason, and a renewal refused for another reason (a changed principal) costs
+        only a reconnection."""
+        task = self._reauth_task
+        if task is not None and task is asyncio.current_task():
+            return
+        if task is None or task.done():
+            hook = self.reauthenticate
+            if hook is None or self.reauth_at is None or time.monotonic() < self.reauth_at:
+                return
+            task = self._reauth_task = asyncio.get_running_loop().create_task(
+                self._run_renewal(hook), name=f"kadmin-reauth-{self.label}")
+        left = deadline.remaining()
+        try:
+            await asyncio.wait_for(asyncio.shield(task), None if left == float("inf") else left)
+        except asyncio.TimeoutError:
+            raise KafkaTimeoutError(f"the deadline passed while {self.label} re-authenticated ({api_name(api_key)} "
+                                    "not sent)") from None
+        if self._closed:
+            raise self._closed_error()
+
+    async def _run_renewal(self, hook: Callable[[Connection], Awaitable[None]]) -> None:
+        try:
+            await hook(self)
+        except Exception as exc:  # noqa: BLE001 - any failure ends this connection's session
+            logger.info("re-authentication on %s failed, closing the connection: %s", self.label, exc)
+            err = KafkaConnectionError(f"re-authentication on {self.label} failed: {exc}")
+            err.__cause__ = exc
+            await self.close(err)
 
     # ----------------------------------------------------------------------------------------------- slots
 
@@ -369,9 +416,9 @@ class Connection:
                         f"{self.label} answered with a TLS record (bytes {head.hex()}), not a Kafka response: "
                         "this listener speaks TLS: use security.protocol SSL or SASL_SSL for it")
                 if size < 4 or size > limit:
-                    if not self.frames_read:
-                        # Its very first answer is no Kafka frame (an HTTP server's "HTTP" reads as 1213486160
-                        # bytes): asking again, here or at bootstrap, would get the same bytes.
+                    if not self.frames_read and all(0x20 <= b < 0x7F for b in head):
+                        # Its very first answer is text, no Kafka frame (an HTTP server's "HTTP" reads as
+                        # 1213486160 bytes): asking again, here or at bootstrap, would get the same bytes.
                         raise SecurityMismatchError(
                             f"{self.label} sent a frame of {size} bytes as its first answer (bytes {head.hex()}); "
                             f"accepted sizes are 4..{limit}: it is not a Kafka listener")

@@ -1,7 +1,8 @@
 """SASL authentication over Kafka's own framing: SaslHandshake v1, then SaslAuthenticate round trips.
 
 PLAIN sends the password in one message (only sensible over TLS); SCRAM-SHA-256/512 (RFC 5802, RFC 7677)
-proves knowledge of the password without sending it and checks that the broker knows it too.
+proves knowledge of the password without sending it and checks that the broker knows it too; OAUTHBEARER
+(RFC 7628, KIP-255) sends a bearer token from the client's token cache (kadmin.network.oauth).
 
 Passwords are never logged, formatted into messages or kept on exceptions: an authentication failure is
 exactly the moment people paste logs into tickets.
@@ -18,19 +19,32 @@ import hmac
 import logging
 import secrets
 import time
-from collections.abc import Callable
+import urllib.parse
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from kadmin.config import ClientConfig
 from kadmin.errors import (
     AuthenticationError,
     ErrorCode,
+    KafkaConnectionError,
     SaslAuthenticationFailedError,
     UnsupportedSaslMechanismError,
     error_for_code,
 )
 from kadmin.network.connection import Connection
 from kadmin.network.negotiation import VersionTable, choose_version, usable_range
+from kadmin.network.oauth import (
+    OAuthToken,
+    OidcClientCredentials,
+    RefreshPolicy,
+    TokenCache,
+    UnsecuredJwsSource,
+    client_first_message,
+)
 from kadmin.network.retry import Deadline
+from kadmin.network.sasl_gssapi import gssapi_exchange
+from kadmin.network.tls import build_ssl_context
 from kadmin.protocol import message_type
 from kadmin.protocol.apis import ApiKey
 
@@ -148,18 +162,76 @@ def _new_nonce() -> str:
     return base64.b64encode(secrets.token_bytes(24)).decode("ascii")
 
 
+def token_cache_for(config: ClientConfig) -> TokenCache | None:
+    """The OAUTHBEARER token cache of one client (None for other mechanisms): made once per client, so its
+    connections share one token and one refresh schedule."""
+    if config.sasl_mechanism != "OAUTHBEARER" or not config.uses_sasl:
+        return None
+    policy = RefreshPolicy(config.sasl_login_refresh_window_factor, config.sasl_login_refresh_window_jitter,
+                           config.sasl_login_refresh_min_period_s, config.sasl_login_refresh_buffer_s)
+    source: Callable[..., Any]
+    if config.sasl_oauthbearer_token_provider is not None:
+        source = config.sasl_oauthbearer_token_provider
+        describe = getattr(source, "__qualname__", None) or type(source).__name__
+    elif config.sasl_oauthbearer_token_endpoint_url is not None:
+        source = OidcClientCredentials(
+            config.sasl_oauthbearer_token_endpoint_url, config.sasl_oauthbearer_client_id,
+            config.sasl_oauthbearer_client_secret, config.sasl_oauthbearer_scope,
+            connect_timeout_s=config.sasl_login_connect_timeout_s, read_timeout_s=config.sasl_login_read_timeout_s,
+            retry_backoff_s=config.sasl_login_retry_backoff_s,
+            retry_backoff_max_s=config.sasl_login_retry_backoff_max_s,
+            # The client's TLS settings serve the token endpoint too (as in Kafka's clients): one CA file for both.
+            ssl_context=build_ssl_context(config) if config.uses_ssl else None)
+        describe = config.sasl_oauthbearer_token_endpoint_url
+        host = urllib.parse.urlparse(describe).hostname or ""
+        if describe.startswith("http://") and host not in ("localhost", "127.0.0.1", "::1"):
+            logger.warning("OAUTHBEARER: the token endpoint %s is plain HTTP: the client secret and the tokens "
+                           "cross the network unencrypted; use https://", describe)
+    else:
+        assert config.sasl_oauthbearer_unsecured_claims is not None  # ClientConfig checked there is a source
+        source = UnsecuredJwsSource(config.sasl_oauthbearer_unsecured_claims,
+                                    config.sasl_oauthbearer_unsecured_lifetime_s)
+        describe = "an unsecured token"
+    return TokenCache(source, policy, describe=describe)
+
+
 async def authenticate(conn: Connection, *, config: ClientConfig, versions: VersionTable,
-                       deadline: Deadline) -> None:
-    """Authenticate ``conn`` as ``config.sasl_username``; raises AuthenticationError with a useful reason.
+                       deadline: Deadline, tokens: TokenCache | None = None) -> None:
+    """Authenticate ``conn`` as ``config.sasl_username`` (or with an OAUTHBEARER token from ``tokens``, the
+    client's token cache); raises AuthenticationError with a useful reason.
 
     Sets ``conn.reauth_at`` when the broker limits the session (KIP-368), so the client replaces the
-    connection before the broker closes it.
+    connection, with a fresh login (for OAUTHBEARER, a token fetched again once the cached one is due for
+    refresh), before the broker closes it.
     """
     mechanism = config.sasl_mechanism
     username = config.sasl_username
     password = config.sasl_password
-    if mechanism is None or username is None or password is None:
+    token: OAuthToken | None = None
+    if mechanism == "OAUTHBEARER":
+        if tokens is None:
+            tokens = token_cache_for(config)
+        assert tokens is not None
+        # The token is fetched before the handshake, so a token endpoint that is down fails the login without
+        # leaving a half-authenticated connection behind, within the caller's budget.
+        token = await tokens.token(deadline.remaining())
+        username, password = token.principal or "(token)", ""
+    elif mechanism == "GSSAPI":
+        username, password = config.sasl_kerberos_principal or "(Kerberos ticket)", ""
+    elif mechanism is None or username is None or password is None:
         raise AuthenticationError("SASL needs sasl_mechanism, sasl_username and sasl_password")
+    await _handshake(conn, mechanism, config=config, versions=versions, deadline=deadline)
+    who = (f"delegation token {username!r}" if config.sasl_token_auth
+           else f"Kerberos principal {username!r}" if mechanism == "GSSAPI"
+           else f"the token of {username!r}" if mechanism == "OAUTHBEARER" else f"user {username!r}")
+    round_trip = _round_trip(conn, mechanism, who, config=config, versions=versions, deadline=deadline)
+    lifetime_ms = await _exchange(conn, mechanism, who, round_trip, username, password, token, config)
+    _arm_renewal(conn, lifetime_ms, config=config, versions=versions, tokens=tokens)
+    logger.debug("authenticated to %s as %s with %s", conn.label, who, mechanism)
+
+
+async def _handshake(conn: Connection, mechanism: str, *, config: ClientConfig, versions: VersionTable,
+                     deadline: Deadline) -> None:
     r = usable_range(SASL_HANDSHAKE, versions, config)
     if r is None or r[1] < 1:
         raise AuthenticationError(f"{conn.label} does not offer SaslHandshake v1: is this listener really "
@@ -173,10 +245,16 @@ async def authenticate(conn: Connection, *, config: ClientConfig, versions: Vers
     if resp.error_code != ErrorCode.NONE:
         err = error_for_code(resp.error_code)
         raise AuthenticationError(f"SaslHandshake with {conn.label} failed: {err!r}")
+
+
+RoundTrip = Callable[[bytes], Awaitable[tuple[bytes, int]]]
+
+
+def _round_trip(conn: Connection, mechanism: str, who: str, *, config: ClientConfig, versions: VersionTable,
+                deadline: Deadline) -> RoundTrip:
+    """One SaslAuthenticate exchange: (the server's bytes, the session lifetime it announced, 0 for none)."""
     auth_version = choose_version(SASL_AUTHENTICATE, versions, config, node=conn.label)
     request_cls = message_type(SASL_AUTHENTICATE, "request")
-
-    who = f"delegation token {username!r}" if config.sasl_token_auth else f"user {username!r}"
 
     async def round_trip(token: bytes) -> tuple[bytes, int]:
         reply = await conn.request(request_cls(auth_bytes=token), auth_version, deadline=deadline)
@@ -187,6 +265,12 @@ async def authenticate(conn: Connection, *, config: ClientConfig, versions: Vers
             raise cls(f"SASL {mechanism} authentication of {who} to {conn.label} failed: {detail}")
         return bytes(reply.auth_bytes or b""), int(getattr(reply, "session_lifetime_ms", 0) or 0)
 
+    return round_trip
+
+
+async def _exchange(conn: Connection, mechanism: str, who: str, round_trip: RoundTrip, username: str,
+                    password: str, token: OAuthToken | None, config: ClientConfig) -> int:
+    """The mechanism's exchange; the session lifetime the broker announced (ms, 0 for none)."""
     if mechanism == "PLAIN":
         _, lifetime_ms = await round_trip(plain_token(username, password))
     elif mechanism in _HASHES:
@@ -194,12 +278,54 @@ async def authenticate(conn: Connection, *, config: ClientConfig, versions: Vers
         server_first, _ = await round_trip(scram.first())
         server_final, lifetime_ms = await round_trip(scram.final(server_first))
         scram.verify(server_final)
+    elif mechanism == "OAUTHBEARER":
+        assert token is not None
+        challenge, lifetime_ms = await round_trip(client_first_message(token.value,
+                                                                       config.sasl_oauthbearer_extensions))
+        if challenge:
+            # RFC 7628 3.2.2: a refused token is answered with a JSON status as the server's challenge; the
+            # client ends the exchange with a lone %x01 and the broker then fails it (with that JSON as the
+            # reason).  One line with the broker's words; no retry: the same token would be refused again.
+            status = " ".join(challenge.decode("utf-8", "replace").split())
+            try:
+                await round_trip(b"\x01")
+            except AuthenticationError as exc:
+                raise type(exc)(f"SASL OAUTHBEARER authentication of {who} to {conn.label} failed: the broker "
+                                f"refused the token: {status}") from None
+            raise SaslAuthenticationFailedError(f"SASL OAUTHBEARER authentication of {who} to {conn.label} "
+                                                f"failed: the broker refused the token: {status}")
+    elif mechanism == "GSSAPI":
+        _principal, lifetime_ms = await gssapi_exchange(
+            conn.host, round_trip, service=config.sasl_kerberos_service_name,
+            principal=config.sasl_kerberos_principal, keytab=config.sasl_kerberos_keytab,
+            ccache=config.sasl_kerberos_ccache)
     else:  # config validation makes this unreachable; kept so a new mechanism cannot fall through silently
         raise AuthenticationError(f"SASL mechanism {mechanism} is not implemented")
-    if lifetime_ms > 0:
-        # Re-authenticate well before the broker's limit, as Kafka's clients do (85-95% of the lifetime).
-        conn.reauth_at = time.monotonic() + lifetime_ms / 1000.0 * 0.85
-    logger.debug("authenticated to %s as %s with %s", conn.label, who, mechanism)
+    return lifetime_ms
 
 
-__all__ = ["ScramClient", "authenticate", "plain_token"]
+def _arm_renewal(conn: Connection, lifetime_ms: int, *, config: ClientConfig, versions: VersionTable,
+                 tokens: TokenCache | None) -> None:
+    """KIP-368: when the broker limits the session, the connection logs in again before it ends."""
+    if lifetime_ms <= 0:
+        conn.reauth_at, conn.reauthenticate, conn.session_ends_at = None, None, None
+        return
+    # Re-authenticate well before the broker's limit, as Kafka's clients do (85-95% of the lifetime), on this
+    # connection (KIP-368: SaslAuthenticate v1+ brokers renew a session in place), with a fresh login: for
+    # OAUTHBEARER the token cache's current token, fetched again once it is due for refresh.
+    conn.reauth_at = time.monotonic() + lifetime_ms / 1000.0 * 0.85
+    session_ends = conn.session_ends_at = time.monotonic() + lifetime_ms / 1000.0
+
+    async def renew(c: Connection) -> None:
+        if time.monotonic() >= session_ends:
+            # Idle past its session: Kafka closes such a connection on any request, a renewal too, so the
+            # request goes (retriably) to a new connection instead.
+            raise KafkaConnectionError(f"the SASL session on {c.label} ended while it was idle; reconnecting")
+        await authenticate(c, config=config, versions=versions, deadline=Deadline(config.request_timeout_s),
+                           tokens=tokens)
+        logger.debug("re-authenticated on %s", c.label)
+
+    conn.reauthenticate = renew
+
+
+__all__ = ["ScramClient", "authenticate", "plain_token", "token_cache_for"]

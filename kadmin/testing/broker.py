@@ -291,6 +291,19 @@ class Broker:
             log.warning("broker %d: closing connection: the fake cluster does not implement API %d v%d",
                         self.node_id, api_key, version)
             return False
+        if sasl.reauthenticating and api_key not in (SASL_HANDSHAKE, SASL_AUTHENTICATE):
+            # KIP-368: nothing but the re-authentication itself may be sent while it runs.
+            self._log(api_key, version, corr, (), client_id)
+            log.info("broker %d: closing connection that sent API %d during re-authentication", self.node_id,
+                     api_key)
+            return False
+        if (sasl.session_expires_at is not None and time.monotonic() > sasl.session_expires_at
+                and not sasl.reauthenticating):
+            # KIP-368: any request on a connection whose session has ended, a late renewal's SaslHandshake too,
+            # closes it (Kafka's SocketServer does so before looking at the request).
+            self._log(api_key, version, corr, (), client_id)
+            log.info("broker %d: closing connection whose SASL session expired (%s)", self.node_id, sasl.principal)
+            return False
         if (self.cluster.sasl is not None and not sasl.authenticated
                 and api_key not in (API_VERSIONS, SASL_HANDSHAKE, SASL_AUTHENTICATE)):
             # SaslServerAuthenticator: any other request before authentication is an illegal SASL state.

@@ -27,6 +27,7 @@ from kadmin.protocol import message_type, shipped_names
 from kadmin.testing.authorizer import ScramStore
 from kadmin.testing.broker import Broker
 from kadmin.testing.faults import FaultRule, Faults, take
+from kadmin.testing.oauth import JwksValidator, UnsecuredValidator, validator_from
 from kadmin.testing.requestlog import RequestLogEntry
 from kadmin.testing.sasl import MECHANISMS
 from kadmin.testing.schemas import fake_only_names
@@ -56,6 +57,13 @@ VersionSpec = str | Mapping[int, tuple[int, int]]
 class SaslConfig:
     mechanisms: tuple[str, ...]
     users: Mapping[str, str]
+    #: OAUTHBEARER's token validator (kadmin.testing.oauth): Kafka's unsecured one unless a JWKS is given.
+    oauth: UnsecuredValidator | JwksValidator | None = None
+    #: Kafka's connections.max.reauth.ms: 0 announces no session lifetime; otherwise the lifetime is this,
+    #: capped by a token's expiry, and a connection that outlives its session is closed.
+    max_reauth_ms: int = 0
+    #: GSSAPI: the keytab holding the brokers' service key(s) (``kafka/<host>@REALM``).
+    gssapi_keytab: str | None = None
 
 
 def _sasl_config(sasl: Mapping[str, Any] | None) -> SaslConfig | None:
@@ -66,7 +74,11 @@ def _sasl_config(sasl: Mapping[str, Any] | None) -> SaslConfig | None:
     for m in mechs:
         if m not in MECHANISMS:
             raise ValueError(f"unsupported SASL mechanism {m!r}; one of {MECHANISMS}")
-    return SaslConfig(tuple(mechs), dict(sasl.get("users", {})))
+    oauth = validator_from(sasl.get("oauthbearer")) if "OAUTHBEARER" in mechs else None
+    keytab = sasl.get("gssapi_keytab")
+    if "GSSAPI" in mechs and keytab is None:
+        raise ValueError("SASL mechanism GSSAPI needs gssapi_keytab (the brokers' service keytab)")
+    return SaslConfig(tuple(mechs), dict(sasl.get("users", {})), oauth, int(sasl.get("max_reauth_ms", 0)), keytab)
 
 
 def _api_key(api: int | str | None) -> int | None:
@@ -91,7 +103,10 @@ class FakeCluster(TopicsAdmin, LogDirsAdmin, GroupsAdmin, CoordinatorsAdmin, Quo
 
     ``versions`` is one release name ("3.9") or table for every broker, or a dict {node_id: release or table}
     for a mixed cluster (nodes it leaves out get the default release).  ``sasl`` enables SASL, e.g.
-    ``{"mechanism": "SCRAM-SHA-256", "users": {"alice": "pw"}}`` (or ``"mechanisms": [...]``); ``tls`` is a
+    ``{"mechanism": "SCRAM-SHA-256", "users": {"alice": "pw"}}`` (or ``"mechanisms": [...]``; with OAUTHBEARER,
+    ``"oauthbearer": {"jwks_url": ..., "issuer": ..., "audience": ...}`` or Kafka's unsecured validator by
+    default; with GSSAPI, ``"gssapi_keytab"``: the brokers' service keytab; ``"max_reauth_ms"``: Kafka's
+    connections.max.reauth.ms, KIP-368); ``tls`` is a
     server-side SSLContext.  ``latency_s`` is added to every request.  ``authorizer=True`` (or
     ``{"super_users": ["User:admin"], "allow_everyone_if_no_acl_found": False}``) enforces ACLs on every API
     (see :mod:`kadmin.testing.authorizer`); SASL users get SCRAM credentials for both mechanisms.

@@ -1,4 +1,5 @@
-"""Server side of SASL PLAIN (RFC 4616) and SCRAM-SHA-256/512 (RFC 5802, RFC 7677) for the fake brokers.
+"""Server side of SASL PLAIN (RFC 4616), SCRAM-SHA-256/512 (RFC 5802, RFC 7677) and OAUTHBEARER (RFC 7628,
+validated by kadmin.testing.oauth) for the fake brokers.
 
 Each exchange is a small state machine fed one client token at a time; it returns the server's token and
 whether authentication is complete, or raises :class:`SaslFailure` with the message Kafka would send.
@@ -10,16 +11,19 @@ import base64
 import hashlib
 import hmac
 import os
+import re
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from kadmin.testing.authorizer import ScramCredential
+from kadmin.testing.oauth import JwksValidator, TokenRefused, UnsecuredValidator
 
 #: (user, mechanism name) -> the stored credential, or None.
 CredentialLookup = Callable[[str, str], "ScramCredential | None"]
 #: (token id, mechanism name) -> (the token's credential, its owner principal), or None (unknown, expired).
 TokenLookup = Callable[[str, str], "tuple[ScramCredential, str] | None"]
 
-MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI")
 
 
 class SaslFailure(Exception):
@@ -29,6 +33,8 @@ class SaslFailure(Exception):
 class Exchange:
     mechanism: str
     principal: str | None = None
+    #: When the credential stops being valid (epoch seconds): caps the session lifetime (KIP-368).
+    expires_at: float | None = None
     #: Logged in with a delegation token (SCRAM's tokenauth extension): such a channel may not ask for tokens.
     token_authenticated: bool = False
 
@@ -164,8 +170,110 @@ class ScramExchange(Exchange):
         return b"v=" + base64.b64encode(self._hmac(self.credential.server_key, auth_message))
 
 
+_GS2 = re.compile(r"([ny]),(?:a=([^,]*))?,\x01(.*)\x01", re.DOTALL)
+
+
+class OAuthBearerExchange(Exchange):
+    """RFC 7628 server as Kafka's OAuthBearerSaslServer: the client's one message carries the token (and
+    KIP-342 extensions); a refused token is answered with a JSON status challenge, the client's lone %x01
+    then fails the exchange with that status as the reason."""
+
+    mechanism = "OAUTHBEARER"
+
+    def __init__(self, validator: UnsecuredValidator | JwksValidator) -> None:
+        self.validator = validator
+        self.error: str | None = None
+        self.extensions: dict[str, str] = {}
+        self.scope: tuple[str, ...] = ()
+
+    def step(self, token: bytes) -> tuple[bytes, bool]:
+        if token == b"\x01" and self.error is not None:
+            raise SaslFailure(self.error)
+        self.error = None
+        m = _GS2.fullmatch(token.decode("utf-8", "replace"))
+        if m is None:
+            raise SaslFailure("Invalid OAUTHBEARER client first message")
+        if m.group(1) != "n":
+            raise SaslFailure("OAUTHBEARER: channel binding is not supported")
+        authzid = m.group(2)
+        pairs: dict[str, str] = {}
+        for kv in m.group(3).split("\x01"):
+            if not kv:
+                continue
+            key, eq, value = kv.partition("=")
+            if not eq:
+                raise SaslFailure("Invalid OAUTHBEARER client first message: a key without a value")
+            pairs[key] = value
+        auth = pairs.pop("auth", "")
+        scheme, _, value = auth.partition(" ")
+        if scheme.lower() != "bearer" or not value.strip():
+            raise SaslFailure("Invalid OAUTHBEARER client first message: no 'auth=Bearer <token>'")
+        try:
+            valid = self.validator.validate(value.strip())
+        except TokenRefused as exc:
+            self.error = str(exc)
+            return self.error.encode(), False
+        if authzid and authzid != valid.principal:
+            self.error = str(TokenRefused("invalid_authorization_id"))
+            return self.error.encode(), False
+        self.principal = valid.principal
+        self.expires_at = valid.expires_at
+        self.scope = valid.scope
+        self.extensions = pairs
+        return b"", True
+
+
+class GssapiExchange(Exchange):
+    """RFC 4752 acceptor (through ``gssapi``, credentials from the broker's keytab) as Kafka's broker runs it:
+    Kerberos context tokens until established, then a wrapped offer of "no security layer" and the client's
+    wrapped choice.  The principal is the client principal's short name (Kafka's DEFAULT principal-to-local
+    rule: ``alice/host@REALM`` is ``alice``)."""
+
+    mechanism = "GSSAPI"
+
+    def __init__(self, keytab: str) -> None:
+        import gssapi
+
+        g: Any = gssapi
+        self._gssapi = g
+        try:
+            creds = g.Credentials(usage="accept", store={"keytab": keytab})
+            self._ctx = g.SecurityContext(creds=creds, usage="accept")
+        except g.exceptions.GSSError as exc:
+            raise SaslFailure(f"GSSAPI: the broker cannot use its keytab {keytab}: {exc}") from None
+        self._stage = 0
+
+    def step(self, token: bytes) -> tuple[bytes, bool]:
+        g = self._gssapi
+        try:
+            if self._stage == 0:
+                out = self._ctx.step(token)
+                if not self._ctx.complete:
+                    return bytes(out or b""), False
+                self._stage = 1
+                if out:
+                    return bytes(out), False
+                token = b""
+            if self._stage == 1:
+                self._stage = 2
+                return bytes(self._ctx.wrap(bytes([0x01, 0, 0, 0]), False).message), False
+            choice = self._ctx.unwrap(token).message
+        except g.exceptions.GSSError as exc:
+            raise SaslFailure("Authentication failed during authentication due to: "
+                              f"{' '.join(str(exc).split())}") from None
+        if len(choice) < 4 or choice[0] != 0x01:
+            raise SaslFailure("GSSAPI: the client chose a security layer; Kafka offers none")
+        name = str(self._ctx.initiator_name)
+        self.principal = name.split("@", 1)[0].split("/", 1)[0]
+        # An authorization id after the 4 bytes is ignored: Kafka's callback handler always authorizes the
+        # authenticated principal itself (kafka-python sends its service name there).
+        return b"", True
+
+
 def new_exchange(mechanism: str, users: Mapping[str, str], credentials: CredentialLookup,
-                 tokens: TokenLookup | None = None) -> Exchange:
+                 tokens: TokenLookup | None = None,
+                 oauth: UnsecuredValidator | JwksValidator | None = None,
+                 keytab: str | None = None) -> Exchange:
     """PLAIN checks ``users`` (the cluster's configured passwords); SCRAM the credential store, through
     ``credentials(user, mechanism)``, or with the tokenauth extension the delegation tokens, through
     ``tokens(token_id, mechanism)`` (None: the cluster has no token service, so token logins fail)."""
@@ -173,4 +281,10 @@ def new_exchange(mechanism: str, users: Mapping[str, str], credentials: Credenti
         return PlainExchange(users)
     if mechanism in ("SCRAM-SHA-256", "SCRAM-SHA-512"):
         return ScramExchange(mechanism, credentials, tokens)
+    if mechanism == "OAUTHBEARER":
+        return OAuthBearerExchange(oauth if oauth is not None else UnsecuredValidator())
+    if mechanism == "GSSAPI":
+        if keytab is None:
+            raise SaslFailure("GSSAPI is enabled without a keytab for the broker")
+        return GssapiExchange(keytab)
     raise ValueError(f"unsupported SASL mechanism {mechanism!r}; one of {MECHANISMS}")

@@ -67,6 +67,12 @@ class SaslState:
     #: Logged in with a delegation token: Kafka refuses token requests on such a channel.
     token_authenticated: bool = False
     close_after_response: bool = False
+    #: Monotonic time when the SASL session ends (KIP-368 session lifetime); None: it never does.
+    session_expires_at: float | None = None
+    #: A KIP-368 re-authentication is under way (a SaslHandshake on an authenticated connection).
+    reauthenticating: bool = False
+    #: How many times this connection's session was renewed.
+    reauthentications: int = 0
 
 
 @dataclass
