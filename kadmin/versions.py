@@ -171,8 +171,8 @@ WITHHELD: dict[int, str] = {
     85: "WriteShareGroupState: broker-to-share-coordinator, and no share-partition state",
     86: "DeleteShareGroupState: broker-to-share-coordinator, and no share-partition state",
     87: "ReadShareGroupStateSummary: broker-to-share-coordinator, and no share-partition state",
-    88: "StreamsGroupHeartbeat: the fake has no streams-group coordinator (KIP-1071)",
-    89: "StreamsGroupDescribe: no streams groups to describe (KIP-1071)",
+    88: "StreamsGroupHeartbeat: the fake runs no streams task assignor (KIP-1071); streams groups are seeded "
+        "with FakeCluster.add_streams_group and described with StreamsGroupDescribe (89), which is served",
     90: "DescribeShareGroupOffsets: no share-group start offsets (SPSO) kept",
     91: "AlterShareGroupOffsets: no share-group start offsets kept",
     92: "DeleteShareGroupOffsets: no share-group start offsets kept",

@@ -104,6 +104,25 @@ def validate_group_states(states: Any) -> list[str] | None:
     return out
 
 
+def validate_group_types(types: Any) -> list[str] | None:
+    """Group types matched case-insensitively (Kafka's GroupType.parse) and returned in Kafka's spelling; an
+    unknown one is a ValueError naming the valid ones, before any I/O."""
+    if types is None:
+        return None
+    if isinstance(types, (str, bytes)):
+        raise TypeError("types must be a list of strings, not a single string")
+    out: list[str] = []
+    for v in types:
+        if not isinstance(v, str):
+            raise TypeError(f"types must contain strings; got {v!r}")
+        known = v.strip().lower()
+        if known not in GROUP_TYPES:
+            raise ValueError(f"unknown group type {v!r}; one of {', '.join(GROUP_TYPES)}")
+        if known not in out:
+            out.append(known)
+    return out
+
+
 def check_kafka_string(value: str, what: str) -> None:
     """A Kafka string: valid UTF-8 of at most 32767 bytes (an int16 length on the wire)."""
     try:
@@ -353,4 +372,4 @@ class OffsetFetch(Operation[str]):
         return Done(offsets)
 
 
-__all__ = ["DeleteGroups", "DescribeGroups", "ListGroups", "OffsetFetch", "validate_group_ids"]
+__all__ = ["DeleteGroups", "DescribeGroups", "ListGroups", "OffsetFetch", "validate_group_ids", "validate_group_types"]

@@ -40,6 +40,7 @@ from kadmin.testing.state.log_dirs import LogDirsAdmin
 from kadmin.testing.state.quorum import QuorumAdmin
 from kadmin.testing.state.quotas import QuotasAdmin
 from kadmin.testing.state.resource_configs import ResourceConfigsAdmin
+from kadmin.testing.state.streams_groups import StreamsGroupsAdmin
 from kadmin.testing.state.topics import TopicsAdmin
 from kadmin.testing.tokens import store_from
 from kadmin.versions import DEFAULT_RELEASE, VersionTable, resolve_table
@@ -83,7 +84,7 @@ def _api_key(api: int | str | None) -> int | None:
 
 
 class FakeCluster(TopicsAdmin, LogDirsAdmin, GroupsAdmin, CoordinatorsAdmin, QuotasAdmin, ResourceConfigsAdmin,
-                  ControllerAdmin, SecurityAdmin, FeaturesAdmin, QuorumAdmin):
+                  ControllerAdmin, SecurityAdmin, FeaturesAdmin, QuorumAdmin, StreamsGroupsAdmin):
     """A fake Kafka cluster of ``brokers`` nodes (ids 1..N), each on its own port.
 
     ``versions`` is one release name ("3.9") or table for every broker, or a dict {node_id: release or table}
