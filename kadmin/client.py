@@ -27,6 +27,7 @@ from kadmin.aio import RK
 from kadmin.errors import KafkaError
 from kadmin.offset_reset import MemberToRemove, OffsetResetPlan, ResetTo
 from kadmin.replicas import ReplicaLogDirInfo
+from kadmin.streams_groups import StreamsGroupDescription
 from kadmin.topics import TopicDescription, TopicListing
 from kadmin.types import (
     ClusterDescription,
@@ -171,7 +172,9 @@ class AdminClient(SyncClientBase):
     ) -> ListGroupsResult:
         """ListGroups on every broker concurrently; merged, deduplicated, and each failing broker reported.
 
-        ``states`` are Kafka's group states (Stable, Empty, ...; any case); an unknown one is a ValueError."""
+        ``states`` are Kafka's group states (Stable, Empty, ...; any case); an unknown one is a ValueError.
+        ``types`` (classic, consumer, share, streams) as :meth:`list_groups`; without it every group a broker
+        lists is listed, whatever its type."""
         return self._call(self._aio.list_consumer_groups(
             states=copied(states), types=copied(types), timeout=timeout,
         ), timeout)
@@ -616,3 +619,61 @@ class AdminClient(SyncClientBase):
         directory of that broker is offline, since the log may be there), BrokerNotAvailableError for a broker
         the cluster does not list.  Keyed as given; bad input raises before any I/O."""
         return self._call(self._aio.describe_replica_log_dirs(copied(replicas), timeout=timeout), timeout)
+
+    # --- groups of every type, streams groups (issue #25, KIP-1043 / KIP-1071) ------------------------------
+    def list_groups(
+        self, *, types: Iterable[str] | None = None, states: Iterable[str] | None = None,
+        timeout: float | None = None,
+    ) -> ListGroupsResult:
+        """Groups of every type (classic, consumer, share, streams; KIP-1043), from ListGroups on every broker
+        concurrently, merged; each broker that failed is in ``errors``, never silently skipped.
+
+        ``types`` and ``states`` filter on the brokers (any case; Kafka's spelling comes back in
+        ``GroupListing.group_type``/``state``).  An unknown type or state is a ValueError naming the valid
+        ones, before any I/O.  A broker older than the filter (types: ListGroups v5, Kafka 3.8; states: v4,
+        Kafka 2.6) is reported in ``errors`` with UnsupportedVersionError rather than listed unfiltered."""
+        return self._call(self._aio.list_groups(
+            types=copied(types), states=copied(states), timeout=timeout,
+        ), timeout)
+
+    def describe_classic_groups(
+        self, group_ids: Iterable[str], *, include_authorized_operations: bool = False,
+        timeout: float | None = None,
+    ) -> dict[str, GroupDescription | KafkaError]:
+        """Classic groups only (DescribeGroups; Java's describeClassicGroups), whatever their protocol type
+        (consumers, Connect workers, any JoinGroup user).  A group of another type, or none, is a
+        GroupIdNotFoundError (DescribeGroups v6 says "not a classic group"; v0-5 call it Dead)."""
+        return self._call(self._aio.describe_classic_groups(
+            copied(group_ids), include_authorized_operations=include_authorized_operations, timeout=timeout,
+        ), timeout)
+
+    def describe_streams_groups(
+        self, group_ids: Iterable[str], *, include_authorized_operations: bool = False,
+        timeout: float | None = None,
+    ) -> dict[str, StreamsGroupDescription | KafkaError]:
+        """Streams groups (KIP-1071, StreamsGroupDescribe on each group's coordinator): members with their task
+        assignments, and the topology the group runs.
+
+        Per group: its description, GroupIdNotFoundError (no such group, or not a streams group), or
+        UnsupportedVersionError without a request when its coordinator has no streams groups (before Kafka
+        4.2)."""
+        return self._call(self._aio.describe_streams_groups(
+            copied(group_ids), include_authorized_operations=include_authorized_operations, timeout=timeout,
+        ), timeout)
+
+    def list_streams_group_offsets(
+        self, group_ids: Iterable[str], *, timeout: float | None = None,
+    ) -> dict[str, dict[TopicPartition, OffsetAndMetadata | KafkaError] | KafkaError]:
+        """A streams group's committed offsets (its source topics' positions): OffsetFetch, as for consumer
+        groups (Java's listStreamsGroupOffsets).  A group with no committed offsets is described
+        (StreamsGroupDescribe) to tell "none committed yet" from "no such group" (GroupIdNotFoundError)."""
+        return self._call(self._aio.list_streams_group_offsets(copied(group_ids), timeout=timeout), timeout)
+
+    def delete_streams_groups(
+        self, group_ids: Iterable[str], *, timeout: float | None = None,
+    ) -> dict[str, None | KafkaError]:
+        """Delete streams groups with their committed offsets (DeleteGroups, as Java's deleteStreamsGroups):
+        per group None or its error (NonEmptyGroupError while members are in it, GroupIdNotFoundError).  The
+        group's internal topics (changelogs, repartition topics) are the application's to delete, as with
+        kafka-streams-groups.sh."""
+        return self._call(self._aio.delete_streams_groups(copied(group_ids), timeout=timeout), timeout)

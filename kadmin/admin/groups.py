@@ -113,8 +113,8 @@ def validate_group_types(types: Any) -> list[str] | None:
         raise TypeError("types must be a list of strings, not a single string")
     out: list[str] = []
     for v in types:
-        if not isinstance(v, str):
-            raise TypeError(f"types must contain strings; got {v!r}")
+        if not isinstance(v, str) or not v:
+            raise ValueError(f"types must contain non-empty strings; got {v!r}")
         known = v.strip().lower()
         if known not in GROUP_TYPES:
             raise ValueError(f"unknown group type {v!r}; one of {', '.join(GROUP_TYPES)}")

@@ -146,6 +146,9 @@ def build_parser() -> Parser:
 
     features_cmd.register(sub, common)
     quorum_cmd.register(sub, common)
+    from kadmin.cli import streams_groups as streams_groups_cmd  # streams groups (issue #25)
+
+    streams_groups_cmd.register(sub, common)
     demo.register(sub, common)
     return parser
 

@@ -76,7 +76,9 @@ def test_releases_never_lose_client_api_versions() -> None:
     ("4.3", 8, (2, 9)),  # OffsetCommit v10 (topic ids) is not served by the fake: CAPPED
     ("4.1", 0, (0, 13)),  # Produce v13 (KIP-516: topic ids) is served
     ("4.2", 2, (1, 11)),  # ListOffsets v11 (KIP-1023: earliest pending upload) is served
-    ("4.3", 89, None),  # StreamsGroupDescribe: withheld
+    ("4.3", 89, (0, 0)),  # StreamsGroupDescribe: served (groups seeded with add_streams_group)
+    ("4.3", 88, None),  # StreamsGroupHeartbeat: withheld (no task assignor)
+    ("4.1", 89, None),  # streams groups are early access in 4.1: no key 89 advertised
 ])
 def test_known_facts(release: str, key: int, expected: tuple[int, int] | None) -> None:
     assert RELEASES[release].get(key) == expected
