@@ -17,6 +17,7 @@ from kadmin.config import ClientConfig
 from kadmin.errors import ErrorCode, error_for_code
 from kadmin.network.connection import Connection
 from kadmin.network.negotiation import VersionTable, choose_version, usable_range
+from kadmin.network.rebootstrap import metadata_error
 from kadmin.network.retry import Deadline
 from kadmin.protocol import message_type
 from kadmin.protocol.apis import ApiKey
@@ -74,6 +75,9 @@ async def fetch_cluster(conn: Connection, versions: VersionTable, *, config: Cli
     # v0 has no way to ask for "no topics" (an empty list means all of them); v1+ does.
     req = cls(topics=[], allow_auto_topic_creation=False) if v >= 4 else cls(topics=[])
     resp = await conn.request(req, v, deadline=deadline)
+    err = metadata_error(resp, v)
+    if err is not None:
+        raise err  # v13+ (KIP-1102): REBOOTSTRAP_REQUIRED, and the answer names no brokers
     nodes = {int(b.node_id): Node(int(b.node_id), str(b.host), int(b.port), getattr(b, "rack", None))
              for b in resp.brokers}
     controller = _controller(int(getattr(resp, "controller_id", -1)), nodes)

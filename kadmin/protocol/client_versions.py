@@ -22,6 +22,8 @@ APIs whose newer versions kadmin handles (no cap), for the record:
   ``LogDirDescription.is_cordoned`` (None from older brokers).
 * AlterPartitionReassignments v1 (KIP-860): AllowReplicationFactorChange is sent true, which is v0's behaviour.
 * ListOffsets v11 (KIP-1023): same layout; it only adds a timestamp code kadmin does not send yet.
+* Metadata v13 (KIP-1102): the top-level ErrorCode is read (kadmin/network/rebootstrap.py); REBOOTSTRAP_REQUIRED
+  sends the client back to its bootstrap servers, and the request is asked again.
 * FindCoordinator: unchanged (v6 since Kafka 3.8).
 * ListConfigResources 74, StreamsGroupDescribe 89, DescribeShareGroupOffsets 90, AlterShareGroupOffsets 91,
   DeleteShareGroupOffsets 92: schemas shipped for the operations to come; nothing sends them yet.
@@ -50,9 +52,6 @@ CAPS: dict[int, Cap] = {
                                 "and answers REBOOTSTRAP_REQUIRED, which kadmin does not handle yet; and no "
                                 "released broker speaks it (4.3 tops at v4), so opening every connection with v5 "
                                 "would cost each one an UNSUPPORTED_VERSION round trip"),
-    ApiKey.METADATA: Cap(12, "v13 (KIP-1102) adds a top-level error code, REBOOTSTRAP_REQUIRED, that kadmin's "
-                             "metadata refresh (kadmin/network/metadata.py) does not read yet: an error answer "
-                             "would look like a cluster without brokers or topics"),
     ApiKey.OFFSET_COMMIT: Cap(9, "v10 (KIP-848) names topics by id only (Name is v0-9, TopicId v10+): kadmin's "
                                  "offset writes name topics, and would need a metadata lookup of their ids"),
     ApiKey.OFFSET_FETCH: Cap(9, "v10 (KIP-848) names topics by id only, in the request and in the answer: kadmin "
