@@ -28,6 +28,7 @@ from kadmin.admin import tokens as admin_tokens
 from kadmin.admin import topics as admin_topics
 from kadmin.admin._driver import Context, Operation
 from kadmin.admin.cluster import CLUSTER, ApiVersions, ClusterMetadata, DescribeCluster, guess_release
+from kadmin.admin.config_resources import ALL_RESOURCES, ListConfigResources, check_resource_types
 from kadmin.admin.coordinators import CoordinatorCache, FindCoordinator, key_type_code
 from kadmin.admin.groups import (
     DeleteGroups,
@@ -142,16 +143,22 @@ class AdminClient:
     # --- cluster -----------------------------------------------------------------------------------------
 
     async def describe_cluster(self, *, include_authorized_operations: bool = False,
+                               include_fenced_brokers: bool = False,
                                timeout: float | None = None) -> ClusterDescription:
         """Nodes, controller and cluster id (DescribeCluster, or Metadata on brokers before Kafka 2.8).
 
         ``include_authorized_operations``: what the authenticated principal may do on the cluster (needs
-        DescribeCluster)."""
+        DescribeCluster).  ``include_fenced_brokers`` (KIP-1073): list the brokers the controller has fenced
+        too, their ids in ``fenced_brokers``; a node before Kafka 4.0 (DescribeCluster v2) cannot, and the call
+        raises UnsupportedVersionError without sending rather than list the live brokers only."""
         if not isinstance(include_authorized_operations, bool):
             raise TypeError("include_authorized_operations must be a bool")
+        _check_bool(include_fenced_brokers, "include_fenced_brokers")
         deadline = await self._begin(timeout)
-        got = (await self._run(DescribeCluster(include_authorized_operations), [CLUSTER], deadline))[CLUSTER]
-        if isinstance(got, UnsupportedVersionError) and not include_authorized_operations:
+        op = DescribeCluster(include_authorized_operations, include_fenced_brokers)
+        got = (await self._run(op, [CLUSTER], deadline))[CLUSTER]
+        if isinstance(got, UnsupportedVersionError) and not include_authorized_operations \
+                and not include_fenced_brokers:
             got = (await self._run(ClusterMetadata(), [CLUSTER], deadline))[CLUSTER]
         if isinstance(got, KafkaError):
             raise got
@@ -488,14 +495,22 @@ class AdminClient:
         return by_caller_key({tp: leaders.election_result(v) for tp, v in got.items()}, parts)
 
     async def alter_partition_reassignments(
-        self, reassignments: Mapping[PartitionKey, Iterable[int] | None], *, timeout: float | None = None,
+        self, reassignments: Mapping[PartitionKey, Iterable[int] | None], *,
+        allow_replication_factor_change: bool = True, timeout: float | None = None,
     ) -> dict[PartitionKey, None | KafkaError]:
         """Move partitions to new replicas ({partition: [broker ids], the first the preferred leader}) or cancel
         their ongoing move (None), on the controller.  None per partition means the controller accepted it; the
-        data moves afterwards (see list_partition_reassignments).  Keyed as given."""
+        data moves afterwards (see list_partition_reassignments).  Keyed as given.
+
+        ``allow_replication_factor_change=False`` (KIP-860, AlterPartitionReassignments v1, Kafka 4.1): the
+        controller refuses a move to another number of replicas (InvalidReplicationFactorError for that
+        partition).  A controller before 4.1 cannot be told: each move is then refused unsent
+        (UnsupportedVersionError), while cancellations go ahead."""
         checked, keys = storage.check_reassignments(reassignments)
+        _check_bool(allow_replication_factor_change, "allow_replication_factor_change")
         deadline = await self._begin(timeout)
-        op = leaders.AlterPartitionReassignments(checked, _request_timeout_ms(deadline, leaders.DEFAULT_TIMEOUT_MS))
+        op = leaders.AlterPartitionReassignments(checked, _request_timeout_ms(deadline, leaders.DEFAULT_TIMEOUT_MS),
+                                                 allow_replication_factor_change)
         return by_caller_key(await self._run(op, checked, deadline), keys)
 
     @overload
@@ -1005,6 +1020,26 @@ class AdminClient:
         ids = validate_group_ids(group_ids)
         deadline = await self._begin(timeout)
         return await self._run(DeleteGroups(), ids, deadline)
+
+
+    # --- newer-version options (issue #25): config resources by type (KIP-1142) --------------------------------
+
+    async def list_config_resources(self, types: Iterable[configs.ConfigResourceType | str] | None = None, *,
+                                    timeout: float | None = None) -> list[configs.ConfigResource]:
+        """Every config resource of the given types that the cluster knows (ListConfigResources, KIP-1142):
+        topics, brokers, broker loggers, groups, client-metrics subscriptions; ``types=None`` lists every type
+        the broker lists.  Sorted by type, then name.
+
+        Types are ConfigResourceType members or names ("topics", "groups", "client-metrics"...); an unknown
+        one is a ValueError before any I/O.  A broker before Kafka 4.1 lists client-metrics resources only
+        (ListClientMetricsResources, 3.7+): any other request raises UnsupportedVersionError without
+        sending, rather than return a partial list."""
+        wanted = check_resource_types(types)
+        deadline = await self._begin(timeout)
+        got = (await self._run(ListConfigResources(wanted), [ALL_RESOURCES], deadline))[ALL_RESOURCES]
+        if isinstance(got, KafkaError):
+            raise got
+        return got  # type: ignore[no-any-return]
 
 
 def _check_bool(value: object, what: str) -> None:

@@ -49,14 +49,18 @@ class AdminClient(SyncClientBase):
 
     # --- cluster -----------------------------------------------------------------------------------------
     def describe_cluster(
-        self, *, include_authorized_operations: bool = False, timeout: float | None = None,
+        self, *, include_authorized_operations: bool = False, include_fenced_brokers: bool = False,
+        timeout: float | None = None,
     ) -> ClusterDescription:
         """Nodes, controller and cluster id (DescribeCluster, or Metadata on brokers before Kafka 2.8).
 
         ``include_authorized_operations``: what the authenticated principal may do on the cluster (needs
-        DescribeCluster)."""
+        DescribeCluster).  ``include_fenced_brokers`` (KIP-1073): list the brokers the controller has fenced
+        too, their ids in ``fenced_brokers``; a node before Kafka 4.0 (DescribeCluster v2) cannot, and the call
+        raises UnsupportedVersionError without sending rather than list the live brokers only."""
         return self._call(self._aio.describe_cluster(
-            include_authorized_operations=include_authorized_operations, timeout=timeout,
+            include_authorized_operations=include_authorized_operations,
+            include_fenced_brokers=include_fenced_brokers, timeout=timeout,
         ), timeout)
 
     def api_versions(self, *, timeout: float | None = None) -> dict[int, NodeApiVersions]:
@@ -272,13 +276,20 @@ class AdminClient(SyncClientBase):
         ), timeout)
 
     def alter_partition_reassignments(
-        self, reassignments: Mapping[PartitionKey, Iterable[int] | None], *, timeout: float | None = None,
+        self, reassignments: Mapping[PartitionKey, Iterable[int] | None], *,
+        allow_replication_factor_change: bool = True, timeout: float | None = None,
     ) -> dict[PartitionKey, None | KafkaError]:
         """Move partitions to new replicas ({partition: [broker ids], the first the preferred leader}) or cancel
         their ongoing move (None), on the controller.  None per partition means the controller accepted it; the
-        data moves afterwards (see list_partition_reassignments).  Keyed as given."""
+        data moves afterwards (see list_partition_reassignments).  Keyed as given.
+
+        ``allow_replication_factor_change=False`` (KIP-860, AlterPartitionReassignments v1, Kafka 4.1): the
+        controller refuses a move to another number of replicas (InvalidReplicationFactorError for that
+        partition).  A controller before 4.1 cannot be told: each move is then refused unsent
+        (UnsupportedVersionError), while cancellations go ahead."""
         return self._call(self._aio.alter_partition_reassignments(
-            copied(reassignments), timeout=timeout,
+            copied(reassignments), allow_replication_factor_change=allow_replication_factor_change,
+            timeout=timeout,
         ), timeout)
 
     @overload
@@ -677,3 +688,18 @@ class AdminClient(SyncClientBase):
         group's internal topics (changelogs, repartition topics) are the application's to delete, as with
         kafka-streams-groups.sh."""
         return self._call(self._aio.delete_streams_groups(copied(group_ids), timeout=timeout), timeout)
+
+    # --- newer-version options (issue #25): config resources by type (KIP-1142) --------------------------------
+    def list_config_resources(
+        self, types: Iterable[configs.ConfigResourceType | str] | None = None, *,
+        timeout: float | None = None,
+    ) -> list[configs.ConfigResource]:
+        """Every config resource of the given types that the cluster knows (ListConfigResources, KIP-1142):
+        topics, brokers, broker loggers, groups, client-metrics subscriptions; ``types=None`` lists every type
+        the broker lists.  Sorted by type, then name.
+
+        Types are ConfigResourceType members or names ("topics", "groups", "client-metrics"...); an unknown
+        one is a ValueError before any I/O.  A broker before Kafka 4.1 lists client-metrics resources only
+        (ListClientMetricsResources, 3.7+): any other request raises UnsupportedVersionError without
+        sending, rather than return a partial list."""
+        return self._call(self._aio.list_config_resources(copied(types), timeout=timeout), timeout)

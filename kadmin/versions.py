@@ -185,10 +185,6 @@ WITHHELD: dict[int, str] = {
 CAPPED: dict[int, tuple[int, str]] = {
     8: (9, "OffsetCommit v10 (KIP-848, 4.2) names topics by id only; the fake's commit handler reads names"),
     9: (9, "OffsetFetch v10 (KIP-848, 4.2) names topics by id only, asked and answered; the fake reads names"),
-    45: (0, "AlterPartitionReassignments v1 (KIP-860, 4.1): the fake does not refuse a replication-factor change "
-            "when AllowReplicationFactorChange is false"),
-    74: (0, "ListConfigResources v1 (KIP-1142, 4.1): the fake lists client-metrics resources only; v1's "
-            "ResourceTypes filter (topics, groups, brokers...) is not served"),
 }
 
 

@@ -18,6 +18,8 @@ from kadmin.types import ApiVersionRange, ClusterDescription, Node, decode_autho
 
 #: The one key of the cluster-wide operations.
 CLUSTER = "cluster"
+#: KIP-1073: DescribeCluster lists fenced brokers, when asked, from v2 (Kafka 4.0).
+FENCED_BROKERS_SINCE = 2
 
 
 class DescribeCluster(Operation[str]):
@@ -25,13 +27,20 @@ class DescribeCluster(Operation[str]):
 
     api = ApiKey.DESCRIBE_CLUSTER
 
-    def __init__(self, include_authorized_operations: bool = False) -> None:
+    def __init__(self, include_authorized_operations: bool = False, include_fenced_brokers: bool = False) -> None:
         self.include_ops = include_authorized_operations
+        self.include_fenced = include_fenced_brokers
         self.lookup: AnyNode[str] = AnyNode()
 
     def build(self, node: int, keys: list[str], version: int) -> Message:
+        if self.include_fenced and version < FENCED_BROKERS_SINCE:
+            # A whole-request flag: without it the answer would silently leave the fenced brokers out.
+            raise UnsupportedVersionError(
+                f"listing fenced brokers (KIP-1073) needs DescribeCluster v{FENCED_BROKERS_SINCE}+ (Kafka 4.0); "
+                f"node {node} speaks up to v{version}")
+        extra = {"include_fenced_brokers": self.include_fenced} if version >= FENCED_BROKERS_SINCE else {}
         return message_type(ApiKey.DESCRIBE_CLUSTER, "request")(
-            include_cluster_authorized_operations=self.include_ops)
+            include_cluster_authorized_operations=self.include_ops, **extra)
 
     def handle(self, node: int, keys: list[str], response: Any, version: int) -> dict[str, Outcome]:
         err = error_for_code(response.error_code, response.error_message)
@@ -41,7 +50,8 @@ class DescribeCluster(Operation[str]):
                              key=lambda n: n.node_id))
         ops = decode_authorized_operations(response.cluster_authorized_operations) if self.include_ops else None
         controller = response.controller_id if response.controller_id >= 0 else None
-        return {CLUSTER: Done(ClusterDescription(response.cluster_id, controller, nodes, ops))}
+        fenced = frozenset(b.broker_id for b in response.brokers if version >= FENCED_BROKERS_SINCE and b.is_fenced)
+        return {CLUSTER: Done(ClusterDescription(response.cluster_id, controller, nodes, ops, fenced))}
 
 
 class ClusterMetadata(Operation[str]):

@@ -103,6 +103,7 @@ CASES: dict[str, Call] = {
     "describe_streams_groups": lambda p: call(p.gen(["g"])),
     "list_streams_group_offsets": lambda p: call(p.gen(["g"])),
     "delete_streams_groups": lambda p: call(p.gen(["g"])),
+    "list_config_resources": lambda p: call(p.gen(["topics"])),
     "consumer_group_lag": lambda p: call(p.gen(["g"])),
     "list_offsets": lambda p: call(p.mapping({("t", 0): "latest", TopicPartition("t", 1): "earliest"})),
     "delete_records": lambda p: call(p.mapping({("t", 0): 1})),

@@ -106,7 +106,8 @@ def test_cli_api_versions_on_4_3_lists_the_new_keys_with_kadmins_ranges_and_2_2_
         assert row(real, "DeleteShareGroupOffsets") == (0, 0, 0, 0, 0)
         assert row(real, "ShareGroupDescribe") == (1, 1, 0, 1, 1)
         assert row(preset, "ShareGroupDescribe") == (1, 1, 0, 1, 1)
-        assert row(preset, "ListConfigResources") == (0, 0, 0, 1, 0)  # the fake serves v0 (versions.CAPPED)
+        assert row(preset, "ListConfigResources") == (0, 1, 0, 1, 1)  # v1 served (KIP-1142 types filter)
+        assert row(preset, "AlterPartitionReassignments") == (0, 1, 0, 1, 1)  # v1 served (KIP-860)
         assert row(preset, "StreamsGroupDescribe") == (0, 0, 0, 1, 0)  # served (streams groups are seeded)
         # Metadata v13 (KIP-1102) is sent now; capped: kadmin's range stops below the broker's.
         assert row(real, "Metadata") == (0, 13, 0, 13, 13)

@@ -67,7 +67,8 @@ def test_releases_never_lose_client_api_versions() -> None:
     ("4.0", 77, None),  # share groups were early access (off) in 4.0
     ("4.1", 77, (1, 1)),  # ShareGroupDescribe v1 only: 4.1 removed 4.0's early-access v0
     ("4.1", 76, None),  # ShareGroupHeartbeat: withheld (the fake keeps no share groups)
-    ("4.1", 74, (0, 0)),  # ListConfigResources: the fake serves v0 only (CAPPED)
+    ("4.1", 74, (0, 1)),  # ListConfigResources v1 (KIP-1142: the types filter) is served
+    ("4.1", 45, (0, 1)),  # AlterPartitionReassignments v1 (KIP-860) is served
     ("4.1", 11, (0, 9)),  # 4.1 gave JoinGroup v0-1 back (KAFKA-19444)
     ("4.1", 80, (0, 0)),
     ("4.2", 80, (0, 1)),  # AddRaftVoter v1 (KIP-1186) in 4.2

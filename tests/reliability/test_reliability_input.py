@@ -138,6 +138,12 @@ BAD = [
     case("describe_streams_groups", "g", exc=TypeError, match="group_ids must be a list of strings"),
     case("list_streams_group_offsets", [], exc=ValueError, match="group_ids is empty"),
     case("delete_streams_groups", [b"g"], exc=TypeError, match="group_ids must contain strings"),
+    case("list_config_resources", "topics", exc=TypeError, match="not a single value"),
+    case("list_config_resources", ["topics", "queues"], exc=ValueError, match="unknown config resource type 'queues'"),
+    case("list_config_resources", [], exc=ValueError, match="types is empty"),
+    case("describe_cluster", include_fenced_brokers="yes", exc=TypeError, match="include_fenced_brokers must be a bool"),
+    case("alter_partition_reassignments", {("t", 0): [1]}, allow_replication_factor_change=None, exc=TypeError,
+         match="allow_replication_factor_change must be a bool"),
     case("describe_cluster", include_authorized_operations="yes", exc=TypeError,
          match="include_authorized_operations must be a bool"),
     # --- group administration (issue #15)
