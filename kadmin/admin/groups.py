@@ -298,9 +298,18 @@ class ListGroups(Operation[int]):
             # COORDINATOR_LOAD_IN_PROGRESS / COORDINATOR_NOT_AVAILABLE: the broker is still loading its
             # groups: ask again.  Anything else is this broker's answer.
             return {node: Retry(err) if err.retriable else Failed(err)}
-        return {node: Done([GroupListing(g.group_id, g.protocol_type, g.group_state or None if version >= 4 else None,
-                                         g.group_type or None if version >= 5 else None, node)
-                            for g in response.groups])}
+        listed = [GroupListing(g.group_id, g.protocol_type, g.group_state or None if version >= 4 else None,
+                               g.group_type or None if version >= 5 else None, node) for g in response.groups]
+        if self.types:
+            # A broker that ignores the type filter (Tansu lists every group as classic whatever is asked) must
+            # not make a classic group look like the streams group the caller asked for: each listing names its
+            # type, so one of another type is left out here too.
+            kept = [g for g in listed if g.group_type is None or g.group_type.lower() in self.types]
+            if len(kept) != len(listed):
+                log.debug("node %d listed %d group(s) of types other than %s; left out", node,
+                          len(listed) - len(kept), self.types)
+            listed = kept
+        return {node: Done(listed)}
 
 
 # --- committed offsets ----------------------------------------------------------------------------------
