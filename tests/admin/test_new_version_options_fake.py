@@ -195,3 +195,18 @@ def test_mixed_3_9_and_4_3_list_topics_and_offsets_still_work() -> None:
     assert {k: v.offset for k, v in ends.items()} == {("t", 0): 5, ("t", 1): 5}
     by_node = {n: {e.version for e in c.request_log if e.api_key == 3 and e.node_id == n} for n in (1, 2)}
     assert by_node[1] <= {12} and by_node[2] <= {13} and by_node[1] | by_node[2]
+
+
+def test_a_reassignment_whose_answer_is_lost_is_possibly_applied() -> None:
+    from kadmin.errors import KafkaTimeoutError
+
+    with FakeCluster(brokers=4, versions="4.3") as c:
+        c.add_topic("t", 1, replication_factor=3)
+        c.drop_connection(None, ALTER_REASSIGNMENTS, when="after")
+        got = _run(c, lambda a: a.alter_partition_reassignments({("t", 0): [4, 1, 2]},
+                                                                allow_replication_factor_change=False, timeout=5.0))
+        r = got[("t", 0)]
+        # Applied (the move started) and unanswered: either the resend's answer (None: same target again) or
+        # in doubt; never a failure while the move is under way on the cluster.
+        assert r is None or (isinstance(r, KafkaTimeoutError) and r.possibly_applied), r
+        assert 4 in c.replicas("t")[0]

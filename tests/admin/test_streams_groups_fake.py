@@ -160,3 +160,27 @@ def test_mixed_3_9_and_4_3_cluster() -> None:
         assert {e.node_id for e in c.request_log if e.api_key == STREAMS_GROUP_DESCRIBE} == {2}
         listed = _run(_with(c, lambda a: a.list_groups(types=["streams"])))
         assert listed.group_ids() == ["on-new", "on-old"] and listed.complete
+
+
+def test_a_streams_group_delete_whose_answer_is_lost_is_possibly_applied() -> None:
+    """Chaos invariant for the write: the broker deletes, the answer is lost, the resend finds no group; the
+    delete is reported in doubt (possibly applied), never as 'not found', and nothing else is lost."""
+    from kadmin.errors import KafkaTimeoutError
+
+    with FakeCluster(brokers=3, versions="4.3") as c:
+        c.add_streams_group("gone-app")
+        c.add_streams_group("kept-app", members=APP_MEMBERS[:1], subtopologies=APP_TOPOLOGY)
+        c.drop_connection(None, DELETE_GROUPS, when="after")
+        got = _run(_with(c, lambda a: a.delete_streams_groups(["gone-app", "kept-app"], timeout=5.0)))
+        dropped = [e for e in c.request_log if e.api_key == DELETE_GROUPS]
+        # Whichever request lost its answer: its groups are in doubt, the other's answered as they are.
+        for gid in ("gone-app", "kept-app"):
+            r = got[gid]
+            if isinstance(r, KafkaTimeoutError):
+                assert r.possibly_applied, r
+            elif gid == "gone-app":
+                assert r is None
+            else:
+                assert isinstance(r, NonEmptyGroupError)
+        assert "gone-app" not in c.groups and "kept-app" in c.groups
+        assert dropped
