@@ -210,3 +210,13 @@ def test_a_reassignment_whose_answer_is_lost_is_possibly_applied() -> None:
         # in doubt; never a failure while the move is under way on the cluster.
         assert r is None or (isinstance(r, KafkaTimeoutError) and r.possibly_applied), r
         assert 4 in c.replicas("t")[0]
+
+
+def test_cli_reassignments_alter_disallow_replication_factor_change() -> None:
+    with FakeCluster(brokers=4, versions="4.3") as c:
+        c.add_topic("t", 2, replication_factor=3)
+        r = run_main("reassignments", "alter", "t:0=1,2", "t:1=4,1,2", "--disallow-replication-factor-change",
+                     "--yes", "-b", c.bootstrap)
+        assert r.code == 1, (r.out, r.err)
+        assert "t-0" in r.err and "INVALID_REPLICATION_FACTOR" in r.err
+        assert len(c.replicas("t")[0]) == 3 and 4 in c.replicas("t")[1]
