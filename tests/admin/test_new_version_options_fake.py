@@ -27,7 +27,7 @@ from tests.support.cli import run_main
 pytestmark = pytest.mark.timeout(60)
 
 DESCRIBE_CLUSTER, ALTER_REASSIGNMENTS, LIST_OFFSETS, LIST_CONFIG_RESOURCES = 60, 45, 2, 74
-FAST = {"default_timeout_s": 10.0, "retry_backoff_s": 0.05}
+FAST: dict[str, Any] = {"default_timeout_s": 10.0, "retry_backoff_s": 0.05}
 
 
 def _run(c: FakeCluster, fn: Any) -> Any:

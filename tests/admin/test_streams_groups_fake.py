@@ -40,6 +40,7 @@ def _seed(c: FakeCluster) -> None:
     c.add_streams_group("idle-app", subtopologies=APP_TOPOLOGY[:1])
     c.add_group("classic-g")
     c.add_group("kip848-g", group_type="consumer", members=[{"member_id": "c1", "assigned": [("clicks", 0)]}])
+    c.add_group("sharers", group_type="share")
     c.commit("app", "clicks", 0, 40)
     c.commit("app", "clicks", 1, 41)
 
@@ -84,6 +85,10 @@ def test_describe_streams_group_members_topology_and_tasks(cluster: FakeCluster)
     assert isinstance(got["classic-g"], GroupIdNotFoundError) and "not a streams group" in str(got["classic-g"])
     assert isinstance(got["missing"], GroupIdNotFoundError)
     assert cluster.count(STREAMS_GROUP_DESCRIBE) >= 1
+    with_ops = _run(_with(cluster, lambda a: a.describe_streams_groups(["app"], include_authorized_operations=True)))
+    assert isinstance(with_ops["app"], StreamsGroupDescription)
+    assert {"DESCRIBE", "DELETE", "READ"} <= (with_ops["app"].authorized_operations or set())
+    assert app.authorized_operations is None
 
 
 def test_streams_group_offsets_and_delete_through_group_apis(cluster: FakeCluster) -> None:
@@ -108,11 +113,13 @@ def test_list_groups_by_type_and_state(cluster: FakeCluster) -> None:
                 await a.list_groups(types=["classic"]))
     every, streams, stable, classic = _run(_with(cluster, calls))
     types = {g.group_id: g.group_type for g in every.groups}
-    assert {"app": "streams", "idle-app": "streams", "classic-g": "classic", "kip848-g": "consumer"}.items() \
-        <= types.items()
+    assert {"app": "streams", "idle-app": "streams", "classic-g": "classic", "kip848-g": "consumer",
+            "sharers": "share"}.items() <= types.items()
     assert streams.group_ids() == ["app", "idle-app"] and streams.complete
     assert stable.group_ids() == ["app", "kip848-g"]
     assert classic.group_ids() == ["classic-g"]
+    shared = _run(_with(cluster, lambda a: a.list_groups(types=["share", "classic"])))
+    assert shared.group_ids() == ["classic-g", "sharers"]
     sent = [e for e in cluster.request_log if e.api_key == LIST_GROUPS]
     assert sent and all(e.version == 5 for e in sent)
 
@@ -184,3 +191,12 @@ def test_a_streams_group_delete_whose_answer_is_lost_is_possibly_applied() -> No
                 assert isinstance(r, NonEmptyGroupError)
         assert "gone-app" not in c.groups and "kept-app" in c.groups
         assert dropped
+
+
+def test_describe_consumer_groups_points_a_streams_group_to_its_call(cluster: FakeCluster) -> None:
+    async def calls(a: AdminClient) -> Any:
+        await a.list_groups()  # learns the groups' types
+        return await a.describe_consumer_groups(["app"])
+    got = _run(_with(cluster, calls))["app"]
+    assert isinstance(got, GroupIdNotFoundError)
+    assert "is a streams group" in str(got) and "describe_streams_groups" in str(got)

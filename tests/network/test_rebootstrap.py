@@ -19,7 +19,7 @@ from kadmin.versions import release_table
 pytestmark = pytest.mark.timeout(60)
 
 REBOOTSTRAP_REQUIRED = 129
-FAST = {"default_timeout_s": 10.0, "retry_backoff_s": 0.05, "retry_backoff_max_s": 0.2}
+FAST: dict[str, Any] = {"default_timeout_s": 10.0, "retry_backoff_s": 0.05, "retry_backoff_max_s": 0.2}
 
 
 def test_rebootstrap_required_on_a_metadata_request_is_retried_after_rebootstrapping() -> None:
