@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from kadmin.testing import FakeCluster
+from kadmin.testing import FakeCluster, StreamsMember, StreamsTopic, Subtopology
 from tests.support.cli import run_main
 
 pytestmark = pytest.mark.timeout(60)
@@ -17,10 +17,12 @@ pytestmark = pytest.mark.timeout(60)
 def cluster() -> Iterator[FakeCluster]:
     with FakeCluster(brokers=2, versions="4.3") as c:
         c.add_topic("clicks", 2)
-        c.add_streams_group("app", members=[{"member_id": "m1", "process_id": "proc-1", "active": {"0": [0, 1]},
-                                             "standby": {"0": [1]}}],
-                            subtopologies=[{"subtopology_id": "0", "source_topics": ["clicks"],
-                                            "state_changelog_topics": ["app-counts-changelog"]}], topology_epoch=1)
+        # Seeded with the dataclasses here (the library test seeds with dicts).
+        c.add_streams_group("app", members=[StreamsMember("m1", process_id="proc-1", active={"0": (0, 1)},
+                                                          standby={"0": (1,)})],
+                            subtopologies=[Subtopology("0", source_topics=("clicks",),
+                                                       state_changelog_topics=(StreamsTopic("app-counts-changelog"),))],
+                            topology_epoch=1)
         c.add_streams_group("done-app")
         c.add_group("classic-g")
         c.commit("app", "clicks", 0, 12)
