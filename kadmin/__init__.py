@@ -140,6 +140,14 @@ _EXPORTS: dict[str, str] = {
     "ProducerState": "kadmin.transactions",
     "TransactionDescription": "kadmin.transactions",
     "TransactionListing": "kadmin.transactions",
+    # streams groups (issue #25, KIP-1071)
+    "StreamsAssignment": "kadmin.streams_groups",
+    "StreamsGroupDescription": "kadmin.streams_groups",
+    "StreamsGroupMember": "kadmin.streams_groups",
+    "StreamsSubtopology": "kadmin.streams_groups",
+    "StreamsTaskOffset": "kadmin.streams_groups",
+    "StreamsTasks": "kadmin.streams_groups",
+    "StreamsTopicInfo": "kadmin.streams_groups",
 }
 
 if TYPE_CHECKING:
@@ -228,6 +236,13 @@ if TYPE_CHECKING:
     from kadmin.storage import PartitionReassignment as PartitionReassignment
     from kadmin.storage import ReplicaLogInfo as ReplicaLogInfo
     from kadmin.storage import TopicSizes as TopicSizes
+    from kadmin.streams_groups import StreamsAssignment as StreamsAssignment
+    from kadmin.streams_groups import StreamsGroupDescription as StreamsGroupDescription
+    from kadmin.streams_groups import StreamsGroupMember as StreamsGroupMember
+    from kadmin.streams_groups import StreamsSubtopology as StreamsSubtopology
+    from kadmin.streams_groups import StreamsTaskOffset as StreamsTaskOffset
+    from kadmin.streams_groups import StreamsTasks as StreamsTasks
+    from kadmin.streams_groups import StreamsTopicInfo as StreamsTopicInfo
     from kadmin.tokens import DelegationToken as DelegationToken
     from kadmin.topics import CreatedTopic as CreatedTopic
     from kadmin.topics import NewPartitions as NewPartitions

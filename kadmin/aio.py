@@ -33,13 +33,16 @@ from kadmin.admin import topics as admin_topics
 from kadmin.admin import transactions as admin_txn
 from kadmin.admin._driver import Context, Operation
 from kadmin.admin.cluster import CLUSTER, ApiVersions, ClusterMetadata, DescribeCluster, guess_release
+from kadmin.admin.config_resources import ALL_RESOURCES, ListConfigResources, check_resource_types
 from kadmin.admin.coordinators import CoordinatorCache, FindCoordinator, key_type_code
 from kadmin.admin.groups import (
     DeleteGroups,
+    DescribeGroups,
     ListGroups,
     OffsetFetch,
     validate_group_ids,
     validate_group_states,
+    validate_group_types,
 )
 from kadmin.admin.partitions import (
     ListedOffset,
@@ -48,6 +51,7 @@ from kadmin.admin.partitions import (
     check_offset_specs,
     isolation_level_code,
 )
+from kadmin.admin.streams_groups import StreamsGroupDescribe
 from kadmin.config import ClientConfig
 from kadmin.errors import (
     ErrorCode,
@@ -69,6 +73,7 @@ from kadmin.offset_reset import (
 from kadmin.protocol.apis import ApiKey
 from kadmin.replicas import ReplicaLogDirInfo, check_replica_list, check_replica_moves
 from kadmin.share_groups import SharePartitionOffset
+from kadmin.streams_groups import StreamsGroupDescription
 from kadmin.topics import TopicDescription, TopicListing, validate_topic_names
 from kadmin.types import (
     ClusterDescription,
@@ -150,16 +155,22 @@ class AdminClient:
     # --- cluster -----------------------------------------------------------------------------------------
 
     async def describe_cluster(self, *, include_authorized_operations: bool = False,
+                               include_fenced_brokers: bool = False,
                                timeout: float | None = None) -> ClusterDescription:
         """Nodes, controller and cluster id (DescribeCluster, or Metadata on brokers before Kafka 2.8).
 
         ``include_authorized_operations``: what the authenticated principal may do on the cluster (needs
-        DescribeCluster)."""
+        DescribeCluster).  ``include_fenced_brokers`` (KIP-1073): list the brokers the controller has fenced
+        too, their ids in ``fenced_brokers``; a node before Kafka 4.0 (DescribeCluster v2) cannot, and the call
+        raises UnsupportedVersionError without sending rather than list the live brokers only."""
         if not isinstance(include_authorized_operations, bool):
             raise TypeError("include_authorized_operations must be a bool")
+        _check_bool(include_fenced_brokers, "include_fenced_brokers")
         deadline = await self._begin(timeout)
-        got = (await self._run(DescribeCluster(include_authorized_operations), [CLUSTER], deadline))[CLUSTER]
-        if isinstance(got, UnsupportedVersionError) and not include_authorized_operations:
+        op = DescribeCluster(include_authorized_operations, include_fenced_brokers)
+        got = (await self._run(op, [CLUSTER], deadline))[CLUSTER]
+        if isinstance(got, UnsupportedVersionError) and not include_authorized_operations \
+                and not include_fenced_brokers:
             got = (await self._run(ClusterMetadata(), [CLUSTER], deadline))[CLUSTER]
         if isinstance(got, KafkaError):
             raise got
@@ -340,10 +351,16 @@ class AdminClient:
                                    timeout: float | None = None) -> ListGroupsResult:
         """ListGroups on every broker concurrently; merged, deduplicated, and each failing broker reported.
 
-        ``states`` are Kafka's group states (Stable, Empty, ...; any case); an unknown one is a ValueError."""
+        ``states`` are Kafka's group states (Stable, Empty, ...; any case); an unknown one is a ValueError.
+        ``types`` (classic, consumer, share, streams) as :meth:`list_groups`; without it every group a broker
+        lists is listed, whatever its type."""
         state_list = validate_group_states(states)
-        type_list = _str_list(types, "types")
+        type_list = validate_group_types(types)
         deadline = await self._begin(timeout)
+        return await self._list_groups(state_list, type_list, deadline)
+
+    async def _list_groups(self, state_list: list[str] | None, type_list: list[str] | None,
+                           deadline: Deadline) -> ListGroupsResult:
         await self.net.refresh_metadata(deadline=deadline)
         per_node = await self._run(ListGroups(state_list, type_list), sorted(self.net.nodes), deadline)
         seen: dict[str, GroupListing] = {}
@@ -493,14 +510,22 @@ class AdminClient:
         return by_caller_key({tp: leaders.election_result(v) for tp, v in got.items()}, parts)
 
     async def alter_partition_reassignments(
-        self, reassignments: Mapping[PartitionKey, Iterable[int] | None], *, timeout: float | None = None,
+        self, reassignments: Mapping[PartitionKey, Iterable[int] | None], *,
+        allow_replication_factor_change: bool = True, timeout: float | None = None,
     ) -> dict[PartitionKey, None | KafkaError]:
         """Move partitions to new replicas ({partition: [broker ids], the first the preferred leader}) or cancel
         their ongoing move (None), on the controller.  None per partition means the controller accepted it; the
-        data moves afterwards (see list_partition_reassignments).  Keyed as given."""
+        data moves afterwards (see list_partition_reassignments).  Keyed as given.
+
+        ``allow_replication_factor_change=False`` (KIP-860, AlterPartitionReassignments v1, Kafka 4.1): the
+        controller refuses a move to another number of replicas (InvalidReplicationFactorError for that
+        partition).  A controller before 4.1 cannot be told: each move is then refused unsent
+        (UnsupportedVersionError), while cancellations go ahead."""
         checked, keys = storage.check_reassignments(reassignments)
+        _check_bool(allow_replication_factor_change, "allow_replication_factor_change")
         deadline = await self._begin(timeout)
-        op = leaders.AlterPartitionReassignments(checked, _request_timeout_ms(deadline, leaders.DEFAULT_TIMEOUT_MS))
+        op = leaders.AlterPartitionReassignments(checked, _request_timeout_ms(deadline, leaders.DEFAULT_TIMEOUT_MS),
+                                                 allow_replication_factor_change)
         return by_caller_key(await self._run(op, checked, deadline), keys)
 
     @overload
@@ -1248,6 +1273,95 @@ class AdminClient:
         return txn.HangingTransactionsResult(tuple(hanging), errors, len(wanted))
 
 
+    # --- groups of every type, streams groups (issue #25, KIP-1043 / KIP-1071) ------------------------------
+
+    async def list_groups(self, *, types: Iterable[str] | None = None, states: Iterable[str] | None = None,
+                          timeout: float | None = None) -> ListGroupsResult:
+        """Groups of every type (classic, consumer, share, streams; KIP-1043), from ListGroups on every broker
+        concurrently, merged; each broker that failed is in ``errors``, never silently skipped.
+
+        ``types`` and ``states`` filter on the brokers (any case; Kafka's spelling comes back in
+        ``GroupListing.group_type``/``state``).  An unknown type or state is a ValueError naming the valid
+        ones, before any I/O.  A broker older than the filter (types: ListGroups v5, Kafka 3.8; states: v4,
+        Kafka 2.6) is reported in ``errors`` with UnsupportedVersionError rather than listed unfiltered."""
+        type_list = validate_group_types(types)
+        state_list = validate_group_states(states)
+        deadline = await self._begin(timeout)
+        return await self._list_groups(state_list, type_list, deadline)
+
+    async def describe_classic_groups(self, group_ids: Iterable[str], *, include_authorized_operations: bool = False,
+                                      timeout: float | None = None) -> dict[str, GroupDescription | KafkaError]:
+        """Classic groups only (DescribeGroups; Java's describeClassicGroups), whatever their protocol type
+        (consumers, Connect workers, any JoinGroup user).  A group of another type, or none, is a
+        GroupIdNotFoundError (DescribeGroups v6 says "not a classic group"; v0-5 call it Dead)."""
+        ids = validate_group_ids(group_ids)
+        _check_bool(include_authorized_operations, "include_authorized_operations")
+        deadline = await self._begin(timeout)
+        return await self._run(DescribeGroups(include_authorized_operations), ids, deadline)
+
+    async def describe_streams_groups(self, group_ids: Iterable[str], *, include_authorized_operations: bool = False,
+                                      timeout: float | None = None,
+                                      ) -> dict[str, StreamsGroupDescription | KafkaError]:
+        """Streams groups (KIP-1071, StreamsGroupDescribe on each group's coordinator): members with their task
+        assignments, and the topology the group runs.
+
+        Per group: its description, GroupIdNotFoundError (no such group, or not a streams group), or
+        UnsupportedVersionError without a request when its coordinator has no streams groups (before Kafka
+        4.2)."""
+        ids = validate_group_ids(group_ids)
+        _check_bool(include_authorized_operations, "include_authorized_operations")
+        deadline = await self._begin(timeout)
+        return await self._run(StreamsGroupDescribe(include_authorized_operations), ids, deadline)
+
+    async def list_streams_group_offsets(
+        self, group_ids: Iterable[str], *, timeout: float | None = None,
+    ) -> dict[str, dict[TopicPartition, OffsetAndMetadata | KafkaError] | KafkaError]:
+        """A streams group's committed offsets (its source topics' positions): OffsetFetch, as for consumer
+        groups (Java's listStreamsGroupOffsets).  A group with no committed offsets is described
+        (StreamsGroupDescribe) to tell "none committed yet" from "no such group" (GroupIdNotFoundError)."""
+        ids = validate_group_ids(group_ids)
+        deadline = await self._begin(timeout)
+        offsets = await self._run(OffsetFetch(None), ids, deadline)
+        empty = [g for g, res in offsets.items() if isinstance(res, dict) and not res]
+        if empty:
+            described = await self._run(StreamsGroupDescribe(False), empty, deadline)
+            for g, d in described.items():
+                if isinstance(d, GroupIdNotFoundError):
+                    offsets[g] = GroupIdNotFoundError(f"streams group {g!r} does not exist (no committed "
+                                                      f"offsets, and its coordinator does not know it)")
+        return offsets
+
+    async def delete_streams_groups(self, group_ids: Iterable[str], *,
+                                    timeout: float | None = None) -> dict[str, None | KafkaError]:
+        """Delete streams groups with their committed offsets (DeleteGroups, as Java's deleteStreamsGroups):
+        per group None or its error (NonEmptyGroupError while members are in it, GroupIdNotFoundError).  The
+        group's internal topics (changelogs, repartition topics) are the application's to delete, as with
+        kafka-streams-groups.sh."""
+        ids = validate_group_ids(group_ids)
+        deadline = await self._begin(timeout)
+        return await self._run(DeleteGroups(), ids, deadline)
+
+
+    # --- newer-version options (issue #25): config resources by type (KIP-1142) --------------------------------
+
+    async def list_config_resources(self, types: Iterable[configs.ConfigResourceType | str] | None = None, *,
+                                    timeout: float | None = None) -> list[configs.ConfigResource]:
+        """Every config resource of the given types that the cluster knows (ListConfigResources, KIP-1142):
+        topics, brokers, broker loggers, groups, client-metrics subscriptions; ``types=None`` lists every type
+        the broker lists.  Sorted by type, then name.
+
+        Types are ConfigResourceType members or names ("topics", "groups", "client-metrics"...); an unknown
+        one is a ValueError before any I/O.  A broker before Kafka 4.1 lists client-metrics resources only
+        (ListClientMetricsResources, 3.7+): any other request raises UnsupportedVersionError without
+        sending, rather than return a partial list."""
+        wanted = check_resource_types(types)
+        deadline = await self._begin(timeout)
+        got = (await self._run(ListConfigResources(wanted), [ALL_RESOURCES], deadline))[ALL_RESOURCES]
+        if isinstance(got, KafkaError):
+            raise got
+        return got  # type: ignore[no-any-return]
+
+
 def _check_bool(value: object, what: str) -> None:
     if not isinstance(value, bool):
         raise TypeError(f"{what} must be a bool, not {type(value).__name__}")
@@ -1274,18 +1388,6 @@ def _optional_str(value: object, what: str) -> str | None:
     if value is not None and not isinstance(value, str):
         raise TypeError(f"{what} must be a str or None, not {type(value).__name__}")
     return value
-
-
-def _str_list(values: Iterable[str] | None, what: str) -> list[str] | None:
-    if values is None:
-        return None
-    if isinstance(values, (str, bytes)):
-        raise TypeError(f"{what} must be a list of strings, not a single string")
-    out = list(values)
-    for v in out:
-        if not isinstance(v, str) or not v:
-            raise ValueError(f"{what} must contain non-empty strings; got {v!r}")
-    return out
 
 
 def _request_timeout_ms(deadline: Deadline, default_ms: int) -> int:

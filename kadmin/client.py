@@ -29,6 +29,7 @@ from kadmin.errors import KafkaError
 from kadmin.offset_reset import MemberToRemove, OffsetResetPlan, ResetTo
 from kadmin.replicas import ReplicaLogDirInfo
 from kadmin.share_groups import SharePartitionOffset
+from kadmin.streams_groups import StreamsGroupDescription
 from kadmin.topics import TopicDescription, TopicListing
 from kadmin.types import (
     ClusterDescription,
@@ -50,14 +51,18 @@ class AdminClient(SyncClientBase):
 
     # --- cluster -----------------------------------------------------------------------------------------
     def describe_cluster(
-        self, *, include_authorized_operations: bool = False, timeout: float | None = None,
+        self, *, include_authorized_operations: bool = False, include_fenced_brokers: bool = False,
+        timeout: float | None = None,
     ) -> ClusterDescription:
         """Nodes, controller and cluster id (DescribeCluster, or Metadata on brokers before Kafka 2.8).
 
         ``include_authorized_operations``: what the authenticated principal may do on the cluster (needs
-        DescribeCluster)."""
+        DescribeCluster).  ``include_fenced_brokers`` (KIP-1073): list the brokers the controller has fenced
+        too, their ids in ``fenced_brokers``; a node before Kafka 4.0 (DescribeCluster v2) cannot, and the call
+        raises UnsupportedVersionError without sending rather than list the live brokers only."""
         return self._call(self._aio.describe_cluster(
-            include_authorized_operations=include_authorized_operations, timeout=timeout,
+            include_authorized_operations=include_authorized_operations,
+            include_fenced_brokers=include_fenced_brokers, timeout=timeout,
         ), timeout)
 
     def api_versions(self, *, timeout: float | None = None) -> dict[int, NodeApiVersions]:
@@ -175,7 +180,9 @@ class AdminClient(SyncClientBase):
     ) -> ListGroupsResult:
         """ListGroups on every broker concurrently; merged, deduplicated, and each failing broker reported.
 
-        ``states`` are Kafka's group states (Stable, Empty, ...; any case); an unknown one is a ValueError."""
+        ``states`` are Kafka's group states (Stable, Empty, ...; any case); an unknown one is a ValueError.
+        ``types`` (classic, consumer, share, streams) as :meth:`list_groups`; without it every group a broker
+        lists is listed, whatever its type."""
         return self._call(self._aio.list_consumer_groups(
             states=copied(states), types=copied(types), timeout=timeout,
         ), timeout)
@@ -273,13 +280,20 @@ class AdminClient(SyncClientBase):
         ), timeout)
 
     def alter_partition_reassignments(
-        self, reassignments: Mapping[PartitionKey, Iterable[int] | None], *, timeout: float | None = None,
+        self, reassignments: Mapping[PartitionKey, Iterable[int] | None], *,
+        allow_replication_factor_change: bool = True, timeout: float | None = None,
     ) -> dict[PartitionKey, None | KafkaError]:
         """Move partitions to new replicas ({partition: [broker ids], the first the preferred leader}) or cancel
         their ongoing move (None), on the controller.  None per partition means the controller accepted it; the
-        data moves afterwards (see list_partition_reassignments).  Keyed as given."""
+        data moves afterwards (see list_partition_reassignments).  Keyed as given.
+
+        ``allow_replication_factor_change=False`` (KIP-860, AlterPartitionReassignments v1, Kafka 4.1): the
+        controller refuses a move to another number of replicas (InvalidReplicationFactorError for that
+        partition).  A controller before 4.1 cannot be told: each move is then refused unsent
+        (UnsupportedVersionError), while cancellations go ahead."""
         return self._call(self._aio.alter_partition_reassignments(
-            copied(reassignments), timeout=timeout,
+            copied(reassignments), allow_replication_factor_change=allow_replication_factor_change,
+            timeout=timeout,
         ), timeout)
 
     @overload
@@ -795,3 +809,76 @@ class AdminClient(SyncClientBase):
             partitions=copied(partitions), topics=copied(topics), broker_id=broker_id,
             max_transaction_timeout_ms=max_transaction_timeout_ms, timeout=timeout,
         ), timeout)
+
+    # --- groups of every type, streams groups (issue #25, KIP-1043 / KIP-1071) ------------------------------
+    def list_groups(
+        self, *, types: Iterable[str] | None = None, states: Iterable[str] | None = None,
+        timeout: float | None = None,
+    ) -> ListGroupsResult:
+        """Groups of every type (classic, consumer, share, streams; KIP-1043), from ListGroups on every broker
+        concurrently, merged; each broker that failed is in ``errors``, never silently skipped.
+
+        ``types`` and ``states`` filter on the brokers (any case; Kafka's spelling comes back in
+        ``GroupListing.group_type``/``state``).  An unknown type or state is a ValueError naming the valid
+        ones, before any I/O.  A broker older than the filter (types: ListGroups v5, Kafka 3.8; states: v4,
+        Kafka 2.6) is reported in ``errors`` with UnsupportedVersionError rather than listed unfiltered."""
+        return self._call(self._aio.list_groups(
+            types=copied(types), states=copied(states), timeout=timeout,
+        ), timeout)
+
+    def describe_classic_groups(
+        self, group_ids: Iterable[str], *, include_authorized_operations: bool = False,
+        timeout: float | None = None,
+    ) -> dict[str, GroupDescription | KafkaError]:
+        """Classic groups only (DescribeGroups; Java's describeClassicGroups), whatever their protocol type
+        (consumers, Connect workers, any JoinGroup user).  A group of another type, or none, is a
+        GroupIdNotFoundError (DescribeGroups v6 says "not a classic group"; v0-5 call it Dead)."""
+        return self._call(self._aio.describe_classic_groups(
+            copied(group_ids), include_authorized_operations=include_authorized_operations, timeout=timeout,
+        ), timeout)
+
+    def describe_streams_groups(
+        self, group_ids: Iterable[str], *, include_authorized_operations: bool = False,
+        timeout: float | None = None,
+    ) -> dict[str, StreamsGroupDescription | KafkaError]:
+        """Streams groups (KIP-1071, StreamsGroupDescribe on each group's coordinator): members with their task
+        assignments, and the topology the group runs.
+
+        Per group: its description, GroupIdNotFoundError (no such group, or not a streams group), or
+        UnsupportedVersionError without a request when its coordinator has no streams groups (before Kafka
+        4.2)."""
+        return self._call(self._aio.describe_streams_groups(
+            copied(group_ids), include_authorized_operations=include_authorized_operations, timeout=timeout,
+        ), timeout)
+
+    def list_streams_group_offsets(
+        self, group_ids: Iterable[str], *, timeout: float | None = None,
+    ) -> dict[str, dict[TopicPartition, OffsetAndMetadata | KafkaError] | KafkaError]:
+        """A streams group's committed offsets (its source topics' positions): OffsetFetch, as for consumer
+        groups (Java's listStreamsGroupOffsets).  A group with no committed offsets is described
+        (StreamsGroupDescribe) to tell "none committed yet" from "no such group" (GroupIdNotFoundError)."""
+        return self._call(self._aio.list_streams_group_offsets(copied(group_ids), timeout=timeout), timeout)
+
+    def delete_streams_groups(
+        self, group_ids: Iterable[str], *, timeout: float | None = None,
+    ) -> dict[str, None | KafkaError]:
+        """Delete streams groups with their committed offsets (DeleteGroups, as Java's deleteStreamsGroups):
+        per group None or its error (NonEmptyGroupError while members are in it, GroupIdNotFoundError).  The
+        group's internal topics (changelogs, repartition topics) are the application's to delete, as with
+        kafka-streams-groups.sh."""
+        return self._call(self._aio.delete_streams_groups(copied(group_ids), timeout=timeout), timeout)
+
+    # --- newer-version options (issue #25): config resources by type (KIP-1142) --------------------------------
+    def list_config_resources(
+        self, types: Iterable[configs.ConfigResourceType | str] | None = None, *,
+        timeout: float | None = None,
+    ) -> list[configs.ConfigResource]:
+        """Every config resource of the given types that the cluster knows (ListConfigResources, KIP-1142):
+        topics, brokers, broker loggers, groups, client-metrics subscriptions; ``types=None`` lists every type
+        the broker lists.  Sorted by type, then name.
+
+        Types are ConfigResourceType members or names ("topics", "groups", "client-metrics"...); an unknown
+        one is a ValueError before any I/O.  A broker before Kafka 4.1 lists client-metrics resources only
+        (ListClientMetricsResources, 3.7+): any other request raises UnsupportedVersionError without
+        sending, rather than return a partial list."""
+        return self._call(self._aio.list_config_resources(copied(types), timeout=timeout), timeout)

@@ -208,6 +208,9 @@ class ClusterDescription:
     controller_id: int | None
     nodes: tuple[Node, ...]
     authorized_operations: frozenset[str] | None = None
+    #: KIP-1073 (``describe_cluster(include_fenced_brokers=True)``, DescribeCluster v2): the ids of the nodes
+    #: listed in ``nodes`` that the controller has fenced (registered, but not serving).
+    fenced_brokers: frozenset[int] = frozenset()
 
 
 # Kafka's AclOperation codes, for authorized_operations bit sets (KIP-430).

@@ -162,8 +162,8 @@ WITHHELD: dict[int, str] = {
     85: "WriteShareGroupState: broker-to-share-coordinator",
     86: "DeleteShareGroupState: broker-to-share-coordinator",
     87: "ReadShareGroupStateSummary: broker-to-share-coordinator",
-    88: "StreamsGroupHeartbeat: the fake has no streams-group coordinator (KIP-1071)",
-    89: "StreamsGroupDescribe: no streams groups to describe (KIP-1071)",
+    88: "StreamsGroupHeartbeat: the fake runs no streams task assignor (KIP-1071); streams groups are seeded "
+        "with FakeCluster.add_streams_group and described with StreamsGroupDescribe (89), which is served",
 }
 
 #: Keys the fake serves, but not at every version newer brokers advertise: key -> (the highest version the
@@ -173,10 +173,6 @@ WITHHELD: dict[int, str] = {
 CAPPED: dict[int, tuple[int, str]] = {
     8: (9, "OffsetCommit v10 (KIP-848, 4.2) names topics by id only; the fake's commit handler reads names"),
     9: (9, "OffsetFetch v10 (KIP-848, 4.2) names topics by id only, asked and answered; the fake reads names"),
-    45: (0, "AlterPartitionReassignments v1 (KIP-860, 4.1): the fake does not refuse a replication-factor change "
-            "when AllowReplicationFactorChange is false"),
-    74: (0, "ListConfigResources v1 (KIP-1142, 4.1): the fake lists client-metrics resources only; v1's "
-            "ResourceTypes filter (topics, groups, brokers...) is not served"),
 }
 
 

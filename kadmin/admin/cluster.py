@@ -19,6 +19,8 @@ from kadmin.types import ApiVersionRange, ClusterDescription, decode_authorized_
 
 #: The one key of the cluster-wide operations.
 CLUSTER = "cluster"
+#: KIP-1073: DescribeCluster lists fenced brokers, when asked, from v2 (Kafka 4.0).
+FENCED_BROKERS_SINCE = 2
 
 
 class DescribeCluster(Operation[str]):
@@ -26,19 +28,27 @@ class DescribeCluster(Operation[str]):
 
     api = ApiKey.DESCRIBE_CLUSTER
 
-    def __init__(self, include_authorized_operations: bool = False) -> None:
+    def __init__(self, include_authorized_operations: bool = False, include_fenced_brokers: bool = False) -> None:
         self.include_ops = include_authorized_operations
+        self.include_fenced = include_fenced_brokers
         self.lookup: AnyNode[str] = AnyNode()
 
     def build(self, node: int, keys: list[str], version: int) -> Message:
-        return describe_cluster_request(self.include_ops)
+        if self.include_fenced and version < FENCED_BROKERS_SINCE:
+            # A whole-request flag: without it the answer would silently leave the fenced brokers out.
+            raise UnsupportedVersionError(
+                f"listing fenced brokers (KIP-1073) needs DescribeCluster v{FENCED_BROKERS_SINCE}+ (Kafka 4.0); "
+                f"node {node} speaks up to v{version}")
+        return describe_cluster_request(
+            self.include_ops, self.include_fenced if version >= FENCED_BROKERS_SINCE else None)
 
     def handle(self, node: int, keys: list[str], response: Any, version: int) -> dict[str, Outcome]:
         err = error_for_code(response.error_code, response.error_message)
         if err is not None:
             return {CLUSTER: Retry(err) if err.retriable else Failed(err)}
         ops = decode_authorized_operations(response.cluster_authorized_operations) if self.include_ops else None
-        return {CLUSTER: Done(_described(response, ops))}
+        fenced = frozenset(b.broker_id for b in response.brokers if version >= FENCED_BROKERS_SINCE and b.is_fenced)
+        return {CLUSTER: Done(_described(response, ops, fenced))}
 
 
 class ClusterMetadata(Operation[str]):
@@ -56,11 +66,12 @@ class ClusterMetadata(Operation[str]):
         return {CLUSTER: Done(_described(response, None))}
 
 
-def _described(response: Any, ops: frozenset[str] | None) -> ClusterDescription:
+def _described(response: Any, ops: frozenset[str] | None,
+               fenced: frozenset[int] = frozenset()) -> ClusterDescription:
     """The cluster as a DescribeCluster or Metadata answer gives it, read by the network layer's reader."""
     md = read_cluster(response)
     nodes = tuple(sorted(md.nodes.values(), key=lambda n: n.node_id))
-    return ClusterDescription(md.cluster_id, md.controller_id, nodes, ops)
+    return ClusterDescription(md.cluster_id, md.controller_id, nodes, ops, fenced)
 
 
 class ApiVersions(Operation[int]):

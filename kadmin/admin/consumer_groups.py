@@ -123,7 +123,7 @@ def _merge(group_id: str, first: Any, second: Any, known_type: str | None) -> An
         if known_type in ("share", "streams"):
             return GroupIdNotFoundError(
                 f"group {group_id!r} is a {known_type} group, not a consumer group"
-                + ("; describe it with describe_share_groups" if known_type == "share" else ""))
+                + f"; describe it with describe_{known_type}_groups")
         details = "; ".join(dict.fromkeys(d for d in (_detail(group_id, first), _detail(group_id, second)) if d))
         return GroupIdNotFoundError(f"group {group_id!r} does not exist: its coordinator knows it neither as a "
                                     f"classic nor as a consumer-protocol group" + (f" ({details})" if details else ""))

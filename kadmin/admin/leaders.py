@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from kadmin.admin._driver import Done, Failed, Operation, Outcome, Retry
+from kadmin.admin._driver import Built, Done, Failed, Operation, Outcome, Retry, split_by_version
 from kadmin.admin.lookups import Controller
 from kadmin.errors import ErrorCode, KafkaError, UnsupportedVersionError, error_for_code
 from kadmin.protocol import Message, message_type
@@ -30,6 +30,8 @@ from kadmin.types import TopicPartition
 ALL_PARTITIONS = "all partitions"
 #: How long the controller may take (the request's TimeoutMs; Kafka's admin default).
 DEFAULT_TIMEOUT_MS = 60_000
+#: KIP-860: AlterPartitionReassignments v1 (Kafka 4.1) can refuse a move that changes a replication factor.
+RF_CHANGE_FLAG_SINCE = 1
 
 Key = TopicPartition | str
 
@@ -143,20 +145,33 @@ class AlterPartitionReassignments(Operation[TopicPartition]):
     applied_looks_like: ClassVar[frozenset[ErrorCode] | None] = frozenset({ErrorCode.NO_REASSIGNMENT_IN_PROGRESS})
 
     def __init__(self, targets: Mapping[TopicPartition, tuple[int, ...] | None],
-                 timeout_ms: int = DEFAULT_TIMEOUT_MS) -> None:
+                 timeout_ms: int = DEFAULT_TIMEOUT_MS, allow_replication_factor_change: bool = True) -> None:
         self.targets = targets
         self.timeout_ms = timeout_ms
+        self.allow_rf_change = allow_replication_factor_change
         self.lookup: Controller[TopicPartition] = Controller()
 
-    def build(self, node: int, keys: list[TopicPartition], version: int) -> Message:
+    def _needs(self, tp: TopicPartition) -> tuple[int, str] | None:
+        # Only a move can change the replication factor: a cancellation (None) travels at any version.
+        if self.allow_rf_change or self.targets[tp] is None:
+            return None
+        return RF_CHANGE_FLAG_SINCE, "refusing a replication-factor change (KIP-860)"
+
+    def build(self, node: int, keys: list[TopicPartition],
+              version: int) -> Message | Built[TopicPartition]:
         req: Any = message_type(ApiKey.ALTER_PARTITION_REASSIGNMENTS, "request")
+        ok, refused = split_by_version(keys, version, self._needs, api=self.api, node=node)
         topics: dict[str, list[Any]] = {}
-        for tp in keys:
+        for tp in ok:
             target = self.targets[tp]
             topics.setdefault(tp.topic, []).append(req.ReassignablePartition(
                 partition_index=tp.partition, replicas=None if target is None else list(target)))
-        return req(timeout_ms=self.timeout_ms,  # type: ignore[no-any-return]
-                   topics=[req.ReassignableTopic(name=t, partitions=ps) for t, ps in topics.items()])
+        extra = {"allow_replication_factor_change": self.allow_rf_change} if version >= RF_CHANGE_FLAG_SINCE else {}
+        msg = req(timeout_ms=self.timeout_ms, topics=[req.ReassignableTopic(name=t, partitions=ps)
+                                                      for t, ps in topics.items()], **extra)
+        if not refused:
+            return msg  # type: ignore[no-any-return]
+        return Built(msg if ok else [], refused)
 
     def handle(self, node: int, keys: list[TopicPartition], response: Any,
                version: int) -> dict[TopicPartition, Outcome]:

@@ -21,22 +21,23 @@ from kadmin.protocol.apis import ApiKey
 from kadmin.storage import validate_partition
 from kadmin.types import TopicPartition
 
-#: ListOffsets' special timestamps, and the first version that carries each (KIP-734, KIP-1005).
-LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -1, -2, -3, -4, -5
-_SINCE = {LATEST: 0, EARLIEST: 0, MAX_TIMESTAMP: 7, EARLIEST_LOCAL: 8, LATEST_TIERED: 9}
+#: ListOffsets' special timestamps, and the first version that carries each (KIP-734, KIP-1005, KIP-1023).
+LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED, EARLIEST_PENDING_UPLOAD = -1, -2, -3, -4, -5, -6
+_SINCE = {LATEST: 0, EARLIEST: 0, MAX_TIMESTAMP: 7, EARLIEST_LOCAL: 8, LATEST_TIERED: 9, EARLIEST_PENDING_UPLOAD: 11}
 _NAMES = {LATEST: "latest", EARLIEST: "earliest", MAX_TIMESTAMP: "max_timestamp",
-          EARLIEST_LOCAL: "earliest_local", LATEST_TIERED: "latest_tiered"}
+          EARLIEST_LOCAL: "earliest_local", LATEST_TIERED: "latest_tiered",
+          EARLIEST_PENDING_UPLOAD: "earliest_pending_upload"}
 #: Isolation levels (IsolationLevel in Kafka): read_committed hides open transactions from "latest".
 ISOLATION_LEVELS = {"read_uncommitted": 0, "read_committed": 1}
 
 
 def _check_timestamp(timestamp: object, where: str) -> None:
-    """A spec's timestamp: ms since the epoch, or one of the special values -1..-5.  A bool is refused (True
+    """A spec's timestamp: ms since the epoch, or one of the special values -1..-6.  A bool is refused (True
     would be sent as timestamp 1, a time in 1970, not what anyone meant)."""
     if isinstance(timestamp, bool) or not isinstance(timestamp, int):
         raise TypeError(f"{where}an OffsetSpec timestamp is an int (ms since the epoch, or OffsetSpec.latest() "
                         f"and the other special values), not {type(timestamp).__name__} ({timestamp!r})")
-    if not LATEST_TIERED <= timestamp < 2**63:
+    if not EARLIEST_PENDING_UPLOAD <= timestamp < 2**63:
         raise ValueError(f"{where}{timestamp} is not a timestamp or a known special offset")
 
 
@@ -44,7 +45,8 @@ def _check_timestamp(timestamp: object, where: str) -> None:
 class OffsetSpec:
     """Which offset to list for a partition: ``OffsetSpec.latest()``, ``.earliest()``, ``.for_timestamp(ms)``
     (the first offset whose timestamp is at or after ``ms``), ``.max_timestamp()`` (the record with the largest
-    timestamp, Kafka 3.0+), ``.earliest_local()`` / ``.latest_tiered()`` (tiered storage, Kafka 3.8+)."""
+    timestamp, Kafka 3.0+), ``.earliest_local()`` / ``.latest_tiered()`` (tiered storage, Kafka 3.8+),
+    ``.earliest_pending_upload()`` (the first offset not yet copied to remote storage, KIP-1023, Kafka 4.2+)."""
 
     timestamp: int
 
@@ -70,6 +72,13 @@ class OffsetSpec:
     @classmethod
     def latest_tiered(cls) -> OffsetSpec:
         return cls(LATEST_TIERED)
+
+    @classmethod
+    def earliest_pending_upload(cls) -> OffsetSpec:
+        """The first offset of the partition that tiered storage has not uploaded yet (ListOffsets v11,
+        KIP-1023); a broker before Kafka 4.2 cannot say, and the partition is refused unsent there.  A topic
+        without remote storage answers offset -1."""
+        return cls(EARLIEST_PENDING_UPLOAD)
 
     @classmethod
     def for_timestamp(cls, ms: int) -> OffsetSpec:

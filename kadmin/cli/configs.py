@@ -33,7 +33,7 @@ from kadmin.configs import (
     validate_alterations,
     validate_resources,
 )
-from kadmin.errors import KafkaError
+from kadmin.errors import KafkaError, UnsupportedVersionError
 
 if TYPE_CHECKING:
     from kadmin.cli.main import Context
@@ -126,10 +126,6 @@ def resources(args: argparse.Namespace, *, describe_all: bool = False) -> list[C
     if not names:
         if not describe_all:
             raise UsageError("give --entity-name (or --entity-default for brokers)")
-        if t is ConfigResourceType.CLIENT_METRICS:
-            # The cluster lists them (ListClientMetricsResources, Kafka 3.7+), but kadmin has no call for it yet.
-            raise UsageError("give --entity-name: kadmin cannot list client-metrics subscriptions yet "
-                             "(ListClientMetricsResources is not implemented)")
         return []
     try:
         return validate_resources([ConfigResource(t, n) for n in names])
@@ -168,7 +164,8 @@ def entry_json(e: ConfigEntry, synonyms: bool, docs: bool) -> JsonDict:
 def every_resource(admin: AdminClient, t: ConfigResourceType) -> tuple[list[ConfigResource], dict[int, KafkaError]]:
     """Every entity of type ``t``, listed as kafka-configs.sh --describe does without --entity-name: all topics
     (internal ones too), every broker and then the cluster-wide default "", every broker's loggers (there is no
-    default for loggers), every group ListGroups finds.  Also the brokers whose group listing failed."""
+    default for loggers), every group (ListConfigResources on Kafka 4.1+, else ListGroups), every client-metrics
+    subscription (ListConfigResources).  Also the brokers whose group listing failed."""
     if t is ConfigResourceType.TOPIC:
         return [ConfigResource.topic(x.name) for x in admin.list_topics(internal=True)], {}
     if t in (ConfigResourceType.BROKER, ConfigResourceType.BROKER_LOGGER):
@@ -176,7 +173,15 @@ def every_resource(admin: AdminClient, t: ConfigResourceType) -> tuple[list[Conf
         if t is ConfigResourceType.BROKER_LOGGER:
             return [ConfigResource.broker_logger(n) for n in ids], {}
         return [ConfigResource.broker(n) for n in ids] + [ConfigResource.broker("")], {}
-    assert t is ConfigResourceType.GROUP, t  # client-metrics is refused by resources()
+    if t is ConfigResourceType.CLIENT_METRICS:
+        # ListConfigResources (ListClientMetricsResources v0 on Kafka 3.7-4.0) names every subscription.
+        return admin.list_config_resources([t]), {}
+    assert t is ConfigResourceType.GROUP, t
+    try:
+        # KIP-1142 (Kafka 4.1+): groups with configs but no members too, which ListGroups does not list.
+        return admin.list_config_resources([t]), {}
+    except UnsupportedVersionError:
+        pass
     listed = admin.list_consumer_groups()
     return [ConfigResource.group(g) for g in sorted(set(listed.group_ids()))], dict(listed.errors)
 

@@ -67,6 +67,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                     help='kafka-reassign-partitions.sh\'s format: {"partitions": [{"topic": "t", "partition": 0, '
                          '"replicas": [1, 2], "log_dirs": ["any", "/data/b"]}]} (\'-\' reads stdin; log_dirs '
                          'optional, one per replica)')
+    al.add_argument("--disallow-replication-factor-change", action="store_true",
+                    help="refuse a move that changes a partition's number of replicas (KIP-860, Kafka 4.1+; "
+                         "refused unsent by older controllers)")
     al.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     al.set_defaults(run=run_alter)
     cn = rsub.add_parser("cancel", parents=[common], help="cancel ongoing reassignments",
@@ -255,7 +258,8 @@ def run_alter(ctx: Context) -> int:
     confirm(f"Move {len(targets)} partition(s) to new replicas? Their data will be copied between brokers.",
             ctx.args.yes)
     with ctx.admin() as admin:
-        got = admin.alter_partition_reassignments(targets)
+        got = admin.alter_partition_reassignments(
+            targets, allow_replication_factor_change=not ctx.args.disallow_replication_factor_change)
         raise_if_all_refused(got)
         # Log dirs after the reassignment started, so that a new replica exists where it is to be placed.
         started = {r: d for r, d in moves.items() if got.get(TopicPartition(r.topic, r.partition), 0) is None}

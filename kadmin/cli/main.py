@@ -164,6 +164,10 @@ def build_parser() -> Parser:
     from kadmin.cli import share_groups as share_groups_cmd  # share groups (issue #25)
 
     share_groups_cmd.register(sub, common)
+
+    from kadmin.cli import streams_groups as streams_groups_cmd  # streams groups (issue #25)
+
+    streams_groups_cmd.register(sub, common)
     demo.register(sub, common)
     return parser
 

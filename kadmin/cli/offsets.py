@@ -22,9 +22,10 @@ if TYPE_CHECKING:
     from kadmin.cli.main import Context
 
 TIMES = {"latest": OffsetSpec.latest, "earliest": OffsetSpec.earliest, "max-timestamp": OffsetSpec.max_timestamp,
-         "earliest-local": OffsetSpec.earliest_local, "latest-tiered": OffsetSpec.latest_tiered}
+         "earliest-local": OffsetSpec.earliest_local, "latest-tiered": OffsetSpec.latest_tiered,
+         "earliest-pending-upload": OffsetSpec.earliest_pending_upload}
 _BY_NUMBER = {"-1": "latest", "-2": "earliest", "-3": "max-timestamp", "-4": "earliest-local",
-              "-5": "latest-tiered"}
+              "-5": "latest-tiered", "-6": "earliest-pending-upload"}
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -36,8 +37,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                     help="a topic (all its partitions) or topic:0,1 (those partitions)")
     add_topic_flag(ls, "a topic or topic:0,1, as kafka-get-offsets.sh spells it")
     ls.add_argument("--time", default="latest", metavar="T",
-                    help="latest (default), earliest, max-timestamp, earliest-local, latest-tiered, Kafka's "
-                         "-1..-5 for those, or a timestamp in ms (the first offset at or after it)")
+                    help="latest (default), earliest, max-timestamp, earliest-local, latest-tiered, "
+                         "earliest-pending-upload, Kafka's -1..-6 for those, or a timestamp in ms (the first "
+                         "offset at or after it)")
     ls.add_argument("--isolation", choices=("read_uncommitted", "read_committed"), default="read_uncommitted",
                     help="read_committed: 'latest' stops before open transactions")
     ls.set_defaults(run=run_list)

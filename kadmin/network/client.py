@@ -51,6 +51,7 @@ from kadmin.network.negotiation import (
     negotiate,
     usable_table,
 )
+from kadmin.network.rebootstrap import is_rebootstrap, metadata_error
 from kadmin.network.retry import Deadline, backoff_delay, retry_call
 from kadmin.network.sasl import authenticate, token_cache_for
 from kadmin.network.tls import build_ssl_context
@@ -101,6 +102,10 @@ class NetworkClient:
         self._retiring: dict[asyncio.Task[None], Connection] = {}
         #: Every (host, port, node_id) connection opened, oldest first: for diagnostics and tests.
         self.connections_opened: list[tuple[str, int, int | None]] = []
+        #: KIP-1102: the next metadata round asks only the bootstrap addresses (see kadmin.network.rebootstrap).
+        self._bootstrap_only = False
+        #: How many times the client went back to its bootstrap addresses (diagnostics and tests).
+        self.rebootstraps = 0
 
     @property
     def config(self) -> ClientConfig:
@@ -216,9 +221,18 @@ class NetworkClient:
             self._last_refresh_attempt = time.monotonic()
             retriable_seen = False
             final: KafkaError | None = None
-            for kind, target in self._refresh_targets():
+            targets = self._refresh_targets()
+            known = {t for k, t in targets if k == "node"}
+            unreachable = set(known)
+            for kind, target in targets:
                 if deadline.expired:
                     break
+                if kind == "node" and self._bootstrap_only:
+                    continue  # a node asked for a rebootstrap in this round
+                if kind == "bootstrap" and known and unreachable == known and not self._bootstrap_only:
+                    # Every known node is unreachable (KIP-1102's second trigger): back to the bootstrap
+                    # addresses, names resolved again on connect, until one of them answers.
+                    self._start_rebootstrap(f"every known node ({len(known)}) is unreachable")
                 where = f"node {target}" if kind == "node" else format_address(*target)  # type: ignore[misc]
                 try:
                     if kind == "node":
@@ -231,6 +245,12 @@ class NetworkClient:
                 except (AuthenticationError, ClientClosedError, ForkedProcessError, SecurityMismatchError):
                     raise  # wrong credentials or security settings: no other address will accept them either
                 except KafkaError as exc:
+                    if kind == "node" and is_rebootstrap(exc):
+                        self._start_rebootstrap(f"node {target} answered REBOOTSTRAP_REQUIRED")
+                        causes[where] = str(exc)
+                        continue
+                    if kind == "node" and not isinstance(exc, (KafkaConnectionError, KafkaTimeoutError)):
+                        unreachable.discard(target)  # it answered, with an error: it is reachable
                     # Another address may still work (a bootstrap entry may not even be Kafka), so go on.
                     if exc.retriable or isinstance(exc, KafkaTimeoutError):
                         retriable_seen = True
@@ -240,6 +260,8 @@ class NetworkClient:
                     causes[where] = str(exc)
                     continue
                 await self._apply(md)
+                if kind == "bootstrap":
+                    self._bootstrap_only = False
                 return md
             if final is not None and not retriable_seen:
                 # Every address gave a definite answer (e.g. no name resolves): waiting will not change it.
@@ -252,6 +274,43 @@ class NetworkClient:
         except (_NoMetadataYet, KafkaTimeoutError):
             first = " (no address has answered yet)" if self._metadata is None else ""
             raise NoBrokersAvailableError(self._no_metadata(first, causes)) from None
+
+    def _start_rebootstrap(self, why: str) -> None:
+        """From now until a bootstrap address answers, metadata rounds ask only the bootstrap addresses."""
+        if not self._bootstrap_only:
+            self._bootstrap_only = True
+            self.rebootstraps += 1
+            logger.info("rebootstrapping (KIP-1102): %s; asking the bootstrap servers %s again", why,
+                        ", ".join(format_address(h, p) for h, p in self._config.bootstrap_addresses))
+
+    async def rebootstrap(self, why: str = "asked to", *, deadline: Deadline | None = None) -> ClusterMetadata:
+        """Learn the cluster again from the bootstrap addresses only (KIP-1102), resolving their names anew, and
+        replace the metadata with the first answer.  Connections to nodes that are no longer listed, or listed
+        at another address, are closed then (as on any metadata change)."""
+        self._check_usable()
+        self._start_rebootstrap(why)
+        task = self._refresh_task
+        if task is not None and not task.done():
+            # A round under way may be asking the known nodes: let it end, then fetch anew.
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(task), self._deadline(deadline).remaining())
+            if not self._bootstrap_only:
+                assert self._metadata is not None
+                return self._metadata  # that round went to the bootstrap addresses and got an answer
+        return await self.refresh_metadata(deadline=deadline)
+
+    async def _check_metadata_answer(self, node_id: int, response: Any, version: int, deadline: Deadline) -> None:
+        """A Metadata answer's top-level error (v13+): REBOOTSTRAP_REQUIRED makes the client rebootstrap and the
+        request fail retriably (the caller asks again, on the cluster as the bootstrap servers describe it);
+        any other is raised as it is, since the answer holds no brokers or topics to read."""
+        err = metadata_error(response, version)
+        if err is None:
+            return
+        if is_rebootstrap(err):
+            await self.rebootstrap(f"node {node_id} answered REBOOTSTRAP_REQUIRED", deadline=deadline)
+            raise KafkaConnectionError(f"node {node_id} answered Metadata v{version} with REBOOTSTRAP_REQUIRED; "
+                                       f"the client learnt the cluster again from its bootstrap servers")
+        raise err
 
     @staticmethod
     def _no_metadata(first: str, causes: Mapping[str, str]) -> str:
@@ -470,7 +529,10 @@ class NetworkClient:
         retriable KafkaConnectionErrors; the next call reconnects.
         """
         conn = await self._ready_for(node_id, request, version, deadline)
-        return await conn.request(request, version, deadline=deadline)
+        response = await conn.request(request, version, deadline=deadline)
+        if type(request).API_KEY == ApiKey.METADATA:
+            await self._check_metadata_answer(node_id, response, version, deadline)
+        return response
 
     async def send_many(self, node_id: int, requests: Sequence[Message], version: int, *, deadline: Deadline,
                         each: Callable[[int, Any, KafkaError | None], None]) -> None:

@@ -20,6 +20,7 @@ from kadmin.config import ClientConfig
 from kadmin.errors import ErrorCode, error_for_code
 from kadmin.network.connection import Connection
 from kadmin.network.negotiation import VersionTable, choose_version, usable_range
+from kadmin.network.rebootstrap import metadata_error
 from kadmin.network.retry import Deadline
 from kadmin.protocol import Message, message_type
 from kadmin.protocol.apis import ApiKey
@@ -78,10 +79,13 @@ def metadata_request(topics: Sequence[str] | None, version: int, *,
     return req(**kw)  # type: ignore[no-any-return]
 
 
-def describe_cluster_request(include_cluster_operations: bool = False) -> Message:
-    """The DescribeCluster request (every version has the same one field)."""
+def describe_cluster_request(include_cluster_operations: bool = False,
+                             include_fenced_brokers: bool | None = None) -> Message:
+    """The DescribeCluster request; ``include_fenced_brokers`` only where the version has it (v2+, KIP-1073),
+    None below."""
+    extra = {} if include_fenced_brokers is None else {"include_fenced_brokers": include_fenced_brokers}
     req: Message = message_type(DESCRIBE_CLUSTER, "request")(
-        include_cluster_authorized_operations=include_cluster_operations)
+        include_cluster_authorized_operations=include_cluster_operations, **extra)
     return req
 
 
@@ -112,6 +116,9 @@ async def fetch_cluster(conn: Connection, versions: VersionTable, *, config: Cli
                      conn.label, error_for_code(resp.error_code), len(resp.brokers))
     v = choose_version(METADATA, versions, config, node=conn.label)
     resp = await conn.request(metadata_request((), v), v, deadline=deadline)
+    err = metadata_error(resp, v)
+    if err is not None:
+        raise err  # v13+ (KIP-1102): REBOOTSTRAP_REQUIRED, and the answer names no brokers
     return read_cluster(resp, source=f"Metadata v{v} from {conn.label}")
 
 

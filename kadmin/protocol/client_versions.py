@@ -17,16 +17,20 @@ APIs whose newer versions kadmin handles (no cap), for the record:
 * DeleteGroups v3: the per-group ErrorMessage is carried into the error.
 * ConsumerGroupDescribe v1 (KIP-1099): the member type is read into ``MemberDescription.member_type``.
 * ShareGroupDescribe v1 (KIP-932 stable, Kafka 4.1+): the same layout as 4.0's early-access v0.
-* DescribeCluster v2 (KIP-1073): IncludeFencedBrokers is sent false, so the answer is v1's (no fenced brokers).
+* DescribeCluster v2 (KIP-1073): IncludeFencedBrokers is what ``describe_cluster(include_fenced_brokers=...)``
+  says (false for the client's own metadata), and IsFenced is read into ``ClusterDescription.fenced_brokers``.
 * DescribeLogDirs v5 (KIP-1066): the request is v4's; the answer's IsCordoned is
   ``LogDirDescription.is_cordoned`` (None from older brokers).
-* AlterPartitionReassignments v1 (KIP-860): AllowReplicationFactorChange is sent true, which is v0's behaviour.
-* ListOffsets v11 (KIP-1023): same layout; it only adds a timestamp code kadmin does not send yet.
+* AlterPartitionReassignments v1 (KIP-860): AllowReplicationFactorChange is the call's
+  ``allow_replication_factor_change`` (true, v0's behaviour, by default).
+* ListOffsets v11 (KIP-1023): same layout; it adds the timestamp code of ``OffsetSpec.earliest_pending_upload()``.
+* Metadata v13 (KIP-1102): the top-level ErrorCode is read (kadmin/network/rebootstrap.py); REBOOTSTRAP_REQUIRED
+  sends the client back to its bootstrap servers, and the request is asked again.
 * FindCoordinator: unchanged (v6 since Kafka 3.8).
 * DescribeShareGroupOffsets 90 (v1 adds the lag, read into ``SharePartitionOffset.lag``), AlterShareGroupOffsets
   91, DeleteShareGroupOffsets 92: kadmin/admin/share_groups.py.
-* ListConfigResources 74, StreamsGroupDescribe 89: schemas shipped for the operations to come; nothing sends
-  them yet.
+* ListConfigResources 74 (``list_config_resources``: v0 for client metrics alone, v1's ResourceTypes filter
+  otherwise) and StreamsGroupDescribe 89 (``describe_streams_groups``; v1's topology description is not asked).
 """
 
 from __future__ import annotations
@@ -52,9 +56,6 @@ CAPS: dict[int, Cap] = {
                                 "and answers REBOOTSTRAP_REQUIRED, which kadmin does not handle yet; and no "
                                 "released broker speaks it (4.3 tops at v4), so opening every connection with v5 "
                                 "would cost each one an UNSUPPORTED_VERSION round trip"),
-    ApiKey.METADATA: Cap(12, "v13 (KIP-1102) adds a top-level error code, REBOOTSTRAP_REQUIRED, that kadmin's "
-                             "metadata refresh (kadmin/network/metadata.py) does not read yet: an error answer "
-                             "would look like a cluster without brokers or topics"),
     ApiKey.OFFSET_COMMIT: Cap(9, "v10 (KIP-848) names topics by id only (Name is v0-9, TopicId v10+): kadmin's "
                                  "offset writes name topics, and would need a metadata lookup of their ids"),
     ApiKey.OFFSET_FETCH: Cap(9, "v10 (KIP-848) names topics by id only, in the request and in the answer: kadmin "

@@ -19,7 +19,8 @@ from kadmin.testing.cluster import FakeCluster, SaslConfig
 from kadmin.testing.requestlog import RequestLogEntry
 from kadmin.testing.state.groups import CommittedOffset, GroupSnapshot, Member
 from kadmin.testing.state.log_dirs import LogDir
+from kadmin.testing.state.streams_groups import StreamsMember, StreamsTopic, Subtopology
 from kadmin.testing.state.topics import PartitionSnapshot
 
 __all__ = ["CommittedOffset", "FakeCluster", "GroupSnapshot", "LogDir", "Member", "PartitionSnapshot",
-           "RequestLogEntry", "SaslConfig"]
+           "RequestLogEntry", "SaslConfig", "StreamsMember", "StreamsTopic", "Subtopology"]

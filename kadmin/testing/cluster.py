@@ -42,6 +42,7 @@ from kadmin.testing.state.quorum import QuorumAdmin
 from kadmin.testing.state.quotas import QuotasAdmin
 from kadmin.testing.state.resource_configs import ResourceConfigsAdmin
 from kadmin.testing.state.share_groups import ShareGroupsAdmin
+from kadmin.testing.state.streams_groups import StreamsGroupsAdmin
 from kadmin.testing.state.topics import TopicsAdmin
 from kadmin.testing.state.transactions import TransactionsAdmin
 from kadmin.testing.tokens import store_from
@@ -98,7 +99,7 @@ def _api_key(api: int | str | None) -> int | None:
 
 class FakeCluster(TopicsAdmin, LogDirsAdmin, GroupsAdmin, CoordinatorsAdmin, QuotasAdmin, ResourceConfigsAdmin,
                   ControllerAdmin, SecurityAdmin, FeaturesAdmin, QuorumAdmin, TransactionsAdmin,
-                  ShareGroupsAdmin):
+                  ShareGroupsAdmin, StreamsGroupsAdmin):
     """A fake Kafka cluster of ``brokers`` nodes (ids 1..N), each on its own port.
 
     ``versions`` is one release name ("3.9") or table for every broker, or a dict {node_id: release or table}

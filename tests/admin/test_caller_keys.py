@@ -130,7 +130,7 @@ def test_bool_timestamps_are_refused() -> None:
     with pytest.raises(TypeError, match="timestamp is an int.*bool"):
         OffsetSpec(True)  # would be sent as timestamp 1 (1970)
     with pytest.raises(ValueError, match="not a timestamp or a known special offset"):
-        OffsetSpec(-6)
+        OffsetSpec(-7)  # -6 is earliest_pending_upload (KIP-1023); -7 names nothing
     # A spec whose field was forced afterwards is still refused before anything is sent.
     spec = OffsetSpec.latest()
     object.__setattr__(spec, "timestamp", False)

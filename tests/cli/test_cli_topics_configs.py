@@ -144,7 +144,6 @@ def test_sensitive_values_never_printed(cluster: FakeCluster) -> None:
     ("configs", "alter", "--entity-type", "topics", "--entity-name", "t", "--add-config", "a=1,a=2"),
     ("configs", "alter", "--entity-type", "topics", "--add-config", "a=b"),  # alter keeps requiring names
     ("configs", "alter", "--entity-type", "brokers", "--add-config", "a=b"),
-    ("configs", "describe", "--entity-type", "client-metrics"),  # kadmin cannot list them: said, not guessed
     ("topics", "describe", "orders", "--exclude-internal"),
     ("configs", "describe", "--entity-type", "nonsense", "--entity-name", "x"),
 ])

@@ -33,7 +33,7 @@ NEW_KEYS = {ApiKey.LIST_CONFIG_RESOURCES: (0, 1), ApiKey.STREAMS_GROUP_DESCRIBE:
 
 
 def test_every_cap_cuts_a_shipped_range_and_says_why() -> None:
-    assert set(CAPS) == {ApiKey.API_VERSIONS, ApiKey.METADATA, ApiKey.OFFSET_COMMIT, ApiKey.OFFSET_FETCH}
+    assert set(CAPS) == {ApiKey.API_VERSIONS, ApiKey.OFFSET_COMMIT, ApiKey.OFFSET_FETCH}
     for key, cap in CAPS.items():
         full = schema_range(key)
         assert full is not None, key
@@ -41,7 +41,7 @@ def test_every_cap_cuts_a_shipped_range_and_says_why() -> None:
         assert len(cap.why) > 40 and "v" in cap.why, ApiKey(key).name
         assert client_range(key) == (full[0], cap.highest) == our_range(key)
     assert (CAPS[ApiKey.OFFSET_COMMIT].highest, CAPS[ApiKey.OFFSET_FETCH].highest) == (9, 9)  # v10: topic ids
-    assert CAPS[ApiKey.METADATA].highest == 12  # v13: REBOOTSTRAP_REQUIRED
+    assert ApiKey.METADATA not in CAPS  # v13: REBOOTSTRAP_REQUIRED is read (kadmin/network/rebootstrap.py)
 
 
 def test_uncapped_apis_get_their_whole_schema_range() -> None:
@@ -66,7 +66,7 @@ def test_negotiation_stops_at_the_cap_against_a_4_3_broker_and_uses_old_versions
 
     config = ClientConfig("localhost:9092")
     broker_43 = BROKER_TABLES["4.3"]
-    assert usable_range(ApiKey.METADATA, broker_43, config) == (0, 12)
+    assert usable_range(ApiKey.METADATA, broker_43, config) == (0, 13)
     assert usable_range(ApiKey.OFFSET_FETCH, broker_43, config) == (1, 9)
     assert usable_range(ApiKey.OFFSET_COMMIT, broker_43, config) == (2, 9)
     assert usable_range(ApiKey.SHARE_GROUP_DESCRIBE, broker_43, config) == (1, 1)
@@ -98,7 +98,7 @@ def test_cli_api_versions_on_4_3_lists_the_new_keys_with_kadmins_ranges_and_2_2_
             a = apis[name]
             return a["node_min"], a["node_max"], a["kadmin_min"], a["kadmin_max"], a["negotiated"]
 
-        # The new keys, with kadmin's ranges: a real 4.3.1 broker advertises them, the fake withholds 89-92.
+        # The new keys, with kadmin's ranges: a real 4.3.1 broker advertises them, the fake withholds 90-92.
         assert row(real, "ListConfigResources") == (0, 1, 0, 1, 1)
         assert row(real, "StreamsGroupDescribe") == (0, 0, 0, 1, 0)
         assert row(real, "DescribeShareGroupOffsets") == (0, 1, 0, 1, 1)
@@ -106,10 +106,11 @@ def test_cli_api_versions_on_4_3_lists_the_new_keys_with_kadmins_ranges_and_2_2_
         assert row(real, "DeleteShareGroupOffsets") == (0, 0, 0, 0, 0)
         assert row(real, "ShareGroupDescribe") == (1, 1, 0, 1, 1)
         assert row(preset, "ShareGroupDescribe") == (1, 1, 0, 1, 1)
-        assert row(preset, "ListConfigResources") == (0, 0, 0, 1, 0)  # the fake serves v0 (versions.CAPPED)
-        assert row(preset, "StreamsGroupDescribe") == (None, None, 0, 1, None)
-        # Capped: kadmin's range stops below the broker's.
-        assert row(real, "Metadata") == (0, 13, 0, 12, 12)
+        assert row(preset, "ListConfigResources") == (0, 1, 0, 1, 1)  # v1 served (KIP-1142 types filter)
+        assert row(preset, "AlterPartitionReassignments") == (0, 1, 0, 1, 1)  # v1 served (KIP-860)
+        assert row(preset, "StreamsGroupDescribe") == (0, 0, 0, 1, 0)  # served (streams groups are seeded)
+        # Metadata v13 (KIP-1102) is sent now; capped: kadmin's range stops below the broker's.
+        assert row(real, "Metadata") == (0, 13, 0, 13, 13)
         assert row(real, "OffsetFetch") == (1, 10, 0, 9, 9)
         assert row(real, "OffsetCommit") == (2, 10, 0, 9, 9)
         assert row(real, "ApiVersions") == (0, 4, 0, 4, 4)
@@ -128,7 +129,7 @@ def test_cli_api_versions_on_4_3_lists_the_new_keys_with_kadmins_ranges_and_2_2_
         node2 = lines[lines.index(next(x for x in lines if x.startswith("node 2 at"))):]
         assert next(x for x in node2 if " ShareGroupDescribe " in x).split() == ["77", "ShareGroupDescribe", "1",
                                                                                   "0-1", "1"]
-        assert next(x for x in node2 if " Metadata " in x).split() == ["3", "Metadata", "0-13", "0-12", "12"]
+        assert next(x for x in node2 if " Metadata " in x).split() == ["3", "Metadata", "0-13", "0-13", "13"]
 
 
 def test_kadmin_talks_to_the_4_x_presets() -> None:
@@ -139,7 +140,7 @@ def test_kadmin_talks_to_the_4_x_presets() -> None:
         with AdminClient(c.bootstrap, default_timeout_s=10.0) as admin:
             versions = admin.api_versions()
             assert {n: versions[n].release_guess for n in versions} == {1: "4.1", 2: "4.2", 3: "4.3"}
-            assert all(versions[n].apis[ApiKey.METADATA].negotiated == 12 for n in versions)
+            assert all(versions[n].apis[ApiKey.METADATA].negotiated == 13 for n in versions)
             ends = admin.list_offsets({("t", p): "latest" for p in range(3)})
             assert {k[1]: getattr(o, "offset", o) for k, o in ends.items()} == {0: 10, 1: 10, 2: 10}
             assert admin.alter_consumer_group_offsets("g", {("t", 0): 4, ("t", 1): 5}) == {("t", 0): None,
@@ -151,7 +152,7 @@ def test_kadmin_talks_to_the_4_x_presets() -> None:
             assert not isinstance(shared, Exception), shared
             assert shared.group_id == "sharers"
         log = c.request_log
-        assert {e.version for e in log if e.api_key == ApiKey.METADATA} == {12}
+        assert {e.version for e in log if e.api_key == ApiKey.METADATA} == {13}
         assert {e.version for e in log if e.api_key == ApiKey.OFFSET_COMMIT} == {9}
         assert {e.version for e in log if e.api_key == ApiKey.OFFSET_FETCH} == {9}
         assert {e.version for e in log if e.api_key == ApiKey.SHARE_GROUP_DESCRIBE} == {1}

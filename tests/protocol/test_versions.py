@@ -72,7 +72,8 @@ def test_releases_never_lose_client_api_versions() -> None:
     ("4.1", 84, None),  # ReadShareGroupState: broker-to-share-coordinator, withheld
     ("4.1", 90, (0, 0)),  # DescribeShareGroupOffsets v0 (no lag) in 4.1
     ("4.2", 90, (0, 1)),  # DescribeShareGroupOffsets v1 (lag) in 4.2
-    ("4.1", 74, (0, 0)),  # ListConfigResources: the fake serves v0 only (CAPPED)
+    ("4.1", 74, (0, 1)),  # ListConfigResources v1 (KIP-1142: the types filter) is served
+    ("4.1", 45, (0, 1)),  # AlterPartitionReassignments v1 (KIP-860) is served
     ("4.1", 11, (0, 9)),  # 4.1 gave JoinGroup v0-1 back (KAFKA-19444)
     ("4.1", 80, (0, 0)),
     ("4.2", 80, (0, 1)),  # AddRaftVoter v1 (KIP-1186) in 4.2
@@ -81,7 +82,9 @@ def test_releases_never_lose_client_api_versions() -> None:
     ("4.3", 8, (2, 9)),  # OffsetCommit v10 (topic ids) is not served by the fake: CAPPED
     ("4.1", 0, (0, 13)),  # Produce v13 (KIP-516: topic ids) is served
     ("4.2", 2, (1, 11)),  # ListOffsets v11 (KIP-1023: earliest pending upload) is served
-    ("4.3", 89, None),  # StreamsGroupDescribe: withheld
+    ("4.3", 89, (0, 0)),  # StreamsGroupDescribe: served (groups seeded with add_streams_group)
+    ("4.3", 88, None),  # StreamsGroupHeartbeat: withheld (no task assignor)
+    ("4.1", 89, None),  # streams groups are early access in 4.1: no key 89 advertised
 ])
 def test_known_facts(release: str, key: int, expected: tuple[int, int] | None) -> None:
     assert RELEASES[release].get(key) == expected

@@ -2,7 +2,8 @@
 
 As Kafka's controllers do: unknown topic or partition -> UNKNOWN_TOPIC_OR_PARTITION; an empty target, a broker
 listed twice or a broker the cluster does not have -> INVALID_REPLICA_ASSIGNMENT; cancelling (null replicas)
-where nothing moves -> NO_REASSIGNMENT_IN_PROGRESS.  An accepted move keeps the target replicas followed by the
+where nothing moves -> NO_REASSIGNMENT_IN_PROGRESS; from v1 (KIP-860), with AllowReplicationFactorChange false, a
+target of another size than the partition's replicas -> INVALID_REPLICATION_FACTOR.  An accepted move keeps the target replicas followed by the
 leaving ones until the adding replicas catch up, which in the fake happens when a test calls
 ``FakeCluster.finish_reassignments``; a move that adds no replica completes at once.  In ZooKeeper mode only the
 controller answers (others: top-level NOT_CONTROLLER); a KRaft broker forwards to the quorum.
@@ -22,7 +23,7 @@ API_KEY = ApiKey.ALTER_PARTITION_REASSIGNMENTS
 
 
 def _alter(ctx: RequestContext, part: PartitionState | None, replicas: list[int] | None,
-           live: set[int]) -> tuple[int, str | None]:
+           live: set[int], allow_rf_change: bool = True) -> tuple[int, str | None]:
     if part is None:
         return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "no such partition"
     if replicas is None:
@@ -37,6 +38,12 @@ def _alter(ctx: RequestContext, part: PartitionState | None, replicas: list[int]
     unknown = sorted(set(replicas) - set(ctx.cluster.node_ids))
     if unknown:
         return ErrorCode.INVALID_REPLICA_ASSIGNMENT, f"no such broker(s): {unknown}"
+    # v1 (KIP-860): AllowReplicationFactorChange false refuses a move to another number of replicas, counted
+    # against the partition's replicas before any move under way (ReplicationControlManager).
+    current = len(part.replicas) - len(part.adding)
+    if not allow_rf_change and len(replicas) != current:
+        return (ErrorCode.INVALID_REPLICATION_FACTOR,
+                f"The replication factor is changed from {current} to {len(replicas)}")
     part.start_reassignment(replicas, live)
     return ErrorCode.NONE, None
 
@@ -55,7 +62,8 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
         parts = []
         for p in t.partitions:
             part = topic.partitions.get(p.partition_index) if topic is not None else None
-            code, message = _alter(ctx, part, None if p.replicas is None else list(p.replicas), live)
+            code, message = _alter(ctx, part, None if p.replicas is None else list(p.replicas), live,
+                                   allow_rf_change=version < 1 or bool(req.allow_replication_factor_change))
             parts.append(R.ReassignablePartitionResponse(partition_index=p.partition_index, error_code=code,
                                                          error_message=message))
         responses.append(R.ReassignableTopicResponse(name=t.name, partitions=parts))

@@ -95,9 +95,16 @@ def handle_metadata(ctx: RequestContext, req: Any, version: int) -> Response:
              cluster_authorized_operations=cluster_ops)
 
 
+#: KIP-1102: the error a broker answers at the top level of Metadata v13+ (no brokers, no topics).
+REBOOTSTRAP_REQUIRED = 129
+
+
 def error_metadata(ctx: RequestContext, req: Any, version: int, code: int) -> Response:
-    """Metadata has no top-level error: an injected error goes on every requested topic."""
+    """An injected error goes on every requested topic; REBOOTSTRAP_REQUIRED (v13+) is the answer's top-level
+    error, with no brokers or topics, as a Kafka broker sends it."""
     R = response_class(METADATA)
+    if code == REBOOTSTRAP_REQUIRED and version >= 13:
+        return R(error_code=code, brokers=[], topics=[], cluster_id=None, controller_id=-1)
     names = _requested_names(ctx, req, version)
     if names is None:
         names = sorted(ctx.state.area(Topics))

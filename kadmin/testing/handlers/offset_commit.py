@@ -60,6 +60,10 @@ def _group_error(ctx: RequestContext, req: Any, version: int) -> int:
         if generation != m.member_epoch:
             return STALE_MEMBER_EPOCH if version >= 9 else ILLEGAL_GENERATION
         return NONE
+    if g.group_type == "streams":
+        # StreamsGroup.validateOffsetCommit: an admin commit (no member, epoch -1) into an empty group; the
+        # fake's seeded members never commit.
+        return NONE if generation < 0 and g.state == "Empty" else UNKNOWN_MEMBER_ID
     if g.group_type != "classic":
         return GROUP_ID_NOT_FOUND  # share groups keep no committed offsets
     classic.expire(g)
