@@ -507,8 +507,8 @@ def build_plan(spec: TenantSpec, admin: AdminClient, *, scope: Scope | None, rem
     deletes = {k: remove_unlisted and scope is not None and scope.allows(k) for k in kinds}
     parts: list[DataFrame] = []
     # A kind the cluster cannot describe fails row by row; what depends on it is skipped (tenant_unreadable).
-    failed_users: tuple[DataFrame, str] | None = None
-    failed_topics: tuple[DataFrame, str] | None = None
+    failed_users: DataFrame | None = None  # user, why: no grant may name them (tenant_unreadable)
+    failed_topics: DataFrame | None = None
     topic_plan: DataFrame | None = None
 
     if "scram_users" in kinds and spec.scram_users is not None:
@@ -517,7 +517,10 @@ def build_plan(spec: TenantSpec, admin: AdminClient, *, scope: Scope | None, rem
         part = plan_scram(desired_scram(spec.scram_users), cur, remove_unlisted=deletes["scram_users"])
         if why is not None:
             part = unreadable(part, why)
-            failed_users = (part.filter("status = 'failed'").selectExpr("args['user'] AS user"), why)
+        # A user whose credential cannot be planned (unreadable) or whose row is rejected gets no grant.
+        failed_users = part.filter("action = 'reject' AND status IN ('failed', 'rejected')").selectExpr(
+            "args['user'] AS user", "CASE WHEN status = 'rejected' THEN concat('its row ', key, ' is rejected: ', "
+            "error) ELSE error END AS why")
         parts.append(part)
 
     topics_d = desired_topics(spec.topics) if spec.topics is not None else None
@@ -547,7 +550,7 @@ def build_plan(spec: TenantSpec, admin: AdminClient, *, scope: Scope | None, rem
             topic_plan = plan_topics(topics_d, configs_d, current_topics, remove_unlisted=deletes["topics"])
             if topics_why is not None:
                 topic_plan = unreadable(topic_plan, topics_why)
-                failed_topics = (topic_plan.filter("status = 'failed'").selectExpr("key AS topic"), topics_why)
+                failed_topics = topic_plan.filter("status = 'failed'").selectExpr("key AS topic", "error AS why")
             parts.append(topic_plan)
         if "topic_configs" in kinds:
             cfg_scope = scope if deletes.get("topic_configs") else None
@@ -566,10 +569,7 @@ def build_plan(spec: TenantSpec, admin: AdminClient, *, scope: Scope | None, rem
         if why is not None:
             part = unreadable(part, why)
         elif failed_users is not None or failed_topics is not None:
-            part = skip_acl_grants(part, users=failed_users[0] if failed_users else None,
-                                   users_why=failed_users[1] if failed_users else "",
-                                   topics=failed_topics[0] if failed_topics else None,
-                                   topics_why=failed_topics[1] if failed_topics else "")
+            part = skip_acl_grants(part, users=failed_users, topics=failed_topics)
         parts.append(part)
 
     if "groups_offsets" in kinds and spec.groups_offsets is not None:

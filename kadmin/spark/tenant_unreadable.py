@@ -58,29 +58,33 @@ def unreadable(part: DataFrame, reason: str) -> DataFrame:
         f"CASE WHEN {own} THEN error ELSE {sql_string(reason)} END AS error", "args")
 
 
-def skip_acl_grants(acls: DataFrame, *, users: DataFrame | None = None, users_why: str = "",
-                    topics: DataFrame | None = None, topics_why: str = "") -> DataFrame:
-    """ACL plan rows that would grant to a user (column ``user``) or on a literal topic (column ``topic``)
-    that could not be planned, as ``skipped`` with the reason; other rows unchanged."""
+def skip_acl_grants(acls: DataFrame, *, users: DataFrame | None = None,
+                    topics: DataFrame | None = None) -> DataFrame:
+    """ACL plan rows that would grant to a user (``users``: columns ``user``, ``why``) or on a literal topic
+    (``topics``: columns ``topic``, ``why``) that could not be planned or was rejected, as ``skipped`` with the
+    reason; other rows unchanged.  A grant for a principal with no credential is a dangling grant: a later
+    user of that name would inherit it."""
     out = acls
     if users is not None:
-        u = users.selectExpr("concat('User:', user) AS _dep").distinct()
-        out = _skip(out, F.broadcast(u), "args['principal']", "SCRAM user ", "substring(_dep, 6)", users_why)
+        u = users.selectExpr("concat('User:', user) AS _dep", "why AS _why")
+        out = _skip(out, u, "args['principal']", "SCRAM user ", "substring(_dep, 6)")
     if topics is not None:
-        t = topics.selectExpr("topic AS _dep").distinct()
+        t = topics.selectExpr("topic AS _dep", "why AS _why")
         lit = ("CASE WHEN args['resource_type'] = 'TOPIC' AND args['pattern_type'] = 'LITERAL' "
                "THEN args['resource_name'] END")
-        out = _skip(out, F.broadcast(t), lit, "topic ", "_dep", topics_why)
+        out = _skip(out, t, lit, "topic ", "_dep")
     return out
 
 
-def _skip(acls: DataFrame, deps: DataFrame, on: str, what: str, name: str, why: str) -> DataFrame:
-    j = acls.selectExpr("*", f"{on} AS _on").join(deps, F.col("_on") == F.col("_dep"), "left")
+def _skip(acls: DataFrame, deps: DataFrame, on: str, what: str, name: str) -> DataFrame:
+    # One reason per owner (an owner with two bad rows must not double its grants' rows).
+    one = F.broadcast(deps.filter("_dep IS NOT NULL").groupBy("_dep").agg(F.min("_why").alias("_why")))
+    j = acls.selectExpr("*", f"{on} AS _on").join(one, F.col("_on") == F.col("_dep"), "left")
     hit = "(_dep IS NOT NULL AND action = 'create')"
     return j.selectExpr(
         "kind", "key", f"CASE WHEN {hit} THEN 'reject' ELSE action END AS action", "old_value", "new_value",
         f"CASE WHEN {hit} THEN 'skipped' ELSE status END AS status",
-        f"CASE WHEN {hit} THEN concat({sql_string(what)}, {name}, ' could not be provisioned: ', {sql_string(why)}) "
+        f"CASE WHEN {hit} THEN concat({sql_string(what)}, {name}, ' could not be provisioned: ', _why) "
         "ELSE error END AS error", "args")
 
 
