@@ -53,6 +53,7 @@ def run_in_process(*args: str, tty: bool = False) -> Result:
     return Result(code, out.getvalue(), err.getvalue())
 
 
+@pytest.mark.spark  # the child starts its own Spark (a JVM): a minute on 2 cores
 def test_provision_csv_in_a_subprocess_applies_and_reports_json(cluster: FakeCluster, tmp_path: Path) -> None:
     f = tmp_path / "quotas.csv"
     f.write_text(CSV, encoding="utf-8")

@@ -56,7 +56,7 @@ _EXPORTS = {
     "provision": "kadmin.spark.tenant_apply",
     "apply_plan": "kadmin.spark.tenant_apply",
     "drift": "kadmin.spark.tenant_apply",
-    "StderrProgress": "kadmin.spark.tenant_apply",
+    "StderrProgress": "kadmin.spark.report",
     "TenantProgress": "kadmin.spark.tenant_apply",
     "TENANT_RESULT_COLUMNS": "kadmin.spark.tenant_apply",
     "TenantSpec": "kadmin.spark.spec",
@@ -69,12 +69,11 @@ _EXPORTS = {
 if TYPE_CHECKING:
     from kadmin.spark.apply import provision_quotas
     from kadmin.spark.plan import plan_quotas
-    from kadmin.spark.report import Progress, summary
+    from kadmin.spark.report import Progress, StderrProgress, summary
     from kadmin.spark.schema import DEFAULT_ENTITY, RESULT_COLUMNS, result_schema
     from kadmin.spark.spec import Scope, SpecError, TenantSpec, env_or_file_secrets
     from kadmin.spark.tenant_apply import (
         TENANT_RESULT_COLUMNS,
-        StderrProgress,
         TenantProgress,
         apply_plan,
         drift,

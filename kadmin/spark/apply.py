@@ -22,7 +22,6 @@ from __future__ import annotations
 import concurrent.futures as cf
 import logging
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import groupby
@@ -35,6 +34,7 @@ from pyspark.sql import functions as F
 
 from kadmin.admin import quotas as admin_quotas
 from kadmin.errors import KafkaError
+from kadmin.spark.inflight import InFlight
 from kadmin.spark.plan import (
     BROADCAST_LIMIT,
     ScopeArg,
@@ -255,6 +255,28 @@ class _Sent:
     ops: int
 
 
+def _fold(res: SendResult, fut: cf.Future[Any], sent: _Sent) -> None:
+    """One call's answer into ``res``: its entities done, the failed ones with why."""
+    res.requests += 1
+    res.entities_done += len(sent.cells)
+    res.actions_done += sent.ops
+    try:
+        answer = fut.result()
+    except (KafkaError, TypeError, ValueError) as exc:
+        # The whole call failed (no broker reachable, the client refused the batch): every entity in it
+        # failed with the same error, and the next batch still gets its chance.
+        log.warning("a batch of %d entities failed as a whole: %s", len(sent.cells), _error_text(exc))
+        res.failures.extend((*cells, _error_text(exc)) for cells in sent.cells)
+        return
+    # The answer has one entry per alteration; when all of them are None (the usual case), every entity
+    # succeeded and there is nothing to look up one by one.
+    if len(answer) != len(sent.cells) or list(answer.values()).count(None) != len(answer):
+        for cells, alteration in zip(sent.cells, sent.alterations, strict=True):
+            outcome = answer.get(alteration.entity, KafkaError("no result was returned for this entity"))
+            if outcome is not None:
+                res.failures.append((*cells, _error_text(outcome)))
+
+
 def send_actions(
     entities: Iterator[tuple[Cells, list[tuple[str, float | None]]]],
     admin: AdminClient,
@@ -269,78 +291,46 @@ def send_actions(
     """Batch ``entities`` into alterations of ``batch_size`` entities and send them, at most
     ``max_concurrency`` calls in flight.  A failure is recorded per entity and never stops the rest."""
     from kadmin.quotas import ClientQuotaAlteration, Remove, Set
+    from kadmin.spark.kinds.quotas import alter
 
     res = SendResult(entities_total=totals[0], actions_total=totals[1])
     report(res.progress("planned"))
     cells_of: list[Cells] = []  # the batch being built: entity cells and alterations, index for index
     batch: list[Any] = []
     batch_ops = 0
-    inflight: deque[tuple[cf.Future[Any], _Sent]] = deque()
-
-    def call(alterations: list[Any]) -> Any:
-        return admin.alter_client_quotas(alterations, validate_only=validate_only,
-                                         allow_unknown_keys=allow_unknown_keys, batch_size=batch_size,
-                                         max_concurrency=1)
 
     def fold(fut: cf.Future[Any], sent: _Sent) -> None:
-        res.requests += 1
-        res.entities_done += len(sent.cells)
-        res.actions_done += sent.ops
-        try:
-            answer = fut.result()
-        except (KafkaError, TypeError, ValueError) as exc:
-            # The whole call failed (no broker reachable, the client refused the batch): every entity in it
-            # failed with the same error, and the next batch still gets its chance.
-            log.warning("a batch of %d entities failed as a whole: %s", len(sent.cells), _error_text(exc))
-            res.failures.extend((*cells, _error_text(exc)) for cells in sent.cells)
-        else:
-            # The answer has one entry per alteration; when all of them are None (the usual case), every
-            # entity succeeded and there is nothing to look up one by one.
-            if len(answer) != len(sent.cells) or list(answer.values()).count(None) != len(answer):
-                for cells, alteration in zip(sent.cells, sent.alterations, strict=True):
-                    outcome = answer.get(alteration.entity, KafkaError("no result was returned for this entity"))
-                    if outcome is not None:
-                        res.failures.append((*cells, _error_text(outcome)))
+        _fold(res, fut, sent)
         report(res.progress("sending"))
 
-    def drain(until: int) -> None:
-        while len(inflight) > until:
-            done, _ = cf.wait([f for f, _ in inflight], return_when=cf.FIRST_COMPLETED)
-            for item in [i for i in inflight if i[0] in done]:
-                inflight.remove(item)
-                fold(*item)
-
-    with cf.ThreadPoolExecutor(max_workers=max_concurrency, thread_name_prefix="kadmin-spark") as pool:
+    with InFlight(max_concurrency, fold, "kadmin-spark") as calls:
         def submit() -> None:
             nonlocal cells_of, batch, batch_ops
-            drain(max_concurrency - 1)
-            inflight.append((pool.submit(call, batch), _Sent(cells_of, batch, batch_ops)))
+            calls.submit(_Sent(cells_of, batch, batch_ops), alter, admin, batch, validate_only, allow_unknown_keys,
+                         batch_size)
             res.entities_streamed += len(batch)
             res.actions_streamed += batch_ops
             cells_of, batch, batch_ops = [], [], 0
 
-        try:
-            for cells, ops in entities:
-                try:
-                    alteration = ClientQuotaAlteration(_entity(cells), [
-                        Remove(key) if value is None else Set(key, value) for key, value in ops])
-                except (TypeError, ValueError) as exc:
-                    # Spark's validation mirrors kadmin.quotas, so this is a disagreement between the two:
-                    # fail the entity where it can be seen rather than the batch it would travel in.
-                    res.entities_done += 1
-                    res.entities_streamed += 1
-                    res.actions_streamed += len(ops)
-                    res.failures.append((*cells, _error_text(exc)))
-                    continue
-                cells_of.append(cells)
-                batch.append(alteration)
-                batch_ops += len(ops)
-                if len(batch) >= batch_size:
-                    submit()
-            if batch:
+        for cells, ops in entities:
+            try:
+                alteration = ClientQuotaAlteration(_entity(cells), [
+                    Remove(key) if value is None else Set(key, value) for key, value in ops])
+            except (TypeError, ValueError) as exc:
+                # Spark's validation mirrors kadmin.quotas, so this is a disagreement between the two:
+                # fail the entity where it can be seen rather than the batch it would travel in.
+                res.entities_done += 1
+                res.entities_streamed += 1
+                res.actions_streamed += len(ops)
+                res.failures.append((*cells, _error_text(exc)))
+                continue
+            cells_of.append(cells)
+            batch.append(alteration)
+            batch_ops += len(ops)
+            if len(batch) >= batch_size:
                 submit()
-        finally:
-            drain(0)
+        if batch:
+            submit()
     report(res.progress("done"))
     return res
 
@@ -367,15 +357,8 @@ def provision_quotas(
     :class:`RejectedRowsError` before anything is sent.  Results of validate/apply are computed once and
     cached (``results.unpersist()`` frees them); a plan-mode result is lazy.
     """
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
-    for name, v in (("batch_size", batch_size), ("max_concurrency", max_concurrency)):
-        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-            raise ValueError(f"{name} must be a positive int, not {v!r}")
-    for name, b in (("remove_unlisted", remove_unlisted), ("strict", strict),
-                    ("allow_unknown_keys", allow_unknown_keys)):
-        if not isinstance(b, bool):
-            raise TypeError(f"{name} must be a bool, not {b!r}")
+    _check_options(mode, batch_size, max_concurrency, remove_unlisted=remove_unlisted, strict=strict,
+                   allow_unknown_keys=allow_unknown_keys)
     check_admin(admin)
     report = ProgressReporter(progress, mode)
     shapes = parse_scope(scope) if scope is not None else None  # bad scopes fail before any Spark job
@@ -412,21 +395,9 @@ def provision_quotas(
         cached.append(plan)
         totals = _totals(plan)
         steps("plan computed")
-        failures: list[tuple[str | None, str | None, str | None, str]] = []
-        if totals[0] == 0:
-            report(Progress("planned", 0, 0))
-            report(Progress("done", 0, 0))
-        else:
-            sent = send_actions(actions_by_entity(plan, partitions if arrow else None), admin, validate_only=mode == "validate",
-                                allow_unknown_keys=allow_unknown_keys, batch_size=batch_size,
-                                max_concurrency=max_concurrency, totals=totals, report=report)
-            if (sent.entities_streamed, sent.actions_streamed) != totals:
-                # Never report a row "ok" that was not sent: the stream and the totals read the same cache,
-                # so a difference is a bug, and the results could not be trusted.
-                raise RuntimeError(
-                    f"the plan's stream returned {sent.entities_streamed} entities with {sent.actions_streamed} "
-                    f"action(s), but the plan has {totals[0]} with {totals[1]}; run again to reconcile")
-            failures = sent.failures
+        failures = _send_plan(plan, admin, partitions if arrow else None, totals, report,
+                              validate_only=mode == "validate", allow_unknown_keys=allow_unknown_keys,
+                              batch_size=batch_size, max_concurrency=max_concurrency)
         steps("actions sent")
         if not failures:
             # The cached plan already says what happened (every change succeeded): it is the results.
@@ -440,6 +411,34 @@ def provision_quotas(
     finally:
         for df in cached:
             df.unpersist()
+
+
+def _check_options(mode: str, batch_size: object, max_concurrency: object, **flags: object) -> None:
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+    for name, v in (("batch_size", batch_size), ("max_concurrency", max_concurrency)):
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise ValueError(f"{name} must be a positive int, not {v!r}")
+    for name, b in flags.items():
+        if not isinstance(b, bool):
+            raise TypeError(f"{name} must be a bool, not {b!r}")
+
+
+def _send_plan(plan: DataFrame, admin: AdminClient, partitions: int | None, totals: tuple[int, int],
+               report: ProgressReporter, **options: Any) -> list[tuple[str | None, str | None, str | None, str]]:
+    """Stream the cached plan's changes and send them; the failed entities with why."""
+    if totals[0] == 0:
+        report(Progress("planned", 0, 0))
+        report(Progress("done", 0, 0))
+        return []
+    sent = send_actions(actions_by_entity(plan, partitions), admin, totals=totals, report=report, **options)
+    if (sent.entities_streamed, sent.actions_streamed) != totals:
+        # Never report a row "ok" that was not sent: the stream and the totals read the same cache, so a
+        # difference is a bug, and the results could not be trusted.
+        raise RuntimeError(
+            f"the plan's stream returned {sent.entities_streamed} entities with {sent.actions_streamed} "
+            f"action(s), but the plan has {totals[0]} with {totals[1]}; run again to reconcile")
+    return sent.failures
 
 
 class _Steps:
