@@ -57,8 +57,8 @@ def test_the_spec_columns_come_from_the_kinds_without_importing_pyspark() -> Non
 def test_a_new_kind_is_one_registration() -> None:
     pytest.importorskip("pyspark")
     from kadmin.spark import kinds as registry
+    from kadmin.spark.apply import _group_sql
     from kadmin.spark.kinds import Kind, Phase, kinds, phases, register
-    from kadmin.spark.tenant_apply import _group_sql
 
     new = Kind(name="widgets", order=99, columns={"widget": True}, plan=lambda ctx: None,  # type: ignore[arg-type,return-value]
                phases=(Phase("widgets", ("create",), "widgets made", 999, lambda ctx, batch: {}),),

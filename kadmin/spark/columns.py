@@ -10,7 +10,7 @@ from kadmin.spark.kinds import kinds
 KINDS: tuple[str, ...] = tuple(k.name for k in kinds())
 
 #: kind -> {column: required}, as each kind declares them; ``quotas`` has its own formats
-#: (:mod:`kadmin.spark.schema`).
+#: (:mod:`kadmin.spark.kinds.quotas.schema`).
 COLUMNS: dict[str, dict[str, bool]] = {k.name: dict(k.columns) for k in kinds() if k.columns}
 #: Columns holding whole numbers (as numbers or numeric text).
 INT_COLUMNS = frozenset({"partitions", "replication_factor", "iterations", "partition"})

@@ -1,6 +1,6 @@
 """The one in-flight bound of provisioning: at most ``limit`` calls running, answers folded on the caller.
 
-Both senders (a quota plan's entity stream, :func:`kadmin.spark.apply.send_actions`, and a tenant plan's
+Both senders (a quota plan's entity stream, :func:`kadmin.spark.kinds.quotas.stream.send_actions`, and a tenant plan's
 phases, :class:`kadmin.spark.sender.Sender`) send batches through this: one ``AdminClient`` shared by a small
 thread pool (the client is thread-safe and batches per node itself), at most ``limit`` calls outstanding, and
 each answer handed to ``fold`` on the calling thread, so that outcomes and progress need no lock.

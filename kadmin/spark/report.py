@@ -17,7 +17,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
-from kadmin.spark.schema import ENTITY_COLUMNS, RESULT_COLUMNS, entity_schema
+from kadmin.spark.kinds.quotas.schema import ENTITY_COLUMNS, RESULT_COLUMNS, entity_schema
 
 log = logging.getLogger("kadmin.spark")
 

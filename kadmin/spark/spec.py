@@ -18,7 +18,7 @@ Kinds and their columns (names are case-sensitive; optional columns may be left 
   ``password_ref``: the *name* of a secret, resolved on the driver by the caller's ``secrets`` function at
   apply time.  A ``password`` column is refused: a secret in a DataFrame ends up in Spark's plans, caches,
   shuffle files and event logs, and from there in results and logs;
-* ``quotas``: :mod:`kadmin.spark.schema`'s format (long or wide), as for ``provision_quotas``;
+* ``quotas``: :mod:`kadmin.spark.kinds.quotas.schema`'s format (long or wide), as for ``provision_quotas``;
 * ``groups_offsets`` (reset targets): ``group``, ``topic``, ``partition`` (int, optional: every partition),
   ``target`` (``earliest``, ``latest``, ``offset:N``, ``timestamp:MS`` or ``timestamp:<ISO-8601 with a
   zone>``); see :mod:`kadmin.spark.kinds.groups_offsets`.  Resets are never deletions.

@@ -1,7 +1,7 @@
 """The kinds of entity provisioning knows, one module each, found by registration.
 
-A kind (:class:`Kind`) declares everything the generic plan (:mod:`kadmin.spark.tenant_plan`) and apply
-(:mod:`kadmin.spark.tenant_apply`) need to know about it, so that neither holds a per-kind branch:
+A kind (:class:`Kind`) declares everything the generic plan (:mod:`kadmin.spark.plan`) and apply
+(:mod:`kadmin.spark.apply`) need to know about it, so that neither holds a per-kind branch:
 
 * ``columns``: its spec columns ({column: required}; checked before Spark starts, by the CLI too);
 * ``plan``: how to read the cluster's state and diff the spec's rows against it (plan rows out);

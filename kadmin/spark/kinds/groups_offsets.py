@@ -266,7 +266,7 @@ def _read_groups(admin: AdminClient, group_list: list[str], wanted: set[str], ou
 
 
 def plan_groups_offsets(df: DataFrame, admin: AdminClient, topic_plan: DataFrame | None) -> DataFrame:
-    """The kind's plan rows (the plan's columns, see :mod:`kadmin.spark.tenant_plan`).
+    """The kind's plan rows (the plan's columns, see :mod:`kadmin.spark.plan`).
 
     ``topic_plan``: the topics' own plan rows when the spec has topics, so that a reset on a topic (or on a
     partition) the spec creates is planned against the empty log it will have."""

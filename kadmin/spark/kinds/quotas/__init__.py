@@ -1,6 +1,6 @@
 """The ``quotas`` kind: client quota keys per entity (user, client-id, ip), set, altered or removed.
 
-The rows are the quota pipeline's own (:mod:`kadmin.spark.schema` formats, :mod:`kadmin.spark.validate`
+The rows are the quota pipeline's own (:mod:`kadmin.spark.kinds.quotas.schema` formats, :mod:`kadmin.spark.kinds.quotas.validate`
 rules, exact double equality), so a spec's quotas and ``provision_quotas`` can never disagree.  An entity's keys
 travel as one ``ClientQuotaAlteration`` (Kafka applies an entity's ops together); quotas are sent last, so a
 quota never applies to a half-made tenant.
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 NAME = "quotas"
 ENTITY_COLUMNS = ("user", "client_id", "ip")
-#: Quotas have their own formats (long or wide: :mod:`kadmin.spark.schema`), checked when normalized.
+#: Quotas have their own formats (long or wide: :mod:`kadmin.spark.kinds.quotas.schema`), checked when normalized.
 COLUMNS: dict[str, bool] = {}
 SCHEMA: Schema = (("user", "string"), ("client_id", "string"), ("ip", "string"), ("quota_key", "string"),
                   ("value", "double"), ("in_scope", "boolean"))
@@ -48,7 +48,7 @@ SCHEMA: Schema = (("user", "string"), ("client_id", "string"), ("ip", "string"),
 def read_quotas(admin: AdminClient, scope: Scope | None) -> Columns:
     """Every client quota (one DescribeClientQuotas, all entities); in scope: entities with a user whose
     principal ``User:<name>`` has a scope prefix (default-user and user-less entities never are)."""
-    from kadmin.spark.plan import read_current
+    from kadmin.spark.kinds.quotas.diff import read_current
 
     base = read_current(admin, None)
     users = base["user"]
@@ -66,30 +66,28 @@ def _entity_text(prefix: str = "") -> str:
 
 def plan_quotas_kind(desired: DataFrame, current: DataFrame, *, remove_unlisted: bool,
                      allow_unknown_keys: bool = False) -> DataFrame:
-    """Quota keys in the plan's shape: ``set`` becomes create/alter, ``remove`` delete (exact double
-    equality, as :func:`kadmin.spark.plan.diff`)."""
-    from kadmin.spark.schema import normalize
-    from kadmin.spark.validate import validate
+    """Quota keys in the plan's shape, from the quota pipeline's own validation and diff (the ones
+    ``provision_quotas`` runs: :func:`kadmin.spark.kinds.quotas.validate.validate`, :func:`kadmin.spark.kinds.quotas.diff.diff`, exact
+    double equality): ``set`` becomes create (no current value) or alter, ``remove`` delete.  Deletions of
+    unlisted keys are those of in-scope entities (a :class:`~kadmin.spark.spec.Scope` of principals)."""
+    from kadmin.spark.kinds.quotas.diff import diff
+    from kadmin.spark.kinds.quotas.schema import normalize
+    from kadmin.spark.kinds.quotas.validate import validate
 
     v = validate(normalize(desired), allow_unknown_keys=allow_unknown_keys)
-    d = v.selectExpr(*ENTITY_COLUMNS, "quota_key", "value", "reason",
-                     f"concat({_entity_text()}, '/', coalesce(quota_key, '')) AS key")
-    cur = current.selectExpr(*ENTITY_COLUMNS, "quota_key", "value", "in_scope",
-                             f"concat({_entity_text()}, '/', quota_key) AS key")
-    c = cur.selectExpr("key AS c_key", "value AS c_value")
-    j = d.join(c, d["key"] == c["c_key"], "left")
+    key = f"concat({_entity_text()}, '/', coalesce(quota_key, '')) AS key"
     args = ("map_filter(map('user', user, 'client_id', client_id, 'ip', ip, 'quota_key', quota_key, "
-            "'value', CAST(value AS STRING)), (k, v) -> v IS NOT NULL)")
-    rows = j.selectExpr(
-        "key", "CASE WHEN reason IS NOT NULL THEN 'reject' WHEN value IS NULL AND c_key IS NULL THEN 'unchanged' "
-               "WHEN value IS NULL THEN 'delete' WHEN c_key IS NULL THEN 'create' "
-               "WHEN c_value = value THEN 'unchanged' ELSE 'alter' END AS action",
-        "CAST(c_value AS STRING) AS old_value", "CAST(value AS STRING) AS new_value", "reason AS error",
-        f"{args} AS args")
+            "'value', CAST({value} AS STRING)), (k, v) -> v IS NOT NULL)")
+    rows = diff(v, current, remove_unlisted=False).selectExpr(
+        key, "CASE WHEN action = 'set' AND old_value IS NULL THEN 'create' WHEN action = 'set' THEN 'alter' "
+             "WHEN action = 'remove' THEN 'delete' ELSE action END AS action",
+        "CAST(old_value AS STRING) AS old_value", "CAST(new_value AS STRING) AS new_value", "error",
+        f"{args.format(value='new_value')} AS args")
     out = _finish(rows, "quotas")
     if remove_unlisted:
-        gone = _deletions(cur, d.select("key"), "CAST(value AS STRING)",
-                          args.replace("'value', CAST(value AS STRING)", "'value', CAST(NULL AS STRING)"))
+        d = v.selectExpr(key, "reason")
+        cur = current.selectExpr(*ENTITY_COLUMNS, "quota_key", "value", "in_scope", key)
+        gone = _deletions(cur, d.select("key"), "CAST(value AS STRING)", args.format(value="NULL"))
         out = out.unionByName(_hold_deletions(_finish(gone, "quotas"), d.filter("reason IS NOT NULL").selectExpr(
             "substring_index(key, '/', 1) AS _held"), "substring_index(key, '/', 1)", "quota entity"))
     return out
