@@ -22,8 +22,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -88,7 +88,6 @@ class Kind:
     group: str = "key"
     #: called with (ctx, phase, item, status, error) when an item of this kind did not succeed
     on_failure: Callable[..., None] | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 _KINDS: dict[str, Kind] = {}
