@@ -101,10 +101,17 @@ def register(kind: Kind) -> Kind:
     return kind
 
 
+_loaded: list[bool] = []
+
+
 def _load() -> None:
+    """Import every kind module of this package once (each registers its kind)."""
+    if _loaded:
+        return
     for info in pkgutil.iter_modules(__path__):
         if not info.name.startswith("_") and info.name != "context":
             importlib.import_module(f"{__name__}.{info.name}")
+    _loaded.append(True)
 
 
 def kinds() -> tuple[Kind, ...]:
