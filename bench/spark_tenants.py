@@ -14,7 +14,7 @@ Time is wall time (the Spark path runs in a JVM and over threads; CPU time of th
 Peak driver memory: this process's peak RSS (``ru_maxrss``, the bench's own input lists included) and the
 Spark JVM's (local mode: driver and executors in one JVM) peak RSS (VmHWM).  SCRAM salting (PBKDF2, 4096
 rounds per user) costs the same on every path and is part of each; the Spark path runs its jobs for the other
-kinds while the driver salts (see ``kadmin.spark.tenant_apply._PlanStream``), so its fixed cost (a few
+kinds while the driver salts (see ``kadmin.spark.apply._PlanStream``), so its fixed cost (a few
 seconds of Spark jobs) weighs most at small sizes: the ratio falls as the tenant count grows.
 
     python -m bench.spark_tenants [--tenants N] [--loop-tenants N]
@@ -124,7 +124,7 @@ def _jvm_peak_rss_mb(spark: Any) -> float | None:
 def run_spark(spark: Any, rows: dict[str, list[tuple[Any, ...]]]) -> dict[str, Any]:
     from kadmin import AdminClient
     from kadmin.spark import TenantSpec, env_or_file_secrets, provision
-    from kadmin.spark.tenant_apply import ApplyReport
+    from kadmin.spark.apply import ApplyReport
 
     spec = TenantSpec(
         topics=spark.createDataFrame(rows["topics"], "name string, partitions int, replication_factor int"),

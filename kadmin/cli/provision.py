@@ -74,8 +74,8 @@ def run(ctx: Context) -> int:
             # a configs cell holds JSON ("{""retention.ms"": ""1000""}").
             return spark.read.csv(path, header=True, inferSchema=False, escape='"')
         return _read_frame(spark, path, fmt)
+    from kadmin.spark.apply import StderrProgress, provision
     from kadmin.spark.spec import TenantSpec, env_or_file_secrets
-    from kadmin.spark.tenant_apply import StderrProgress, provision
 
     spark = _spark_session(ctx.debug)
     spec = TenantSpec(secrets=env_or_file_secrets,

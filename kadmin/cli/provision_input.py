@@ -3,7 +3,7 @@
 Why before Spark: starting a local Spark session costs tens of seconds (a JVM), and a file with a wrong
 header, a misspelt entity column or a column Spark cannot turn into a quota would only be refused after
 it.  This module reads what it can cheaply (a CSV header, every record of a JSON file, streamed, a
-Parquet schema when pyarrow is installed) and applies the same rules as :mod:`kadmin.spark.schema`; what it
+Parquet schema when pyarrow is installed) and applies the same rules as :mod:`kadmin.spark.kinds.quotas.schema`; what it
 cannot see (the cells of every row) is left to Spark, which reports bad rows one by one.
 
 The file formats (also in docs/cli.md and ``kadmin quotas provision --help``):

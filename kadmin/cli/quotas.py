@@ -477,7 +477,7 @@ def run_provision(ctx: Context) -> int:
     build_config(args.bootstrap_server, args.command_config, check_timeout(args.timeout))
     fmt = _file_format(args.file, args.file_format)
     shape = check_input(args.file, fmt)
-    from kadmin.spark.apply import provision_quotas
+    from kadmin.spark.kinds.quotas.stream import provision_quotas
 
     spark = _spark_session(ctx.debug)
     desired = _read_frame(spark, args.file, fmt)

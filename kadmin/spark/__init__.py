@@ -14,8 +14,8 @@ used, so ``import kadmin`` (and even ``import kadmin.spark``) never needs it.
     results.groupBy("action", "status").count().show()
 
 Only the DataFrame API is used (no RDDs, no SparkContext), so the same code runs on classic PySpark and on
-Spark Connect.  The formats, scope and actions are described in :mod:`kadmin.spark.schema` and
-:mod:`kadmin.spark.plan`; the results schema is :data:`RESULT_COLUMNS`:
+Spark Connect.  The formats, scope and actions are described in :mod:`kadmin.spark.kinds.quotas.schema` and
+:mod:`kadmin.spark.kinds.quotas.diff`; the results schema is :data:`RESULT_COLUMNS`:
 
 ``user, client_id, ip, quota_key, old_value, new_value, action, status, error``
 
@@ -32,7 +32,7 @@ Guarantees worth knowing:
 * nothing is sent for a rejected row, and a rejected row never stops the valid ones (``strict=True``
   refuses the whole input instead, before sending anything);
 * a second run of the same input sends nothing: values are compared by exact double equality, and
-  DoubleType values reach the wire with their bits unchanged (see :mod:`kadmin.spark.schema` for decimal
+  DoubleType values reach the wire with their bits unchanged (see :mod:`kadmin.spark.kinds.quotas.schema` for decimal
   and integer columns);
 * a failure is per entity (``status="failed"``, ``error`` says why) and never stops other entities; running
   the same input again retries exactly what is still different, including after an interruption.
@@ -44,44 +44,43 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
-    "provision_quotas": "kadmin.spark.apply",
-    "plan_quotas": "kadmin.spark.plan",
+    "provision_quotas": "kadmin.spark.kinds.quotas.stream",
+    "plan_quotas": "kadmin.spark.kinds.quotas.diff",
     "Progress": "kadmin.spark.report",
     "summary": "kadmin.spark.report",
-    "RejectedRowsError": "kadmin.spark.validate",
-    "RESULT_COLUMNS": "kadmin.spark.schema",
-    "DEFAULT_ENTITY": "kadmin.spark.schema",
-    "result_schema": "kadmin.spark.schema",
+    "RejectedRowsError": "kadmin.spark.kinds.quotas.validate",
+    "RESULT_COLUMNS": "kadmin.spark.kinds.quotas.schema",
+    "DEFAULT_ENTITY": "kadmin.spark.kinds.quotas.schema",
+    "result_schema": "kadmin.spark.kinds.quotas.schema",
     # declarative tenant provisioning (topics, configs, ACLs, SCRAM users, quotas): docs/provision.md
-    "provision": "kadmin.spark.tenant_apply",
-    "apply_plan": "kadmin.spark.tenant_apply",
-    "drift": "kadmin.spark.tenant_apply",
-    "StderrProgress": "kadmin.spark.tenant_apply",
-    "TenantProgress": "kadmin.spark.tenant_apply",
-    "TENANT_RESULT_COLUMNS": "kadmin.spark.tenant_apply",
+    "provision": "kadmin.spark.apply",
+    "apply_plan": "kadmin.spark.apply",
+    "drift": "kadmin.spark.apply",
+    "StderrProgress": "kadmin.spark.report",
+    "TenantProgress": "kadmin.spark.apply",
+    "TENANT_RESULT_COLUMNS": "kadmin.spark.apply",
     "TenantSpec": "kadmin.spark.spec",
     "Scope": "kadmin.spark.spec",
     "SpecError": "kadmin.spark.spec",
     "env_or_file_secrets": "kadmin.spark.spec",
-    "PLAN_COLUMNS": "kadmin.spark.tenant_plan",
+    "PLAN_COLUMNS": "kadmin.spark.plan",
 }
 
 if TYPE_CHECKING:
-    from kadmin.spark.apply import provision_quotas
-    from kadmin.spark.plan import plan_quotas
-    from kadmin.spark.report import Progress, summary
-    from kadmin.spark.schema import DEFAULT_ENTITY, RESULT_COLUMNS, result_schema
-    from kadmin.spark.spec import Scope, SpecError, TenantSpec, env_or_file_secrets
-    from kadmin.spark.tenant_apply import (
+    from kadmin.spark.apply import (
         TENANT_RESULT_COLUMNS,
-        StderrProgress,
         TenantProgress,
         apply_plan,
         drift,
         provision,
     )
-    from kadmin.spark.tenant_plan import PLAN_COLUMNS
-    from kadmin.spark.validate import RejectedRowsError
+    from kadmin.spark.kinds.quotas.diff import plan_quotas
+    from kadmin.spark.kinds.quotas.schema import DEFAULT_ENTITY, RESULT_COLUMNS, result_schema
+    from kadmin.spark.kinds.quotas.stream import provision_quotas
+    from kadmin.spark.kinds.quotas.validate import RejectedRowsError
+    from kadmin.spark.plan import PLAN_COLUMNS
+    from kadmin.spark.report import Progress, StderrProgress, summary
+    from kadmin.spark.spec import Scope, SpecError, TenantSpec, env_or_file_secrets
 
 
 def __getattr__(name: str) -> Any:

@@ -1,473 +1,377 @@
-"""Driver-side application of a plan: stream the actions, batch them per entity, send with bounded concurrency.
+"""Applying a tenant plan from the driver: phases in a safe order, batches per API, per-entity results.
 
-Why the driver and not the executors: an AdminClient holds connections, negotiated versions and a
-coordinator cache; one client on the driver sends ``ceil(entities / batch_size)`` requests, where one per
-executor task would multiply connections and metadata requests by the number of partitions.  Why streaming:
-the driver takes one partition of the plan at a time, so it holds at most a partition of actions (two with
-prefetch) plus ``max_concurrency`` batches in flight, never the whole plan.  With PySpark 4 and pyarrow each
-partition comes as Arrow (``toArrow()`` of that partition, fetched on a background thread while the previous
-one is being sent), which costs the driver a fraction of what unpickling one ``Row`` per action does; without
-them, ``toLocalIterator()`` brings the same partitions as rows.
+**Order.**  The plan's changes are streamed from Spark in phase order, and each phase finishes before the next
+starts (the first phase is read straight from the plan while Spark computes and sorts the rest in the
+background: :class:`_PlanStream`):
 
-The plan is cached hash-partitioned by entity and sorted by (entity, key) within partitions (one shuffle,
-paid by the totals job that also gives the progress bar its total), so that the stream is a plain scan in
-which all keys of an entity arrive together and become one ``ClientQuotaAlteration`` (Kafka applies an
-entity's ops together).  Batches are sent from a small thread pool through the thread-safe synchronous
-``kadmin.AdminClient``; answers are folded on the calling thread, which is also where the progress
-callback runs.  If a run is interrupted, run it again: what was applied comes back ``unchanged``.
+1. SCRAM users created/altered (a tenant can log in before anything grants it access);
+2. topics created (with their configs), 3. partitions added, 4. replicas reassigned;
+5. configs of existing topics altered;
+6. ACLs granted, 7. ACLs revoked (after the grants: a binding replaced by another never leaves a gap);
+8. consumer groups' offsets reset (after the topics they name exist; :mod:`kadmin.spark.kinds.groups_offsets`);
+9. topics deleted, 10. SCRAM users deleted;
+11. quotas (last: a quota never applies to a half-made tenant).
+
+**Dependencies.**  A failure skips only what depends on it, reported ``skipped`` with the reason: an ACL naming
+``User:x`` when x's credential failed, an ACL on a literal topic (and a config of a topic) whose creation
+failed, the deletion of a user or literal topic named by an ACL revocation that did not succeed (no dangling
+grant for a re-created one to inherit).  A creation whose answer was lost is ``possibly-applied``, and so are
+the configs sent with it.  Nothing else stops: other tenants go on.
+
+**Batches.**  Within a phase, entities go ``batch_size`` per call of the client's batched operation, at most
+``max_concurrency`` calls in flight, so each API gets at most ``ceil(n / batch_size)`` requests.  The driver
+holds one streamed partition, the batches in flight, and the outcomes that are *not* ok (ok is the default
+of every sent row), never the whole plan.
+
+**Secrets.**  A SCRAM row carries the *name* of its secret; the caller's ``secrets`` function resolves it on
+the driver while the batch is built, the password is salted at once into a ``ScramUpsertion`` (which does
+not keep it), and nothing of it reaches a DataFrame, a log line or an error text.
+
+**Modes.**  ``apply`` sends; ``validate`` sends with ``validate_only`` where the API has it (CreateTopics,
+CreatePartitions, IncrementalAlterConfigs, AlterClientQuotas) and checks the rest on the client (ACL bindings
+are built, SCRAM secrets resolved and salted, reassignments checked against the brokers), so nothing changes.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import itertools
 import logging
 import time
-from collections import deque
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from itertools import groupby
-from operator import itemgetter
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from kadmin.admin import quotas as admin_quotas
-from kadmin.errors import KafkaError
-from kadmin.spark.plan import (
-    BROADCAST_LIMIT,
-    ScopeArg,
-    check_admin,
-    current_frame,
-    diff,
-    inspect,
-    parse_scope,
-    read_current,
-)
-from kadmin.spark.report import (
-    OK,
-    PLANNED,
-    VALIDATED,
-    Progress,
-    ProgressCallback,
-    ProgressReporter,
-    failures_schema,
-    with_failures,
-)
-from kadmin.spark.schema import DEFAULT_ENTITY, ENTITY_COLUMNS, ENTITY_TYPES, KEY_COLUMN, normalize
-from kadmin.spark.validate import REASON, RejectedRowsError, validate
+from kadmin.spark.kinds import Phase, kinds, phases
+from kadmin.spark.kinds.context import OK, VALIDATED, Item, Outcomes
+from kadmin.spark.plan import CHANGES, PLAN_COLUMNS, PLANNED, build_plan
+from kadmin.spark.report import Progress, StderrProgress
+from kadmin.spark.sender import Sender
+from kadmin.spark.spec import KINDS, ScopeLike, SecretResolver, SpecError, TenantSpec, parse_scope
+from kadmin.spark.sqltext import sql_string
 
 if TYPE_CHECKING:
     from kadmin.client import AdminClient
 
 log = logging.getLogger("kadmin.spark")
 
-MODES = ("apply", "validate", "plan")
-# The client's own defaults, so that the Spark path and a direct alter_client_quotas batch alike.
-DEFAULT_BATCH_SIZE = admin_quotas.DEFAULT_BATCH_SIZE
-DEFAULT_MAX_CONCURRENCY = admin_quotas.DEFAULT_MAX_CONCURRENCY
-_STRICT_SAMPLES = 5
-ROWS_PER_STREAM_PARTITION = 100_000
-#: Smaller partitions for the Arrow stream: the first one is what sending waits for, and each costs one
-#: short Spark job, not one per row.
-ROWS_PER_ARROW_PARTITION = 50_000
-#: Each Arrow partition is fetched by its own job that scans the whole cached plan (``spark_partition_id()``
-#: filters, it does not prune), so the fetches cost partitions x plan: measured at 1,000,000 entities (40
-#: Arrow partitions) 27 s against 10.5 s for ``toLocalIterator``, which runs one task per partition.  Up to
-#: this many partitions the scans stay cheap and the background fetch pays; past it the rows path is used.
-ARROW_MAX_PARTITIONS = 4
-MAX_STREAM_PARTITIONS = 64
-
-Cells = tuple[str | None, str | None, str | None]
-_CELLS = itemgetter(0, 1, 2)  # a streamed row's entity cells
+MODES = ("plan", "validate", "apply")
+DEFAULT_BATCH_SIZE = 1000
+DEFAULT_MAX_CONCURRENCY = 4
+#: Result columns (one row per desired or removed entity).
+TENANT_RESULT_COLUMNS: tuple[str, ...] = ("kind", "key", "action", "old_value", "new_value", "status", "error")
 
 
-@dataclass
-class SendResult:
-    """What the driver learned while sending: counts, and the entities that failed with why."""
-
-    entities_total: int = 0
-    actions_total: int = 0
-    entities_done: int = 0  # answered by the cluster, or failed before sending
-    actions_done: int = 0
-    requests: int = 0
-    entities_streamed: int = 0  # what came out of the stream, sent or not: must match the totals
-    actions_streamed: int = 0
-    failures: list[tuple[str | None, str | None, str | None, str]] = field(default_factory=list)
-
-    def progress(self, phase: str) -> Progress:
-        return Progress(phase, self.entities_total, self.actions_total, self.entities_done, len(self.failures),
-                        self.actions_done, self.requests)
+#: Every kind's phases, in the order they are sent (each finishes before the next starts).
+PHASES: tuple[Phase, ...] = phases()
 
 
-def _entity(cells: Cells) -> Any:
-    from kadmin.quotas import ClientQuotaEntity
-
-    user, client_id, ip = cells
-    if client_id is None and ip is None and user is not None:  # the common shape, without the general loop
-        return ClientQuotaEntity({"user": None if user == DEFAULT_ENTITY else user})
-    return ClientQuotaEntity({ENTITY_TYPES[c]: (None if v == DEFAULT_ENTITY else v)
-                              for c, v in zip(ENTITY_COLUMNS, cells, strict=True) if v is not None})
+# --- progress -------------------------------------------------------------------------------------------
 
 
-def _error_text(err: BaseException) -> str:
-    name = getattr(err, "name", None) if isinstance(err, KafkaError) else None
-    text = f"{name or type(err).__name__}: {err}"
-    if getattr(err, "possibly_applied", False):
-        # Sent but never answered: the entity may hold the new values already; a re-run settles it.
-        text += " (possibly applied: re-run to reconcile)"
-    return text
+#: The one progress type (:class:`kadmin.spark.report.Progress`), under the name this module always had.
+TenantProgress = Progress
+TenantProgressCallback = Callable[[Progress], None]
 
 
-def arrow_stream_available(df: DataFrame) -> bool:
-    """True when the plan can be streamed as Arrow: pyarrow is installed and the DataFrame has ``toArrow``
-    (PySpark 4.0+, classic and Spark Connect alike)."""
-    if not callable(getattr(df, "toArrow", None)):
-        return False
-    try:
-        import pyarrow  # type: ignore[import-untyped]  # noqa: F401
-    except ImportError:
-        return False
-    return True
+# --- streaming and phases -------------------------------------------------------------------------------
 
 
-def stream_partitions(actions: int, per_partition: int = ROWS_PER_STREAM_PARTITION) -> int:
-    """How many partitions to stream ``actions`` rows through.
-
-    Each partition costs one Spark job, so the default 200 shuffle partitions would cost 200 jobs for any
-    plan; one partition per ``per_partition`` actions keeps the jobs few while bounding what the driver
-    holds at once (one partition, two with prefetch).
-    """
-    return max(1, min(MAX_STREAM_PARTITIONS, -(-actions // per_partition)))
+def _phase_sql() -> str:
+    cases = " ".join(f"WHEN kind = {sql_string(p.kind)} AND action IN ({', '.join(map(sql_string, p.actions))}) "
+                     f"THEN {n}" for n, p in enumerate(PHASES))
+    return f"CASE {cases} END"
 
 
-def stream_layout(actions: int, arrow_available: bool) -> tuple[int, bool]:
-    """(partitions to stream ``actions`` rows through, whether as Arrow): Arrow while it needs at most
-    ``ARROW_MAX_PARTITIONS`` partitions (see there), rows through ``toLocalIterator`` beyond."""
-    if arrow_available:
-        partitions = stream_partitions(actions, ROWS_PER_ARROW_PARTITION)
-        if partitions <= ARROW_MAX_PARTITIONS:
-            return partitions, True
-    return stream_partitions(actions, ROWS_PER_STREAM_PARTITION), False
+def _group_sql() -> str:
+    """Rows sent as one item travel together: a topic's configs, a quota entity's keys (``Kind.group``)."""
+    cases = " ".join(f"WHEN kind = {sql_string(k.name)} THEN {k.group}" for k in kinds() if k.group != "key")
+    return f"CASE {cases} ELSE key END" if cases else "key"
 
 
-def by_entity(plan: DataFrame, partitions: int) -> DataFrame:
-    """The plan hash-partitioned by entity and sorted by (entity, key) within each partition.
-
-    Cached in this layout (the totals job materializes it), it serves every later pass without another
-    shuffle: the totals (grouped by entity, which the partitioning satisfies), the stream (a scan whose
-    sort Spark elides) and the results.
-    """
-    return plan.repartition(partitions, *ENTITY_COLUMNS).sortWithinPartitions(*ENTITY_COLUMNS, KEY_COLUMN)
+#: Up to this many changes the stream is one sorted partition (one Spark job); beyond, a global sort whose
+#: range partitions come one at a time (a sampling job more, and the driver holds one partition).
+ONE_PARTITION_STREAM = 200_000
 
 
-def actions_by_entity(plan: DataFrame, partitions: int | None = None,
-                      ) -> Iterator[tuple[Cells, list[tuple[str, float | None]]]]:
-    """(entity cells, [(key, new value or None to remove)]) per entity with changes, streamed from Spark.
+StreamRow = tuple[int, str, str, str, str, dict[str, str]]  # phase, group, kind, key, action, args
 
-    ``plan`` must come from :func:`by_entity`: its repartition puts all rows of an entity in one partition,
-    and the sort here (free when ``plan`` is cached sorted) makes them consecutive.  ``partitions`` is the
-    count :func:`by_entity` was given: with it, and Arrow available (:func:`arrow_stream_available`), the
-    partitions come as Arrow one by one; otherwise as rows through ``toLocalIterator``.  One plain row per key
-    is the cheapest way into Python (measured: grouping per entity in Spark, with arrays, costs more driver
-    CPU than it saves).  Only DataFrame API (no RDDs), so this also runs on Spark Connect.
-    """
-    ordered = plan.filter(F.col("action").isin("set", "remove")) \
-        .select(*ENTITY_COLUMNS, KEY_COLUMN, "new_value").sortWithinPartitions(*ENTITY_COLUMNS, KEY_COLUMN)
-    rows: Iterable[tuple[Any, ...]]
-    if partitions is not None and arrow_stream_available(ordered):
-        rows = _arrow_rows(ordered, partitions)
+
+def _changes(plan: DataFrame, first_phase: bool | None = None) -> DataFrame:
+    """The plan's changes with their phase and group: all of them (None), only the first phase's (True) or
+    all but the first phase's (False)."""
+    p0 = PHASES[0]
+    in_first = f"coalesce(kind = {sql_string(p0.kind)} AND action IN ({', '.join(map(sql_string, p0.actions))}), false)"
+    cond = F.col("action").isin(*CHANGES)
+    if first_phase is not None:
+        cond = cond & (F.expr(in_first) if first_phase else ~F.expr(in_first))
+    return plan.filter(cond).selectExpr(
+        f"{_phase_sql()} AS _phase", f"{_group_sql()} AS _group", "kind", "key", "action", "args")
+
+
+def _stream(changes: DataFrame, total: int | None) -> Iterator[StreamRow]:
+    """Rows of ``changes`` to the driver, one partition at a time: in (phase, group, key) order when
+    ``total`` is given; partition by partition, each sorted, when None (rows that are each their own group
+    need no global order)."""
+    order = ("_phase", "_group", "key")
+    if total is None:
+        ordered = changes.sortWithinPartitions(*order)
+    elif total <= ONE_PARTITION_STREAM:
+        ordered = changes.coalesce(1).sortWithinPartitions(*order)
     else:
-        # Rows are tuples: itemgetter and unpacking read them in C (Row.__getitem__ is a Python method).
-        rows = ordered.toLocalIterator(prefetchPartitions=True)
-    # groupby and itemgetter run in C: per key, Python only builds the (key, value) pair.
-    for cells, group in groupby(rows, key=_CELLS):
-        yield cells, [(key, value) for _, _, _, key, value in group]
+        ordered = changes.orderBy(*order)
+    for row in ordered.toLocalIterator(prefetchPartitions=True):
+        yield row[0], row[1], row[2], row[3], row[4], dict(row[5] or {})
 
 
-def _arrow_rows(ordered: DataFrame, partitions: int) -> Iterator[tuple[Any, ...]]:
-    """The rows of ``ordered``, partition after partition in order, each fetched with ``toArrow()`` on a
-    background thread while the one before it is consumed (so at most two partitions are on the driver, as
-    Arrow buffers; Python objects exist for one Arrow record batch at a time).
+class _PlanStream:
+    """The plan's changes in phase order, with Spark's work done while the driver sends, not before it.
 
-    A partition is selected with ``spark_partition_id()``, which is evaluated in the scan of the cached
-    plan (no exchange in between), so partition ``i`` here is partition ``i`` of :func:`by_entity`.
-    Arrow carries doubles bit for bit, as the row path does.
+    The first phase (SCRAM users: salting each password is the driver's slowest work, and both the
+    ACLs and the tenants' logins wait for it) is read straight from the plan, which computes only that
+    kind's rows (Spark drops the other kinds' branches of the union), and its rows are each their own item,
+    so they need no global sort.  As soon as its first rows are there, a background thread materializes
+    the cached plan (counting the changes: the progress total) and opens the sorted stream of the other
+    phases, so the joins, the sort and the transfer of every other kind run while the first phase is sent.
     """
-    pid = F.spark_partition_id()
-    session = ordered.sparkSession
 
-    def fetch(i: int) -> Any:
-        return ordered.filter(pid == i).toArrow()
+    def __init__(self, plan: DataFrame, cached: DataFrame, mode: str) -> None:
+        self._plan, self._cached, self._mode = plan, cached, mode
+        self._pool = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="kadmin-plan-stream")
+        self._rest: cf.Future[tuple[int, Iterator[StreamRow]]] | None = None
+        self._open: list[Iterator[StreamRow]] = []
 
-    fetched = 0
-    pending: _Prefetch | None = _Prefetch(fetch, fetched, session)
-    try:
-        while pending is not None:
-            table = pending.get()
-            fetched += 1
-            pending = _Prefetch(fetch, fetched, session) if fetched < partitions else None
-            for batch in table.to_batches():
-                yield from zip(*[col.to_pylist() for col in batch.columns], strict=True)
-            del table
-    finally:
-        if pending is not None:
-            pending.wait()  # a stopped stream leaves no job running behind it
+    @property
+    def total(self) -> int | None:
+        """The number of changes (every phase), once counted; None before."""
+        f = self._rest
+        if f is None or not f.done() or f.exception() is not None:
+            return None
+        return f.result()[0]
 
+    def rows(self) -> Iterator[StreamRow]:
+        # Rows that are each their own item (SCRAM upserts) need no global order; any other first phase is
+        # sorted whole.
+        one_per_row = next(k.group == "key" for k in kinds() if k.name == PHASES[0].kind)
+        head = _stream(_changes(self._plan, first_phase=True), None if one_per_row else 0)
+        self._open.append(head)
+        first = next(head, None)  # runs the first phase's jobs before the background ones queue up
+        self._rest = self._pool.submit(self._prepare_rest)
+        if first is not None:
+            yield first
+            yield from head
+        yield from self._rest.result()[1]
 
-class _Prefetch:
-    """``fn(arg)`` on a pyspark ``InheritableThread`` (so the job keeps the caller's job group, pool and
-    tags); :meth:`get` waits for its result or raises its error."""
+    def _prepare_rest(self) -> tuple[int, Iterator[StreamRow]]:
+        total = self._cached.filter(F.col("action").isin(*CHANGES)).count()
+        log.info("%s: %d entities with changes", self._mode, total)
+        rest = _stream(_changes(self._cached, first_phase=False), total)
+        self._open.append(rest)
+        peeked = next(rest, None)  # the sort job runs now, while the first phase is being sent
+        return total, (rest if peeked is None else itertools.chain([peeked], rest))
 
-    def __init__(self, fn: Callable[[int], Any], arg: int, session: Any) -> None:
-        from pyspark.util import InheritableThread
-
-        self._result: Any = None
-        self._error: BaseException | None = None
-
-        def run() -> None:
-            try:
-                self._result = fn(arg)
-            except BaseException as exc:  # noqa: BLE001 - handed to the consuming thread by get()
-                self._error = exc
-
-        self._thread = InheritableThread(run, session=session, name="kadmin-spark-fetch", daemon=True)
-        self._thread.start()
-
-    def wait(self) -> None:
-        self._thread.join()
-
-    def get(self) -> Any:
-        self.wait()
-        if self._error is not None:
-            raise self._error
-        result, self._result = self._result, None
-        return result
+    def close(self) -> None:
+        """Waits for the background job (no job may run on a dropped cache) and stops the streams."""
+        if self._rest is not None:
+            cf.wait([self._rest])
+        self._pool.shutdown()
+        for it in self._open:
+            close = getattr(it, "close", None)
+            if close is not None:
+                close()
 
 
 @dataclass
-class _Sent:
-    """One call in flight: its entities' cells and alterations (index for index) and how many ops."""
+class ApplyReport:
+    """What a run did, besides the results DataFrame: requests per phase (API), entities, time."""
 
-    cells: list[Cells]
-    alterations: list[Any]
-    ops: int
-
-
-def send_actions(
-    entities: Iterator[tuple[Cells, list[tuple[str, float | None]]]],
-    admin: AdminClient,
-    *,
-    validate_only: bool,
-    allow_unknown_keys: bool,
-    batch_size: int,
-    max_concurrency: int,
-    totals: tuple[int, int],
-    report: ProgressReporter,
-) -> SendResult:
-    """Batch ``entities`` into alterations of ``batch_size`` entities and send them, at most
-    ``max_concurrency`` calls in flight.  A failure is recorded per entity and never stops the rest."""
-    from kadmin.quotas import ClientQuotaAlteration, Remove, Set
-
-    res = SendResult(entities_total=totals[0], actions_total=totals[1])
-    report(res.progress("planned"))
-    cells_of: list[Cells] = []  # the batch being built: entity cells and alterations, index for index
-    batch: list[Any] = []
-    batch_ops = 0
-    inflight: deque[tuple[cf.Future[Any], _Sent]] = deque()
-
-    def call(alterations: list[Any]) -> Any:
-        return admin.alter_client_quotas(alterations, validate_only=validate_only,
-                                         allow_unknown_keys=allow_unknown_keys, batch_size=batch_size,
-                                         max_concurrency=1)
-
-    def fold(fut: cf.Future[Any], sent: _Sent) -> None:
-        res.requests += 1
-        res.entities_done += len(sent.cells)
-        res.actions_done += sent.ops
-        try:
-            answer = fut.result()
-        except (KafkaError, TypeError, ValueError) as exc:
-            # The whole call failed (no broker reachable, the client refused the batch): every entity in it
-            # failed with the same error, and the next batch still gets its chance.
-            log.warning("a batch of %d entities failed as a whole: %s", len(sent.cells), _error_text(exc))
-            res.failures.extend((*cells, _error_text(exc)) for cells in sent.cells)
-        else:
-            # The answer has one entry per alteration; when all of them are None (the usual case), every
-            # entity succeeded and there is nothing to look up one by one.
-            if len(answer) != len(sent.cells) or list(answer.values()).count(None) != len(answer):
-                for cells, alteration in zip(sent.cells, sent.alterations, strict=True):
-                    outcome = answer.get(alteration.entity, KafkaError("no result was returned for this entity"))
-                    if outcome is not None:
-                        res.failures.append((*cells, _error_text(outcome)))
-        report(res.progress("sending"))
-
-    def drain(until: int) -> None:
-        while len(inflight) > until:
-            done, _ = cf.wait([f for f, _ in inflight], return_when=cf.FIRST_COMPLETED)
-            for item in [i for i in inflight if i[0] in done]:
-                inflight.remove(item)
-                fold(*item)
-
-    with cf.ThreadPoolExecutor(max_workers=max_concurrency, thread_name_prefix="kadmin-spark") as pool:
-        def submit() -> None:
-            nonlocal cells_of, batch, batch_ops
-            drain(max_concurrency - 1)
-            inflight.append((pool.submit(call, batch), _Sent(cells_of, batch, batch_ops)))
-            res.entities_streamed += len(batch)
-            res.actions_streamed += batch_ops
-            cells_of, batch, batch_ops = [], [], 0
-
-        try:
-            for cells, ops in entities:
-                try:
-                    alteration = ClientQuotaAlteration(_entity(cells), [
-                        Remove(key) if value is None else Set(key, value) for key, value in ops])
-                except (TypeError, ValueError) as exc:
-                    # Spark's validation mirrors kadmin.quotas, so this is a disagreement between the two:
-                    # fail the entity where it can be seen rather than the batch it would travel in.
-                    res.entities_done += 1
-                    res.entities_streamed += 1
-                    res.actions_streamed += len(ops)
-                    res.failures.append((*cells, _error_text(exc)))
-                    continue
-                cells_of.append(cells)
-                batch.append(alteration)
-                batch_ops += len(ops)
-                if len(batch) >= batch_size:
-                    submit()
-            if batch:
-                submit()
-        finally:
-            drain(0)
-    report(res.progress("done"))
-    return res
+    requests: dict[str, int]
+    entities: int
+    failed: int
+    seconds: float
 
 
-def provision_quotas(
-    desired_df: DataFrame,
-    admin: AdminClient,
-    *,
-    mode: str = "apply",
-    batch_size: int = DEFAULT_BATCH_SIZE,
-    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
-    remove_unlisted: bool = False,
-    strict: bool = False,
-    progress: ProgressCallback | None = None,
-    scope: ScopeArg = None,
-    format: str | None = None,
-    allow_unknown_keys: bool = False,
-) -> DataFrame:
-    """Make the cluster's client quotas match ``desired_df``; returns one results row per (entity, key).
+def apply_plan(plan: DataFrame, admin: AdminClient, *, mode: str = "apply", secrets: SecretResolver | None = None,
+               batch_size: int = DEFAULT_BATCH_SIZE, max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+               progress: TenantProgressCallback | None = None, report: list[ApplyReport] | None = None,
+               allow_unknown_keys: bool = False) -> DataFrame:
+    """Apply (or validate) a plan from :func:`provision` (mode ``plan``), possibly saved and read back.
 
-    ``mode="apply"`` alters, ``"validate"`` sends the same alterations with validate_only (the brokers
-    check them, nothing changes), ``"plan"`` sends nothing (the same as :func:`plan_quotas`).  Rejected rows
-    are reported and skipped, unless ``strict=True``: then any rejected row raises
-    :class:`RejectedRowsError` before anything is sent.  Results of validate/apply are computed once and
-    cached (``results.unpersist()`` frees them); a plan-mode result is lazy.
-    """
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+    Returns the results: one row per plan row (``TENANT_RESULT_COLUMNS``), status ``ok`` / ``validated`` for changes
+    that succeeded, ``failed`` / ``possibly-applied`` / ``skipped`` with the error, and ``unchanged`` /
+    ``rejected`` as planned.  The results are cached (``unpersist()`` frees them).  ``report``, when a list,
+    receives one :class:`ApplyReport`."""
+    if mode not in ("apply", "validate"):
+        raise ValueError(f"apply_plan mode must be 'apply' or 'validate', not {mode!r}")
+    missing = [c for c in PLAN_COLUMNS if c not in plan.columns]
+    if missing:
+        raise SpecError(f"not a provisioning plan: no column(s) {', '.join(missing)} (expected {', '.join(PLAN_COLUMNS)})")
     for name, v in (("batch_size", batch_size), ("max_concurrency", max_concurrency)):
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
             raise ValueError(f"{name} must be a positive int, not {v!r}")
-    for name, b in (("remove_unlisted", remove_unlisted), ("strict", strict),
-                    ("allow_unknown_keys", allow_unknown_keys)):
-        if not isinstance(b, bool):
-            raise TypeError(f"{name} must be a bool, not {b!r}")
-    check_admin(admin)
-    report = ProgressReporter(progress, mode)
-    shapes = parse_scope(scope) if scope is not None else None  # bad scopes fail before any Spark job
-
-    validated = validate(normalize(desired_df, format), allow_unknown_keys=allow_unknown_keys)
-    cached: list[DataFrame] = []
-    if mode != "plan":
-        # Read and validate the input once, although scope, strict and plan each look at it.
-        validated = validated.persist(StorageLevel.MEMORY_AND_DISK)
-        cached.append(validated)
-    steps = _Steps(mode)
+    validate = mode == "validate"
+    ok_status = VALIDATED if validate else OK
+    cached = _compact(plan).persist(StorageLevel.MEMORY_AND_DISK)
+    started = time.perf_counter()
+    stream = _PlanStream(plan, cached, mode)
     try:
-        # One small job gives the scope, the strict check and the stream's size; a plan with an explicit
-        # scope and no strict check needs none of them.
-        summary = inspect(validated) if mode != "plan" or scope is None or strict else None
-        steps("input read and validated")
-        if summary is not None:
-            if scope is None:
-                shapes = summary.shapes
-            if strict and summary.rejected:
-                _raise_strict(validated, summary.rejected)
-        current_cols = read_current(admin, shapes)
-        current = current_frame(desired_df.sparkSession, current_cols)
-        steps("current quotas described")
-        ok_status = PLANNED if mode == "plan" else VALIDATED if mode == "validate" else OK
-        plan = diff(validated, current, remove_unlisted=remove_unlisted,
-                    broadcast=len(current_cols[KEY_COLUMN]) <= BROADCAST_LIMIT, change_status=ok_status)
-        if mode == "plan" or summary is None:
-            return plan
-        # Every action comes from a valid row or (remove_unlisted) a current value: an upper bound known now.
-        bound = summary.valid + (len(current_cols[KEY_COLUMN]) if remove_unlisted else 0)
-        partitions, arrow = stream_layout(bound, arrow_stream_available(plan))
-        plan = by_entity(plan, partitions).persist(StorageLevel.MEMORY_AND_DISK)
-        cached.append(plan)
-        totals = _totals(plan)
-        steps("plan computed")
-        failures: list[tuple[str | None, str | None, str | None, str]] = []
-        if totals[0] == 0:
-            report(Progress("planned", 0, 0))
-            report(Progress("done", 0, 0))
-        else:
-            sent = send_actions(actions_by_entity(plan, partitions if arrow else None), admin, validate_only=mode == "validate",
-                                allow_unknown_keys=allow_unknown_keys, batch_size=batch_size,
-                                max_concurrency=max_concurrency, totals=totals, report=report)
-            if (sent.entities_streamed, sent.actions_streamed) != totals:
-                # Never report a row "ok" that was not sent: the stream and the totals read the same cache,
-                # so a difference is a bug, and the results could not be trusted.
-                raise RuntimeError(
-                    f"the plan's stream returned {sent.entities_streamed} entities with {sent.actions_streamed} "
-                    f"action(s), but the plan has {totals[0]} with {totals[1]}; run again to reconcile")
-            failures = sent.failures
-        steps("actions sent")
-        if not failures:
-            # The cached plan already says what happened (every change succeeded): it is the results.
-            cached.remove(plan)
-            return plan
-        failed = desired_df.sparkSession.createDataFrame(failures, schema=failures_schema())
-        results = with_failures(plan, failed).persist(StorageLevel.MEMORY_AND_DISK)
-        results.count()  # materialize before the plan it was computed from is dropped
-        steps("failures joined into the results")
+        out = Outcomes()
+
+        def tick(title: str, finished: bool = False) -> None:
+            # The total is counted in the background while the first phase is sent: progress starts once
+            # it is known (within the first batches), and the last report always has it.
+            total = stream.total
+            if progress is not None and total is not None:
+                progress(Progress(title, total, total, out.done, out.failed, out.done, sum(sender.requests.values()),
+                                  time.perf_counter() - started, finished))
+
+        sender = Sender(admin, validate=validate, batch_size=batch_size, max_concurrency=max_concurrency,
+                         secrets=secrets, out=out, tick=tick, allow_unknown_keys=allow_unknown_keys)
+        tick("starting")
+        try:
+            _run_phases(stream.rows(), sender, out, batch_size)
+        finally:
+            sender.close()
+            stream.close()
+        tick("done", finished=True)
+        seconds = time.perf_counter() - started
+        log.info("%s: done: %d entities, %d not ok, requests %s, %.1fs", mode, out.done, out.failed,
+                 sender.requests, seconds)
+        if report is not None:
+            report.append(ApplyReport(dict(sender.requests), out.done, out.failed, seconds))
+        results = _results(cached, out.rows, ok_status).persist(StorageLevel.MEMORY_AND_DISK)
+        results.count()  # materialized before the plan it comes from is dropped
         return results
     finally:
-        for df in cached:
-            df.unpersist()
+        stream.close()
+        cached.unpersist()
 
 
-class _Steps:
-    """DEBUG lines with the time each step took: where a slow run spends its time, without a profiler."""
-
-    def __init__(self, mode: str) -> None:
-        self.mode = mode
-        self.last = time.perf_counter()
-
-    def __call__(self, what: str) -> None:
-        now = time.perf_counter()
-        log.debug("%s: %s in %.2fs", self.mode, what, now - self.last)
-        self.last = now
+def _compact(plan: DataFrame) -> DataFrame:
+    """The plan in as many partitions as the session shuffles into, not one set per kind: the union of the
+    kinds has kinds x shuffle partitions, and every pass over the cache (totals, stream, results) costs a
+    task per partition.  ``coalesce`` merges partitions where they are (no shuffle)."""
+    try:
+        n = int(plan.sparkSession.conf.get("spark.sql.shuffle.partitions") or 0)
+    except (TypeError, ValueError):
+        n = 0
+    return plan.coalesce(n) if n > 0 else plan
 
 
-def _totals(plan: DataFrame) -> tuple[int, int]:
-    """(entities with changes, set/remove actions), in one aggregation over the cached plan."""
-    row = plan.filter(F.col("action").isin("set", "remove")).groupBy(*ENTITY_COLUMNS).count() \
-        .agg(F.count(F.lit(1)).alias("entities"), F.sum("count").alias("actions")).first()
-    if row is None or row["entities"] == 0:
-        return 0, 0
-    return int(row["entities"]), int(row["actions"])
+def _run_phases(rows: Iterator[tuple[int, str, str, str, str, dict[str, str]]], sender: Sender,
+                out: Outcomes, batch_size: int) -> None:
+    current: int | None = None
+    batch: list[Item] = []
+    group_key: tuple[int, str] | None = None
+    group: list[tuple[str, str, str, dict[str, str]]] = []
+
+    def flush_group() -> None:
+        nonlocal batch
+        if group and current is not None:
+            phase = PHASES[current]
+            batch.extend(sender.items(phase, group))
+            while len(batch) >= batch_size:
+                sender.submit(phase, batch[:batch_size])
+                batch = batch[batch_size:]
+        group.clear()
+
+    for phase_no, grp, kind, key, action, args in rows:
+        if (phase_no, grp) != group_key:
+            flush_group()
+            group_key = (phase_no, grp)
+        if phase_no != current:
+            if current is not None:
+                sender.submit(PHASES[current], batch)
+                batch = []
+                sender.drain(0)  # a phase ends before the next begins: dependencies see every outcome
+            current = phase_no
+        group.append((key, action, kind, args))
+    flush_group()
+    if current is not None:
+        sender.submit(PHASES[current], batch)
+        sender.drain(0)
 
 
-def _raise_strict(validated: DataFrame, rejected: int) -> None:
-    samples = [r.asDict() for r in validated.filter(F.col(REASON).isNotNull())
-               .select(*ENTITY_COLUMNS, KEY_COLUMN, REASON).limit(_STRICT_SAMPLES).collect()]
-    raise RejectedRowsError(rejected, samples)
+def _results(plan: DataFrame, rows: list[tuple[str, str, str, str]], ok_status: str) -> DataFrame:
+    status = (f"CASE WHEN p.status = {sql_string(PLANNED)} THEN {sql_string(ok_status)} ELSE p.status END")
+    p = plan.alias("p")
+    if not rows:
+        return p.selectExpr("kind", "key", "action", "old_value", "new_value", f"{status} AS status", "error")
+    spark = plan.sparkSession
+    o = spark.createDataFrame(rows, "o_kind string, o_key string, o_status string, o_error string")
+    joined = p.join(F.broadcast(o), (F.col("p.kind") == F.col("o_kind")) & (F.col("p.key") == F.col("o_key")), "left")
+    return joined.selectExpr("p.kind AS kind", "p.key AS key", "p.action AS action", "p.old_value AS old_value",
+                             "p.new_value AS new_value", f"coalesce(o_status, {status}) AS status",
+                             "coalesce(o_error, p.error) AS error")
 
 
-__all__ = ["MODES", "SendResult", "actions_by_entity", "provision_quotas", "send_actions"]
+def provision(spec: TenantSpec | DataFrame, admin: AdminClient, mode: str = "plan", *, scope: ScopeLike = None,
+              remove_unlisted: bool = False, secrets: SecretResolver | None = None,
+              batch_size: int = DEFAULT_BATCH_SIZE, max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+              progress: TenantProgressCallback | None = None, allow_unknown_keys: bool = False,
+              report: list[ApplyReport] | None = None) -> DataFrame:
+    """Make the cluster's tenants match ``spec``: ``plan`` (nothing sent; the plan, also a drift report),
+    ``validate`` (brokers check with validate_only where they can; nothing changes) or ``apply``.
+
+    ``spec`` is a :class:`~kadmin.spark.spec.TenantSpec`, or a plan DataFrame from an earlier ``plan`` run
+    (saved and read back unchanged), which is then validated or applied as it is.  ``scope`` (a
+    :class:`~kadmin.spark.spec.Scope`, a mapping or ``["topics=t-", "principals=User:t-", "kinds=acls"]``)
+    is where ``remove_unlisted=True`` may delete; without a scope nothing is deleted (and asking to is an
+    error).  ``secrets`` resolves ``password_ref`` on the driver (default: the spec's)."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+    for name, b in (("remove_unlisted", remove_unlisted), ("allow_unknown_keys", allow_unknown_keys)):
+        if not isinstance(b, bool):
+            raise TypeError(f"{name} must be a bool, not {b!r}")
+    _check_sizes(batch_size, max_concurrency)  # before the cluster is read, not after
+    from kadmin.spark.kinds.quotas.diff import check_admin
+
+    check_admin(admin)
+    if isinstance(spec, TenantSpec):
+        plan = build_plan(spec, admin, scope=parse_scope(scope), remove_unlisted=remove_unlisted,
+                          allow_unknown_keys=allow_unknown_keys)
+        resolver = secrets if secrets is not None else spec.secrets
+        needs_resolver = spec.scram_users is not None
+    elif hasattr(spec, "columns") and hasattr(spec, "filter"):
+        if scope is not None or remove_unlisted:
+            raise SpecError("a saved plan already says what it deletes; scope and remove_unlisted apply when "
+                            "planning")
+        plan, resolver, needs_resolver = spec, secrets, True
+    else:
+        raise TypeError(f"spec must be a TenantSpec or a plan DataFrame, not {type(spec).__name__}")
+    if mode == "plan":
+        return plan
+    if resolver is None and needs_resolver and _upserts_users(plan):
+        # Found before anything is sent: otherwise every user would fail, one by one, and its grants be skipped.
+        raise SpecError("the plan creates or alters SCRAM users, whose password_ref needs a secrets function: "
+                        "pass secrets=... (a saved plan does not keep the spec's)")
+    return apply_plan(plan, admin, mode=mode, secrets=resolver, batch_size=batch_size,
+                      max_concurrency=max_concurrency, progress=progress, report=report,
+                      allow_unknown_keys=allow_unknown_keys)
+
+
+def _check_sizes(batch_size: object, max_concurrency: object) -> None:
+    for name, v in (("batch_size", batch_size), ("max_concurrency", max_concurrency)):
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise ValueError(f"{name} must be a positive int, not {v!r}")
+
+
+def _upserts_users(plan: DataFrame) -> bool:
+    """Whether the plan has a SCRAM user to create or alter (one small Spark job)."""
+    rows = plan.filter("kind = 'scram_users' AND action IN ('create', 'alter')").select("key").limit(1).collect()
+    return bool(rows)
+
+
+def drift(plan: DataFrame) -> DataFrame:
+    """The rows of a plan where the cluster differs from the spec (changes and rejects), per kind."""
+    return plan.filter(F.col("action") != "unchanged").orderBy(
+        F.expr("CASE " + " ".join(f"WHEN kind = {sql_string(k)} THEN {i}" for i, k in enumerate(KINDS)) + " END"),
+        "key")
+
+
+__all__ = ["MODES", "PHASES", "TENANT_RESULT_COLUMNS", "ApplyReport", "StderrProgress", "TenantProgress", "apply_plan",
+           "drift", "provision"]

@@ -1,20 +1,17 @@
 """The columns of each tenant-spec kind: one table shared by the Spark side (:mod:`kadmin.spark.spec`) and the
-CLI's checks made before Spark starts (:mod:`kadmin.cli.tenant_input`).  Pure: importing it needs no PySpark."""
+CLI's checks made before Spark starts (:mod:`kadmin.cli.tenant_input`), read from the kinds' own
+declarations.  Pure: importing it needs no PySpark."""
 
 from __future__ import annotations
 
-#: Entity kinds, in the order their results are listed.
-KINDS: tuple[str, ...] = ("scram_users", "topics", "topic_configs", "acls", "groups_offsets", "quotas")
+from kadmin.spark.kinds import kinds
 
-#: kind -> {column: required}; ``quotas`` has its own formats (:mod:`kadmin.spark.schema`).
-COLUMNS: dict[str, dict[str, bool]] = {
-    "topics": {"name": True, "partitions": False, "replication_factor": False, "configs": False},
-    "topic_configs": {"topic": True, "config": True, "value": True},
-    "acls": {"principal": True, "host": False, "operation": True, "permission": False, "resource_type": True,
-             "resource_name": True, "pattern_type": False},
-    "scram_users": {"user": True, "mechanism": False, "iterations": False, "password_ref": True},
-    "groups_offsets": {"group": True, "topic": True, "partition": False, "target": True},
-}
+#: Entity kinds, in the order their results are listed: one module each in kadmin/spark/kinds/.
+KINDS: tuple[str, ...] = tuple(k.name for k in kinds())
+
+#: kind -> {column: required}, as each kind declares them; ``quotas`` has its own formats
+#: (:mod:`kadmin.spark.kinds.quotas.schema`).
+COLUMNS: dict[str, dict[str, bool]] = {k.name: dict(k.columns) for k in kinds() if k.columns}
 #: Columns holding whole numbers (as numbers or numeric text).
 INT_COLUMNS = frozenset({"partitions", "replication_factor", "iterations", "partition"})
 #: Column names that would hold a secret in clear: refused, with the reason.

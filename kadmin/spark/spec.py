@@ -18,10 +18,10 @@ Kinds and their columns (names are case-sensitive; optional columns may be left 
   ``password_ref``: the *name* of a secret, resolved on the driver by the caller's ``secrets`` function at
   apply time.  A ``password`` column is refused: a secret in a DataFrame ends up in Spark's plans, caches,
   shuffle files and event logs, and from there in results and logs;
-* ``quotas``: :mod:`kadmin.spark.schema`'s format (long or wide), as for ``provision_quotas``;
+* ``quotas``: :mod:`kadmin.spark.kinds.quotas.schema`'s format (long or wide), as for ``provision_quotas``;
 * ``groups_offsets`` (reset targets): ``group``, ``topic``, ``partition`` (int, optional: every partition),
   ``target`` (``earliest``, ``latest``, ``offset:N``, ``timestamp:MS`` or ``timestamp:<ISO-8601 with a
-  zone>``); see :mod:`kadmin.spark.tenant_groups`.  Resets are never deletions.
+  zone>``); see :mod:`kadmin.spark.kinds.groups_offsets`.  Resets are never deletions.
 
 **Scope** (:class:`Scope`) says where deletions may happen: topic-name prefixes (topics and their configs),
 principal prefixes (ACLs by principal, SCRAM users and user quotas as ``User:<name>``), and the kinds that may
@@ -46,8 +46,7 @@ from pyspark.sql.types import (
     StructType,
 )
 
-from kadmin.spark.columns import INT_COLUMNS, KINDS, column_problem
-from kadmin.spark.schema import sql_name
+from kadmin.spark.columns import COLUMNS, INT_COLUMNS, KINDS, column_problem
 
 #: A function from a secret's name (``password_ref``) to the secret, called on the driver only.
 SecretResolver = Callable[[str], str]
@@ -167,14 +166,12 @@ class TenantSpec:
     scram_users: DataFrame | None = None
     quotas: DataFrame | None = None
     secrets: SecretResolver | None = field(default=None, repr=False)
-    #: Reset targets of consumer groups (see :mod:`kadmin.spark.tenant_groups`); after ``secrets`` so that
+    #: Reset targets of consumer groups (see :mod:`kadmin.spark.kinds.groups_offsets`); after ``secrets`` so that
     #: positional construction keeps working.
     groups_offsets: DataFrame | None = None
 
     def frames(self) -> dict[str, DataFrame]:
-        return {k: getattr(self, k) for k in ("topics", "topic_configs", "acls", "scram_users", "quotas",
-                                              "groups_offsets")
-                if getattr(self, k) is not None}
+        return {k: getattr(self, k) for k in KINDS if getattr(self, k, None) is not None}
 
     def kinds(self) -> tuple[str, ...]:
         """The kinds this spec manages; ``topic_configs`` is managed when either frame carries configs."""
@@ -195,7 +192,7 @@ class TenantSpec:
         for kind, df in self.frames().items():
             if not isinstance(df, DataFrame) and not _is_connect_frame(df):
                 raise SpecError(f"spec.{kind} must be a Spark DataFrame, not {type(df).__name__}")
-            if kind != "quotas":
+            if COLUMNS.get(kind):  # quotas have their own formats, checked when normalized
                 check_columns(kind, df)
 
 
@@ -221,39 +218,6 @@ def check_columns(kind: str, df: DataFrame) -> None:
                                 f"not {t.simpleString()}")
         elif not isinstance(t, (StringType, NullType)):
             raise SpecError(f"{kind}: column {c!r} must hold text, not {t.simpleString()}")
-
-
-def column_or(df: DataFrame, name: str, default_sql: str) -> str:
-    """SQL text for ``name`` as a string, or ``default_sql`` when the frame has no such column."""
-    if name in df.columns:
-        return f"CAST({sql_name(name)} AS STRING)"
-    return default_sql
-
-
-def int_column(df: DataFrame, name: str) -> tuple[str, str]:
-    """(the column as a BIGINT or null, the raw text when it is not a whole number) as SQL text."""
-    if name not in df.columns:
-        return "CAST(NULL AS BIGINT)", "CAST(NULL AS STRING)"
-    raw = sql_name(name)
-    text = f"trim(CAST({raw} AS STRING))"
-    parsed = f"try_cast({text} AS BIGINT)"
-    value = f"(CASE WHEN {raw} IS NULL OR {text} = '' THEN CAST(NULL AS BIGINT) ELSE {parsed} END)"
-    bad = f"(CASE WHEN {raw} IS NOT NULL AND {text} != '' AND {parsed} IS NULL THEN {text} END)"
-    return value, bad
-
-
-def configs_column(df: DataFrame) -> str:
-    """The ``configs`` column as a map<string,string> (null when absent), as SQL text."""
-    field_type = next(f.dataType for f in df.schema.fields if f.name == "configs")
-    raw = sql_name("configs")
-    if isinstance(field_type, MapType):
-        return f"transform_values({raw}, (k, v) -> CAST(v AS STRING))"
-    if isinstance(field_type, StructType):
-        return f"from_json(to_json({raw}), 'map<string,string>')"
-    if isinstance(field_type, NullType):
-        return "CAST(NULL AS map<string,string>)"
-    return f"(CASE WHEN trim({raw}) = '' THEN CAST(NULL AS map<string,string>) " \
-           f"ELSE from_json({raw}, 'map<string,string>') END)"
 
 
 __all__ = ["KINDS", "Scope", "SecretResolver", "SpecError", "TenantSpec", "env_or_file_secrets", "parse_scope"]

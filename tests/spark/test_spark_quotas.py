@@ -316,7 +316,7 @@ def test_exact_float_bits_and_numeric_column_types(spark: Any, kafka: tuple[Fake
 def test_scope_parsing_and_the_describe_filter() -> None:
     from kadmin.quotas import ClientQuotaFilter
     from kadmin.quotas import ClientQuotaFilterComponent as C
-    from kadmin.spark.plan import parse_scope, scope_filter
+    from kadmin.spark.kinds.quotas.diff import parse_scope, scope_filter
 
     assert parse_scope("all") is None
     assert parse_scope("client-id") == [frozenset({"client_id"})]
@@ -336,7 +336,7 @@ def test_import_kadmin_does_not_load_pyspark_and_the_code_avoids_rdd_apis() -> N
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[2])
     # Spark Connect has no RDDs and no SparkContext: the provisioning code must not touch either.
     root = Path(__file__).resolve().parents[2] / "kadmin" / "spark"
-    for path in root.glob("*.py"):
+    for path in root.rglob("*.py"):  # kinds/ included
         text = path.read_text()
         for banned in (".rdd", ".sparkContext", "SparkContext(", "SparkContext.", ".parallelize(",
                        ".mapPartitions("):

@@ -33,7 +33,7 @@ def _value(i: int, key: str) -> float:
 @pytest.mark.parametrize("arrow", [True, False], ids=["arrow", "rows"])
 def test_each_entity_travels_once_across_many_stream_partitions(
         spark: Any, kafka: tuple[FakeCluster, AdminClient], monkeypatch: pytest.MonkeyPatch, arrow: bool) -> None:
-    import kadmin.spark.apply as apply
+    import kadmin.spark.kinds.quotas.stream as apply
     from kadmin.spark import Progress, provision_quotas
 
     if arrow and not apply.arrow_stream_available(spark.range(1)):
@@ -78,7 +78,7 @@ def test_each_entity_travels_once_across_many_stream_partitions(
 def test_arrow_streams_only_plans_of_a_few_partitions() -> None:
     # Each Arrow partition is one job over the whole cached plan: past ARROW_MAX_PARTITIONS the fetches would
     # cost partitions x plan, so large plans stream as rows (one task per partition).
-    import kadmin.spark.apply as apply
+    import kadmin.spark.kinds.quotas.stream as apply
 
     small = apply.ARROW_MAX_PARTITIONS * apply.ROWS_PER_ARROW_PARTITION
     assert apply.stream_layout(small, True) == (apply.ARROW_MAX_PARTITIONS, True)
@@ -90,7 +90,7 @@ def test_arrow_streams_only_plans_of_a_few_partitions() -> None:
 
 def test_a_plan_too_big_for_arrow_streams_as_rows(
         spark: Any, kafka: tuple[FakeCluster, AdminClient], monkeypatch: pytest.MonkeyPatch) -> None:
-    import kadmin.spark.apply as apply
+    import kadmin.spark.kinds.quotas.stream as apply
     from kadmin.spark import provision_quotas
 
     cluster, admin = kafka
@@ -144,7 +144,7 @@ class _SlowAdmin:
 
 def test_sending_overlaps_the_stream_within_max_concurrency_and_accounts_for_every_entity() -> None:
     pytest.importorskip("pyspark")
-    from kadmin.spark.apply import send_actions
+    from kadmin.spark.kinds.quotas.stream import send_actions
     from kadmin.spark.report import Progress, ProgressReporter
 
     produced = [0]
@@ -175,7 +175,7 @@ def test_sending_overlaps_the_stream_within_max_concurrency_and_accounts_for_eve
 
 
 def test_a_failed_partition_fetch_surfaces_in_the_stream(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    import kadmin.spark.apply as apply
+    import kadmin.spark.kinds.quotas.stream as apply
 
     if not apply.arrow_stream_available(spark.range(1)):
         pytest.skip("needs PySpark 4 and pyarrow")
@@ -201,7 +201,7 @@ def test_a_failed_partition_fetch_surfaces_in_the_stream(spark: Any, monkeypatch
 
 def test_a_stream_short_of_the_totals_is_an_error_not_ok_rows(
         spark: Any, kafka: tuple[FakeCluster, AdminClient], monkeypatch: pytest.MonkeyPatch) -> None:
-    import kadmin.spark.apply as apply
+    import kadmin.spark.kinds.quotas.stream as apply
     from kadmin.spark import provision_quotas
 
     cluster, admin = kafka

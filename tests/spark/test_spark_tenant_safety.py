@@ -100,7 +100,7 @@ def test_lost_answers_failed_revocations_and_resolver_errors(spark: Any, kafka: 
 def test_a_saved_plan_without_secrets_and_bad_rows_of_a_hand_edited_plan(
         spark: Any, kafka: tuple[FakeCluster, AdminClient]) -> None:
     from kadmin.spark import SpecError, provision
-    from kadmin.spark.tenant_plan import plan_schema
+    from kadmin.spark.plan import plan_schema
 
     cluster, admin = kafka
 

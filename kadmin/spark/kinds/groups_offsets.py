@@ -41,17 +41,17 @@ nothing (OffsetCommit has no validate_only): the rows were checked when planned.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from pyspark.sql import DataFrame
-from pyspark.sql.types import LongType, StringType
-
-from kadmin.spark.schema import sql_name, sql_string
-from kadmin.spark.spec import int_column
-from kadmin.spark.tenant_state import Columns, _schema, frame
+from kadmin.spark.kinds import Kind, Owner, Phase, Row, register
+from kadmin.spark.kinds._sql import Columns, Schema, frame, int_column
+from kadmin.spark.kinds.context import ApplyContext, Item, PlanContext, one_per_row
+from kadmin.spark.sqltext import sql_name, sql_string
 
 if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
     from kadmin.client import AdminClient
 
 log = logging.getLogger("kadmin.spark")
@@ -61,15 +61,16 @@ _MAX_INT32 = 2**31 - 1
 #: States in which a group's offsets may be written from outside it (kafka-consumer-groups.sh's rule).
 INACTIVE = ("Empty", "Dead")
 
-GROUPS_SCHEMA = _schema([("g_group", StringType()), ("g_state", StringType()), ("g_members", LongType()),
-                         ("g_error", StringType())])
-TOPICS_SCHEMA = _schema([("t_topic", StringType()), ("t_partitions", LongType()), ("t_error", StringType())])
-BOUNDS_SCHEMA = _schema([("b_topic", StringType()), ("b_partition", LongType()), ("b_start", LongType()),
-                         ("b_end", LongType()), ("b_error", StringType())])
-TIMES_SCHEMA = _schema([("s_topic", StringType()), ("s_partition", LongType()), ("s_ts", LongType()),
-                        ("s_offset", LongType()), ("s_error", StringType())])
-COMMITTED_SCHEMA = _schema([("c_group", StringType()), ("c_topic", StringType()), ("c_partition", LongType()),
-                            ("c_offset", LongType()), ("c_error", StringType())])
+COLUMNS = {"group": True, "topic": True, "partition": False, "target": True}
+GROUPS_SCHEMA: Schema = (("g_group", "string"), ("g_state", "string"), ("g_members", "bigint"),
+                         ("g_error", "string"))
+TOPICS_SCHEMA: Schema = (("t_topic", "string"), ("t_partitions", "bigint"), ("t_error", "string"))
+BOUNDS_SCHEMA: Schema = (("b_topic", "string"), ("b_partition", "bigint"), ("b_start", "bigint"),
+                         ("b_end", "bigint"), ("b_error", "string"))
+TIMES_SCHEMA: Schema = (("s_topic", "string"), ("s_partition", "bigint"), ("s_ts", "bigint"),
+                        ("s_offset", "bigint"), ("s_error", "string"))
+COMMITTED_SCHEMA: Schema = (("c_group", "string"), ("c_topic", "string"), ("c_partition", "bigint"),
+                            ("c_offset", "bigint"), ("c_error", "string"))
 
 
 def _error_text(err: BaseException) -> str:
@@ -142,12 +143,8 @@ def read_state(admin: AdminClient, groups: Iterable[str], topics: Iterable[str],
     """Everything the plan joins against, read once: groups (state, members), their committed offsets on the
     named topics, the topics' partition counts, every partition's log start/end, the offsets of the asked
     timestamps.  Errors of one group, topic or partition go into its row (``*_error``), never raise."""
-    from kadmin.admin.partitions import ListedOffset, OffsetSpec
-    from kadmin.errors import GroupIdNotFoundError, KafkaError, UnknownTopicOrPartitionError
-    from kadmin.types import OffsetAndMetadata, TopicPartition
-
     group_list, topic_list = sorted(set(groups)), sorted(set(topics))
-    out: dict[str, Columns] = {name: {f.name: [] for f in schema.fields} for name, schema in (
+    out: dict[str, Columns] = {name: {n: [] for n, _ in schema} for name, schema in (
         ("groups", GROUPS_SCHEMA), ("topics", TOPICS_SCHEMA), ("bounds", BOUNDS_SCHEMA), ("times", TIMES_SCHEMA),
         ("committed", COMMITTED_SCHEMA))}
 
@@ -156,28 +153,62 @@ def read_state(admin: AdminClient, groups: Iterable[str], topics: Iterable[str],
         for name, v in zip(cols, values, strict=True):
             cols[name].append(v)
 
-    partitions: dict[str, list[TopicPartition]] = {}
-    if topic_list:
-        for name, d in admin.describe_topics(topic_list).items():
-            if isinstance(d, UnknownTopicOrPartitionError):
-                continue  # not there: the plan says so (or the spec creates it)
-            if isinstance(d, KafkaError):
-                add("topics", name, None, _error_text(d))
-                continue
-            add("topics", name, len(d.partitions), None)
-            partitions[name] = [TopicPartition(name, p.partition) for p in d.partitions]
+    partitions = _read_topics(admin, topic_list, add)
     every = [tp for tps in partitions.values() for tp in tps]
-    if every:
-        starts = admin.list_offsets(dict.fromkeys(every, OffsetSpec.earliest()))
-        ends = admin.list_offsets(dict.fromkeys(every, OffsetSpec.latest()))
-        for tp in every:
-            lo, hi = starts.get(tp), ends.get(tp)
-            bad = next((x for x in (lo, hi) if not isinstance(x, ListedOffset)), None)
-            if bad is not None or not isinstance(lo, ListedOffset) or not isinstance(hi, ListedOffset):
-                why = _error_text(bad) if isinstance(bad, BaseException) else "no log offsets were returned"
-                add("bounds", tp.topic, tp.partition, None, None, f"the log offsets of {tp} could not be read: {why}")
-            else:
-                add("bounds", tp.topic, tp.partition, lo.offset, hi.offset, None)
+    _read_bounds(admin, every, add)
+    _read_times(admin, partitions, times, add)
+    if group_list:
+        _read_groups(admin, group_list, set(topic_list), out, add)
+    log.info("read %d group(s), %d topic(s), %d partition(s), %d committed offset(s)", len(group_list),
+             len(partitions), len(every), len(out["committed"]["c_group"]))
+    return out
+
+
+Add = Callable[..., None]
+
+
+def _read_topics(admin: AdminClient, topic_list: list[str], add: Add) -> dict[str, list[Any]]:
+    """The named topics' partition counts; {topic: its TopicPartitions} of those that exist."""
+    from kadmin.errors import KafkaError, UnknownTopicOrPartitionError
+    from kadmin.types import TopicPartition
+
+    partitions: dict[str, list[Any]] = {}
+    if not topic_list:
+        return partitions
+    for name, d in admin.describe_topics(topic_list).items():
+        if isinstance(d, UnknownTopicOrPartitionError):
+            continue  # not there: the plan says so (or the spec creates it)
+        if isinstance(d, KafkaError):
+            add("topics", name, None, _error_text(d))
+            continue
+        add("topics", name, len(d.partitions), None)
+        partitions[name] = [TopicPartition(name, p.partition) for p in d.partitions]
+    return partitions
+
+
+def _read_bounds(admin: AdminClient, every: list[Any], add: Add) -> None:
+    """Every partition's log start and end (two ListOffsets)."""
+    from kadmin.admin.partitions import ListedOffset, OffsetSpec
+
+    if not every:
+        return
+    starts = admin.list_offsets(dict.fromkeys(every, OffsetSpec.earliest()))
+    ends = admin.list_offsets(dict.fromkeys(every, OffsetSpec.latest()))
+    for tp in every:
+        lo, hi = starts.get(tp), ends.get(tp)
+        bad = next((x for x in (lo, hi) if not isinstance(x, ListedOffset)), None)
+        if bad is not None or not isinstance(lo, ListedOffset) or not isinstance(hi, ListedOffset):
+            why = _error_text(bad) if isinstance(bad, BaseException) else "no log offsets were returned"
+            add("bounds", tp.topic, tp.partition, None, None, f"the log offsets of {tp} could not be read: {why}")
+        else:
+            add("bounds", tp.topic, tp.partition, lo.offset, hi.offset, None)
+
+
+def _read_times(admin: AdminClient, partitions: dict[str, list[Any]], times: Iterable[tuple[str, int]],
+                add: Add) -> None:
+    """The offsets of the timestamps asked for (one ListOffsets per timestamp)."""
+    from kadmin.admin.partitions import ListedOffset, OffsetSpec
+
     by_time: dict[int, list[str]] = {}
     for topic, ts in set(times):
         if topic in partitions:
@@ -192,47 +223,50 @@ def read_state(admin: AdminClient, groups: Iterable[str], topics: Iterable[str],
             else:
                 why = _error_text(got) if isinstance(got, BaseException) else "no offset was returned"
                 add("times", tp.topic, tp.partition, ts, None, f"the offset of {tp} at {ts} ms could not be read: {why}")
-    if group_list:
-        wanted = set(topic_list)
-        described = admin.describe_consumer_groups(group_list)
-        for g in group_list:
-            gd = described.get(g)
-            if isinstance(gd, GroupIdNotFoundError):
-                add("groups", g, None, 0, None)  # unknown: writing offsets creates it
-            elif isinstance(gd, KafkaError) or gd is None:
-                why = _error_text(gd) if gd is not None else "it was not described"
-                add("groups", g, None, None, f"group {g} could not be described: {why}")
+
+
+def _read_groups(admin: AdminClient, group_list: list[str], wanted: set[str], out: dict[str, Columns],
+                 add: Add) -> None:
+    """The groups' states and members, and their committed offsets on the named topics."""
+    from kadmin.errors import GroupIdNotFoundError, KafkaError
+    from kadmin.types import OffsetAndMetadata
+
+    described = admin.describe_consumer_groups(group_list)
+    for g in group_list:
+        gd = described.get(g)
+        if isinstance(gd, GroupIdNotFoundError):
+            add("groups", g, None, 0, None)  # unknown: writing offsets creates it
+        elif isinstance(gd, KafkaError) or gd is None:
+            why = _error_text(gd) if gd is not None else "it was not described"
+            add("groups", g, None, None, f"group {g} could not be described: {why}")
+        else:
+            add("groups", g, gd.state, len(gd.members), None)
+    committed = admin.list_consumer_group_offsets(group_list)
+    for g in group_list:
+        res = committed.get(g)
+        if isinstance(res, GroupIdNotFoundError) or res is None:
+            continue
+        if isinstance(res, KafkaError):
+            # Every row of the group carries it, through a group-level error.
+            errors = out["groups"]["g_error"]
+            i = group_list.index(g)
+            errors[i] = errors[i] or f"the committed offsets of group {g} could not be read: {_error_text(res)}"
+            continue
+        for tp, om in res.items():
+            if tp.topic not in wanted:
+                continue
+            if isinstance(om, OffsetAndMetadata):
+                add("committed", g, tp.topic, tp.partition, om.offset, None)
             else:
-                add("groups", g, gd.state, len(gd.members), None)
-        committed = admin.list_consumer_group_offsets(group_list)
-        for g in group_list:
-            res = committed.get(g)
-            if isinstance(res, GroupIdNotFoundError) or res is None:
-                continue
-            if isinstance(res, KafkaError):
-                # Every row of the group carries it, through a group-level error.
-                out["groups"]["g_error"][group_list.index(g)] = (
-                    out["groups"]["g_error"][group_list.index(g)]
-                    or f"the committed offsets of group {g} could not be read: {_error_text(res)}")
-                continue
-            for tp, om in res.items():
-                if tp.topic not in wanted:
-                    continue
-                if isinstance(om, OffsetAndMetadata):
-                    add("committed", g, tp.topic, tp.partition, om.offset, None)
-                else:
-                    add("committed", g, tp.topic, tp.partition, None,
-                        f"the committed offset of {tp} could not be read: {_error_text(om)}")
-    log.info("read %d group(s), %d topic(s), %d partition(s), %d committed offset(s)", len(group_list),
-             len(partitions), len(every), len(out["committed"]["c_group"]))
-    return out
+                add("committed", g, tp.topic, tp.partition, None,
+                    f"the committed offset of {tp} could not be read: {_error_text(om)}")
 
 
 # --- the plan ---------------------------------------------------------------------------------------------
 
 
 def plan_groups_offsets(df: DataFrame, admin: AdminClient, topic_plan: DataFrame | None) -> DataFrame:
-    """The kind's plan rows (the plan's columns, see :mod:`kadmin.spark.tenant_plan`).
+    """The kind's plan rows (the plan's columns, see :mod:`kadmin.spark.plan`).
 
     ``topic_plan``: the topics' own plan rows when the spec has topics, so that a reset on a topic (or on a
     partition) the spec creates is planned against the empty log it will have."""
@@ -246,16 +280,26 @@ def plan_groups_offsets(df: DataFrame, admin: AdminClient, topic_plan: DataFrame
         state = read_state(admin, {r[0] for r in wanted}, {r[1] for r in wanted},
                            {(r[1], int(r[2])) for r in wanted if r[2] is not None})
     except KafkaError as exc:
-        # The kind could not be planned at all (no coordinator, no ListOffsets...): every row fails with it,
-        # the other kinds go on (as tenant_unreadable does for the rest).
-        why = f"the cluster's groups and offsets could not be read: {_error_text(exc)}"
-        log.warning("%s", why)
-        return d.selectExpr(
-            f"{sql_string(KIND)} AS kind",
-            "concat(coalesce(grp, ''), '/', coalesce(topic, ''), ':', coalesce(CAST(partition AS STRING), '*')) AS key",
-            "'reject' AS action", "CAST(NULL AS STRING) AS old_value", "target AS new_value",
-            "CASE WHEN reason IS NOT NULL THEN 'rejected' ELSE 'failed' END AS status",
-            f"coalesce(reason, {sql_string(why)}) AS error", "CAST(NULL AS map<string,string>) AS args")
+        return _unreadable(d, exc)
+    return _dedupe(_rows(_targets(d, state, topic_plan, spark)))
+
+
+def _unreadable(d: DataFrame, exc: BaseException) -> DataFrame:
+    """The kind could not be planned at all (no coordinator, no ListOffsets...): every row fails with it, the
+    other kinds go on (as an unreadable state does for the rest)."""
+    why = f"the cluster's groups and offsets could not be read: {_error_text(exc)}"
+    log.warning("%s", why)
+    return d.selectExpr(
+        f"{sql_string(KIND)} AS kind",
+        "concat(coalesce(grp, ''), '/', coalesce(topic, ''), ':', coalesce(CAST(partition AS STRING), '*')) AS key",
+        "'reject' AS action", "CAST(NULL AS STRING) AS old_value", "target AS new_value",
+        "CASE WHEN reason IS NOT NULL THEN 'rejected' ELSE 'failed' END AS status",
+        f"coalesce(reason, {sql_string(why)}) AS error", "CAST(NULL AS map<string,string>) AS args")
+
+
+def _targets(d: DataFrame, state: dict[str, Columns], topic_plan: DataFrame | None, spark: Any) -> DataFrame:
+    """One row per (spec row, partition) joined with the cluster's state; ``fresh`` partitions (of a topic
+    the spec creates or grows) start at 0, other targets are clamped to [log start, log end]."""
     groups = frame(spark, state["groups"], GROUPS_SCHEMA)
     topics = frame(spark, state["topics"], TOPICS_SCHEMA)
     bounds = frame(spark, state["bounds"], BOUNDS_SCHEMA)
@@ -289,7 +333,12 @@ def plan_groups_offsets(df: DataFrame, admin: AdminClient, topic_plan: DataFrame
                  "WHEN t_kind = 'offset' THEN t_value "
                  "WHEN t_kind = 'timestamp' THEN CASE WHEN s_offset >= 0 THEN s_offset ELSE b_end END END")
     target = f"CASE WHEN {fresh} THEN 0 ELSE least(greatest(_req, b_start), b_end) END"
-    e = e.selectExpr("*", f"{requested} AS _req").selectExpr("*", f"{target} AS _target")
+    return e.selectExpr("*", f"{requested} AS _req", f"{fresh} AS _fresh").selectExpr("*", f"{target} AS _target")
+
+
+def _rows(e: DataFrame) -> DataFrame:
+    """The plan rows: reject (the spec's fault), failed (the cluster's), alter or unchanged, with the reason."""
+    fresh = "_fresh"
     missing = "concat('topic ', topic, ' does not exist and the spec does not create it')"
     no_part = ("concat('partition ', CAST(p AS STRING), ' of topic ', topic, ' does not exist (it has ', "
                "CAST(n AS STRING), ' partition(s))')")
@@ -325,7 +374,7 @@ def plan_groups_offsets(df: DataFrame, admin: AdminClient, topic_plan: DataFrame
         "CAST(_target AS STRING), 'via', CASE WHEN p_action = 'create' THEN 'topic' END), "
         "(k, v) -> v IS NOT NULL) AS args",
         "coalesce(concat(t_kind, ':', coalesce(CAST(t_value AS STRING), '')), target) AS _sig")
-    return _dedupe(rows)
+    return rows
 
 
 def _dedupe(rows: DataFrame) -> DataFrame:
@@ -373,6 +422,29 @@ def commit_offsets(admin: AdminClient, payloads: list[tuple[str, str, str, int, 
 def item_payload(key: str, args: dict[str, str]) -> tuple[str, str, str, int, int]:
     """What one plan row sends: (key, group, topic, partition, offset); KeyError/ValueError on a bad row."""
     return key, args["group"], args["topic"], int(args["partition"]), int(args["offset"])
+
+
+def plan(ctx: PlanContext) -> DataFrame:
+    df = ctx.frame_of(KIND)
+    assert df is not None
+    return plan_groups_offsets(df, ctx.admin, ctx.parts.get("topics"))
+
+
+def items(ctx: ApplyContext, phase: Phase, rows: list[Row]) -> list[Item]:
+    return one_per_row(ctx, phase, rows, lambda key, action, a: (item_payload(key, a), key), lambda key, a: key)
+
+
+def send(ctx: ApplyContext, batch: list[Item]) -> dict[str, BaseException | None]:
+    return commit_offsets(ctx.admin, [i.payload for i in batch], ctx.validate)
+
+
+register(Kind(
+    name=KIND, order=4, columns=COLUMNS, plan=plan, items=items,
+    # after the topics they name exist, after the grants; resets are never deletions
+    phases=(Phase(KIND, ("alter",), "group offsets reset", 80, send),),
+    owners=(Owner("topics", "args['topic']", lambda a: a.get("topic"), "topic ", ("alter",)),),
+    group="args['group']",
+))
 
 
 __all__ = ["KIND", "commit_offsets", "desired_groups_offsets", "item_payload", "plan_groups_offsets", "read_state"]

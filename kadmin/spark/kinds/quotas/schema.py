@@ -43,6 +43,9 @@ from pyspark.sql.types import (
     StructType,
 )
 
+from kadmin.spark.sqltext import sql_name as sql_name
+from kadmin.spark.sqltext import sql_string as sql_string
+
 log = logging.getLogger("kadmin.spark")
 
 ENTITY_COLUMNS: tuple[str, ...] = ("user", "client_id", "ip")
@@ -170,16 +173,6 @@ def _field(df: DataFrame, name: str) -> StructField:
         if f.name == name:
             return f
     raise KeyError(name)  # pragma: no cover - names come from df.columns
-
-
-def sql_name(name: str) -> str:
-    """A column name quoted for SQL text (and ``F.col``), so names with dots, dashes or quotes are taken literally."""
-    return "`" + name.replace("`", "``") + "`"
-
-
-def sql_string(text: str) -> str:
-    """``text`` as a Spark SQL string literal (backslash escapes are on by default, so both are escaped)."""
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def _entity_column(df: DataFrame, original: str, canonical: str) -> str:

@@ -13,7 +13,14 @@ from dataclasses import dataclass
 
 from pyspark.sql import DataFrame
 
-from kadmin.spark.schema import ENTITY_COLUMNS, KEY_COLUMN, UNPARSED, VALUE_COLUMN, sql_name, sql_string
+from kadmin.spark.kinds.quotas.schema import (
+    ENTITY_COLUMNS,
+    KEY_COLUMN,
+    UNPARSED,
+    VALUE_COLUMN,
+    sql_name,
+    sql_string,
+)
 
 REASON = "reason"
 
