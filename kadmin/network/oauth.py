@@ -33,6 +33,7 @@ import urllib.request
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from typing import Any
 
 from kadmin.errors import AuthenticationError
@@ -245,7 +246,8 @@ class OidcClientCredentials:
         except urllib.error.HTTPError as exc:
             detail = _error_detail(exc)
             message = f"HTTP {exc.code} {exc.reason}{detail}"
-            if exc.code in (408, 429) or exc.code >= 500:
+            if exc.code in (HTTPStatus.REQUEST_TIMEOUT, HTTPStatus.TOO_MANY_REQUESTS) \
+                    or exc.code >= HTTPStatus.INTERNAL_SERVER_ERROR:
                 raise _Retriable(message) from None
             raise AuthenticationError(f"OAUTHBEARER: the token endpoint {url} refused the client credentials "
                                       f"of {self.client_id!r}: {message}") from None
