@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import confluent_kafka.admin
 import pytest
-from confluent_kafka import admin as ck
 
 from kadmin import AdminClient
 from kadmin.acls import AclBinding
@@ -30,6 +30,8 @@ from kadmin.topics import NewTopic
 from tests.support.cli import Result
 
 pytestmark = pytest.mark.spark
+#: librdkafka's admin module (its stubs do not re-export the names this test reads).
+ck: Any = confluent_kafka.admin
 
 AUTHORIZER = {"super_users": ["User:ANONYMOUS"]}
 WRITES = {ApiKey.CREATE_TOPICS, ApiKey.DELETE_TOPICS, ApiKey.CREATE_PARTITIONS, ApiKey.INCREMENTAL_ALTER_CONFIGS,
@@ -84,8 +86,10 @@ def seen_by_confluent(bootstrap: str) -> dict[str, Any]:
 def kadmin_state(admin: AdminClient) -> dict[str, Any]:
     from kadmin.quotas import ClientQuotaFilter
 
-    scram = {u: sorted((i.mechanism.mechanism_name, i.iterations) for i in infos)
-             for u, infos in admin.describe_user_scram_credentials().items()}
+    scram = {}
+    for user, infos in admin.describe_user_scram_credentials().items():
+        assert not isinstance(infos, BaseException), infos
+        scram[user] = sorted((i.mechanism.mechanism_name, i.iterations) for i in infos)
     return {"scram": scram, "quotas": admin.describe_client_quotas(ClientQuotaFilter.all())}
 
 
