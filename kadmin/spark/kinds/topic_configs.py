@@ -51,6 +51,8 @@ if TYPE_CHECKING:
 NAME = "topic_configs"
 COLUMNS = {"topic": True, "config": True, "value": True}
 SCHEMA: Schema = (("topic", "string"), ("config", "string"), ("value", "string"), ("in_scope", "boolean"))
+#: Topics whose configs are described per DescribeConfigs call when the state is read.
+READ_CHUNK = 1000
 
 
 def read_topic_configs(admin: AdminClient, topics: list[str], scope: Scope | None) -> Columns:
@@ -62,22 +64,23 @@ def read_topic_configs(admin: AdminClient, topics: list[str], scope: Scope | Non
     from kadmin.errors import KafkaError, UnknownTopicOrPartitionError
 
     cols: Columns = {"topic": [], "config": [], "value": [], "in_scope": []}
-    if not topics:
-        return cols
-    described = admin.describe_configs([ConfigResource.topic(t) for t in topics])
-    for resource, entries in described.items():
-        if isinstance(entries, UnknownTopicOrPartitionError):
-            continue
-        if isinstance(entries, KafkaError):
-            raise entries
-        in_scope = scope is not None and scope.topic_in_scope(resource.name)
-        for name, entry in entries.items():
-            if entry.source is not ConfigSource.DYNAMIC_TOPIC_CONFIG:
+    # A chunk at a time: a topic has dozens of configs and only a few are its own, so holding every topic's
+    # answer at once (50,000 topics: about 1 GB of entries) would size the driver by the cluster, not the spec.
+    for start in range(0, len(topics), READ_CHUNK):
+        described = admin.describe_configs([ConfigResource.topic(t) for t in topics[start:start + READ_CHUNK]])
+        for resource, entries in described.items():
+            if isinstance(entries, UnknownTopicOrPartitionError):
                 continue
-            cols["topic"].append(resource.name)
-            cols["config"].append(name)
-            cols["value"].append(entry.value)
-            cols["in_scope"].append(in_scope)
+            if isinstance(entries, KafkaError):
+                raise entries
+            in_scope = scope is not None and scope.topic_in_scope(resource.name)
+            for name, entry in entries.items():
+                if entry.source is not ConfigSource.DYNAMIC_TOPIC_CONFIG:
+                    continue
+                cols["topic"].append(resource.name)
+                cols["config"].append(name)
+                cols["value"].append(entry.value)
+                cols["in_scope"].append(in_scope)
     return cols
 
 
