@@ -31,7 +31,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                                    "(or one such file).  Needs kadmin's [spark] extra and Java 17+.  Files are "
                                    "checked before Spark starts.  The default is --dry-run.",
                        epilog=FORMATS_HELP)
-    p.add_argument("spec", metavar="SPEC_DIR_OR_FILE")
+    p.add_argument("spec", metavar="SPEC_DIR_OR_FILE", nargs="?")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--dry-run", action="store_true", help="show the plan (and any drift); send nothing (default)")
     mode.add_argument("--validate", action="store_true",
@@ -46,6 +46,15 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--save-plan", metavar="DIR", help="also write the plan as Parquet to DIR")
     p.add_argument("--all", action="store_true", dest="show_all",
                    help=f"list every row, unchanged ones too (default: the first {SHOWN} changes)")
+    p.add_argument("--export", metavar="DIR",
+                   help="write the cluster's topics, configs, ACLs, SCRAM users and quotas as a spec into DIR "
+                        "(--scope narrows it) instead of provisioning")
+    p.add_argument("--format", choices=("csv", "jsonl", "parquet"), default="csv",
+                   help="with --export: the spec files' format (default csv)")
+    p.add_argument("--force", action="store_true", help="with --export: write into a non-empty DIR, replacing "
+                                                         "its spec files")
+    p.add_argument("--include-group-offsets", action="store_true",
+                   help="with --export: also the consumer groups' committed offsets (groups_offsets)")
     p.set_defaults(run=run)
 
 
@@ -53,6 +62,14 @@ def run(ctx: Context) -> int:
     args = ctx.args
     if args.batch_size is not None and args.batch_size < 1:
         raise UsageError(f"--batch-size must be at least 1, not {args.batch_size}")
+    if args.export is not None:
+        from kadmin.cli.provision_export import run_export
+
+        return run_export(ctx)
+    if args.spec is None:
+        raise UsageError("provision needs SPEC_DIR_OR_FILE (or --export DIR to write one)")
+    if args.force or args.include_group_offsets or args.format != "csv":
+        raise UsageError("--format, --force and --include-group-offsets go with --export")
     mode = "validate" if args.validate else "apply" if args.apply else "plan"
     files = find_files(args.spec)
     for f in files:

@@ -35,7 +35,8 @@ spec files (one per kind; kinds left out are not touched), CSV with a header, JS
   groups_offsets.csv group,topic,partition,target                   target: earliest, latest, offset:N,
                                                                     timestamp:MS or timestamp:ISO-8601 with zone
 Deletions happen only with --remove-unlisted and only inside --scope (topics=PREFIX, principals=PREFIX,
-kinds=KIND,...).  Full description and examples: docs/provision.md."""
+kinds=KIND,...).  --export DIR writes the cluster as such files (SCRAM passwords as env:KADMIN_SCRAM_<USER>
+references to set).  Full description and examples: docs/provision.md."""
 
 
 @dataclass(frozen=True)

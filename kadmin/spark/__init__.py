@@ -64,6 +64,9 @@ _EXPORTS = {
     "SpecError": "kadmin.spark.spec",
     "env_or_file_secrets": "kadmin.spark.spec",
     "PLAN_COLUMNS": "kadmin.spark.plan",
+    # a live cluster written as a spec (docs/provision.md, "Exporting a cluster")
+    "export": "kadmin.spark.export",
+    "ExportResult": "kadmin.spark.export",
 }
 
 if TYPE_CHECKING:
@@ -74,6 +77,7 @@ if TYPE_CHECKING:
         drift,
         provision,
     )
+    from kadmin.spark.export import ExportResult, export
     from kadmin.spark.kinds.quotas.diff import plan_quotas
     from kadmin.spark.kinds.quotas.schema import DEFAULT_ENTITY, RESULT_COLUMNS, result_schema
     from kadmin.spark.kinds.quotas.stream import provision_quotas
@@ -100,6 +104,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "DEFAULT_ENTITY",
+    "ExportResult",
     "PLAN_COLUMNS",
     "RESULT_COLUMNS",
     "TENANT_RESULT_COLUMNS",
@@ -113,6 +118,7 @@ __all__ = [
     "apply_plan",
     "drift",
     "env_or_file_secrets",
+    "export",
     "plan_quotas",
     "provision",
     "provision_quotas",

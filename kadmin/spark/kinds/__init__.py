@@ -10,7 +10,9 @@ A kind (:class:`Kind`) declares everything the generic plan (:mod:`kadmin.spark.
 * ``items``: how streamed plan rows become the payloads that phase sends;
 * ``owners``: the kinds it depends on (an ACL grant on its SCRAM user, a config on its topic): a rejected or
   failed owner skips its dependents, ``skipped`` with the reason, at plan time and at apply time;
-* ``group``: which plan rows travel as one item (a topic's configs, a quota entity's keys).
+* ``group``: which plan rows travel as one item (a topic's configs, a quota entity's keys);
+* ``export`` and ``export_schema``: how the cluster's entities of the kind are read back as spec rows (its own
+  columns, in the reader's types), for :func:`kadmin.spark.export.export`; the same reads as its plan's state.
 
 Adding a kind is adding one module in this package that calls :func:`register`; importing this package
 imports every module in it (:func:`_load`), so no list elsewhere names the kinds.  Importing a kind module
@@ -28,7 +30,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-    from kadmin.spark.kinds.context import ApplyContext, Item, PlanContext
+    from kadmin.spark.kinds._sql import Columns, Schema
+    from kadmin.spark.kinds.context import ApplyContext, ExportContext, Item, PlanContext
 
 #: One streamed plan row as the apply side sees it: key, action, kind, args.
 Row = tuple[str, str, str, dict[str, str]]
@@ -88,6 +91,9 @@ class Kind:
     group: str = "key"
     #: called with (ctx, phase, item, status, error) when an item of this kind did not succeed
     on_failure: Callable[..., None] | None = None
+    #: the cluster's entities of this kind as spec rows (columns of ``export_schema``); None: not exportable
+    export: Callable[[ExportContext], Columns] | None = None
+    export_schema: Schema = ()
 
 
 _KINDS: dict[str, Kind] = {}

@@ -60,6 +60,11 @@ def frame(spark: SparkSession, cols: Columns, schema: Schema) -> DataFrame:
     return spark.createDataFrame(list(zip(*(cols[n] for n, _ in schema), strict=True)), schema=struct)
 
 
+def pick(cols: Columns, keep: list[int], schema: Schema) -> Columns:
+    """The rows ``keep`` (indexes) of ``cols``, in the columns of ``schema`` (an export's own columns)."""
+    return {name: [cols[name][i] for i in keep] for name, _ in schema}
+
+
 def read_kind(what: str, schema: Schema, read: Callable[[], Columns]) -> tuple[Columns, str | None]:
     """``read()``'s columns and None, or empty columns of ``schema`` and the reason the kind's rows fail.
 

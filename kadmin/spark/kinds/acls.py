@@ -17,6 +17,7 @@ from kadmin.spark.kinds._sql import (
     Schema,
     column_or,
     frame,
+    pick,
     read_kind,
     unreadable,
 )
@@ -41,7 +42,7 @@ from kadmin.spark.kinds._sql import (
 from kadmin.spark.kinds._sql import (
     when as _when,
 )
-from kadmin.spark.kinds.context import ApplyContext, Item, PlanContext, all_ok, one_per_row
+from kadmin.spark.kinds.context import ApplyContext, ExportContext, Item, PlanContext, all_ok, one_per_row
 from kadmin.spark.sqltext import sql_name, sql_string
 
 if TYPE_CHECKING:
@@ -78,6 +79,16 @@ def read_acls(admin: AdminClient, scope: Scope | None) -> Columns:
         cols["in_scope"].append(scope is not None and scope.principal_in_scope(e.principal))
     log.info("read %d ACL binding(s)", len(cols["principal"]))
     return cols
+
+
+EXPORT_SCHEMA: Schema = tuple((c, "string") for c in COLUMNS)
+
+
+def export(ctx: ExportContext) -> Columns:
+    """Every binding (of the scope's principals), with every column written out (no default left implied)."""
+    cols = read_acls(ctx.admin, None)
+    keep = [i for i, p in enumerate(cols["principal"]) if ctx.principal_wanted(p)]
+    return pick(cols, keep, EXPORT_SCHEMA)
 
 
 def _acl_key(principal: str, host: str, op: str, perm: str, rt: str, name: str, pt: str) -> str:
@@ -215,6 +226,7 @@ def on_failure(ctx: ApplyContext, phase: Phase, item: Item, status: str, error: 
 
 KIND = register(Kind(
     name=NAME, order=3, columns=COLUMNS, plan=plan, items=items,
+    export=export, export_schema=EXPORT_SCHEMA,
     phases=(Phase(NAME, ("create",), "ACLs granted", 60, _grant),
             Phase(NAME, ("delete",), "ACLs revoked", 70, _revoke)),
     owners=(Owner("scram_users", USER_SQL, lambda a: user_of(a.get("principal", "")), "SCRAM user "),

@@ -46,6 +46,28 @@ class PlanContext:
 
 
 @dataclass
+class ExportContext:
+    """One export: the client that reads the cluster, what the caller wants exported (``scope``: None or a
+    field left empty restricts nothing), what the kinds read once for each other (``shared``: the exported
+    topics) and what they left out, and why (``notes``)."""
+
+    admin: AdminClient
+    scope: Scope | None
+    shared: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def topic_wanted(self, name: str) -> bool:
+        return self.scope is None or not self.scope.topics or self.scope.topic_in_scope(name)
+
+    def principal_wanted(self, principal: str | None) -> bool:
+        """A principal (``User:alice``) the scope's principal prefixes cover; None (a quota entity without a
+        user) only when the scope names no principals."""
+        if self.scope is None or not self.scope.principals:
+            return True
+        return principal is not None and self.scope.principal_in_scope(principal)
+
+
+@dataclass
 class Item:
     """What one call sends for one entity (or a group of plan rows sent as one)."""
 
@@ -131,5 +153,5 @@ def int_or_none(text: str | None) -> int | None:
     return None if text is None or text == "" else int(text)
 
 
-__all__ = ["FAILED", "OK", "POSSIBLY_APPLIED", "SKIPPED", "VALIDATED", "ApplyContext", "Item", "Outcomes",
+__all__ = ["FAILED", "OK", "POSSIBLY_APPLIED", "SKIPPED", "VALIDATED", "ApplyContext", "ExportContext", "Item", "Outcomes",
            "PlanContext", "all_ok", "error_text", "int_or_none", "one_per_row", "status_of"]

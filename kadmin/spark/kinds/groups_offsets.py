@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 from kadmin.spark.kinds import Kind, Owner, Phase, Row, register
 from kadmin.spark.kinds._sql import Columns, Schema, frame, int_column
-from kadmin.spark.kinds.context import ApplyContext, Item, PlanContext, one_per_row
+from kadmin.spark.kinds.context import ApplyContext, ExportContext, Item, PlanContext, one_per_row
 from kadmin.spark.sqltext import sql_name, sql_string
 
 if TYPE_CHECKING:
@@ -438,9 +438,44 @@ def send(ctx: ApplyContext, batch: list[Item]) -> dict[str, BaseException | None
     return commit_offsets(ctx.admin, [i.payload for i in batch], ctx.validate)
 
 
+EXPORT_SCHEMA: Schema = (("group", "string"), ("topic", "string"), ("partition", "bigint"), ("target", "string"))
+
+
+def export(ctx: ExportContext) -> Columns:
+    """Every consumer group's committed offsets (on the scope's topics) as ``offset:N`` targets.  A group with
+    members is exported too, and noted: a provision refuses to move an active group's offsets."""
+    from kadmin.errors import KafkaError
+    from kadmin.types import OffsetAndMetadata
+
+    listed = ctx.admin.list_consumer_groups()
+    if listed.errors:  # a partial listing would export a partial spec as if it were whole
+        broker, err = min(listed.errors.items())
+        raise KafkaError(f"broker {broker} could not list its groups: {_error_text(err)}")
+    groups = listed.group_ids()
+    cols: Columns = {n: [] for n, _ in EXPORT_SCHEMA}
+    committed = ctx.admin.list_consumer_group_offsets(groups) if groups else {}
+    for g in groups:
+        res = committed.get(g)
+        if isinstance(res, KafkaError) or res is None:
+            ctx.notes.append(f"groups_offsets: group {g} left out: "
+                             f"{_error_text(res) if res is not None else 'no answer'}")
+            continue
+        for tp, om in sorted(res.items(), key=lambda kv: (kv[0].topic, kv[0].partition)):
+            if isinstance(om, OffsetAndMetadata) and ctx.topic_wanted(tp.topic):
+                for name, v in zip(cols, (g, tp.topic, tp.partition, f"offset:{om.offset}"), strict=True):
+                    cols[name].append(v)
+    states = {g.group_id: g.state for g in listed.groups}
+    active = sorted(g for g in set(cols["group"]) if str(states.get(g) or "") not in ("", *INACTIVE))
+    if active:
+        ctx.notes.append(f"groups_offsets: group(s) {', '.join(active)} have members: a provision rejects "
+                         "their rows until their consumers stop")
+    return cols
+
+
 register(Kind(
     name=KIND, order=4, columns=COLUMNS, plan=plan, items=items,
     # after the topics they name exist, after the grants; resets are never deletions
+    export=export, export_schema=EXPORT_SCHEMA,
     phases=(Phase(KIND, ("alter",), "group offsets reset", 80, send),),
     owners=(Owner("topics", "args['topic']", lambda a: a.get("topic"), "topic ", ("alter",)),),
     group="args['group']",

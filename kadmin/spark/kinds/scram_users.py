@@ -19,6 +19,7 @@ from kadmin.spark.kinds._sql import (
     column_or,
     frame,
     int_column,
+    pick,
     read_kind,
     unreadable,
 )
@@ -48,6 +49,7 @@ from kadmin.spark.kinds._sql import (
 )
 from kadmin.spark.kinds.context import (
     ApplyContext,
+    ExportContext,
     Item,
     PlanContext,
     all_ok,
@@ -84,6 +86,42 @@ def read_scram(admin: AdminClient, scope: Scope | None) -> Columns:
             cols["in_scope"].append(scope is not None and scope.principal_in_scope("User:" + user))
     log.info("read %d SCRAM credential(s)", len(cols["user"]))
     return cols
+
+
+EXPORT_SCHEMA: Schema = (("user", "string"), ("mechanism", "string"), ("iterations", "bigint"),
+                         ("password_ref", "string"))
+#: The environment variable an exported user's password reference names: this prefix and the user's name.
+PASSWORD_VAR_PREFIX = "KADMIN_SCRAM_"
+
+
+def password_refs(users: list[str]) -> dict[str, str]:
+    """One reference per user (both mechanisms of a user share it): ``env:KADMIN_SCRAM_<NAME>``, the name upper
+    case with every other character than A-Z and 0-9 as ``_``; names that fold to the same variable get
+    ``_2``, ``_3``... in sorted order, so an export names the same variables every time."""
+    import re
+
+    taken: set[str] = set()
+    out: dict[str, str] = {}
+    for user in sorted(set(users)):
+        base = PASSWORD_VAR_PREFIX + re.sub(r"[^A-Z0-9]", "_", user.upper())
+        var, n = base, 2
+        while var in taken:
+            var, n = f"{base}_{n}", n + 1
+        taken.add(var)
+        out[user] = "env:" + var
+    return out
+
+
+def export(ctx: ExportContext) -> Columns:
+    """Every credential (of the scope's principals): user, mechanism, iterations, and a password *reference*
+    (:func:`password_refs`) to fill in: a broker never returns a password, and a spec never holds one."""
+    cols = read_scram(ctx.admin, None)
+    keep = [i for i, u in enumerate(cols["user"]) if ctx.principal_wanted("User:" + u)]
+    cols["password_ref"] = [None] * len(cols["user"])
+    out = pick(cols, keep, EXPORT_SCHEMA)
+    refs = password_refs(out["user"])
+    out["password_ref"] = [refs[u] for u in out["user"]]
+    return out
 
 
 def desired_scram(df: DataFrame) -> DataFrame:
@@ -184,6 +222,7 @@ def send(ctx: ApplyContext, batch: list[Item]) -> dict[str, BaseException | None
 
 KIND = register(Kind(
     name=NAME, order=0, columns=COLUMNS, plan=plan, items=items,
+    export=export, export_schema=EXPORT_SCHEMA,
     phases=(Phase(NAME, ("create", "alter"), "SCRAM users upserted", 10, send, blocks=True),
             Phase(NAME, ("delete",), "SCRAM users deleted", 100, send)),
     owner_sql="args['user']",

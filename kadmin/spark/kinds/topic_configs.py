@@ -14,6 +14,7 @@ from kadmin.spark.kinds._sql import (
     Columns,
     Schema,
     frame,
+    pick,
     read_kind,
     unreadable,
 )
@@ -38,7 +39,7 @@ from kadmin.spark.kinds._sql import (
 from kadmin.spark.kinds._sql import (
     when as _when,
 )
-from kadmin.spark.kinds.context import POSSIBLY_APPLIED, ApplyContext, Item, PlanContext
+from kadmin.spark.kinds.context import POSSIBLY_APPLIED, ApplyContext, ExportContext, Item, PlanContext
 from kadmin.spark.sqltext import sql_name
 
 if TYPE_CHECKING:
@@ -50,6 +51,8 @@ if TYPE_CHECKING:
 NAME = "topic_configs"
 COLUMNS = {"topic": True, "config": True, "value": True}
 SCHEMA: Schema = (("topic", "string"), ("config", "string"), ("value", "string"), ("in_scope", "boolean"))
+#: Topics whose configs are described per DescribeConfigs call when the state is read.
+READ_CHUNK = 1000
 
 
 def read_topic_configs(admin: AdminClient, topics: list[str], scope: Scope | None) -> Columns:
@@ -61,23 +64,40 @@ def read_topic_configs(admin: AdminClient, topics: list[str], scope: Scope | Non
     from kadmin.errors import KafkaError, UnknownTopicOrPartitionError
 
     cols: Columns = {"topic": [], "config": [], "value": [], "in_scope": []}
-    if not topics:
-        return cols
-    described = admin.describe_configs([ConfigResource.topic(t) for t in topics])
-    for resource, entries in described.items():
-        if isinstance(entries, UnknownTopicOrPartitionError):
-            continue
-        if isinstance(entries, KafkaError):
-            raise entries
-        in_scope = scope is not None and scope.topic_in_scope(resource.name)
-        for name, entry in entries.items():
-            if entry.source is not ConfigSource.DYNAMIC_TOPIC_CONFIG:
+    # A chunk at a time: a topic has dozens of configs and only a few are its own, so holding every topic's
+    # answer at once (50,000 topics: about 1 GB of entries) would size the driver by the cluster, not the spec.
+    for start in range(0, len(topics), READ_CHUNK):
+        described = admin.describe_configs([ConfigResource.topic(t) for t in topics[start:start + READ_CHUNK]])
+        for resource, entries in described.items():
+            if isinstance(entries, UnknownTopicOrPartitionError):
                 continue
-            cols["topic"].append(resource.name)
-            cols["config"].append(name)
-            cols["value"].append(entry.value)
-            cols["in_scope"].append(in_scope)
+            if isinstance(entries, KafkaError):
+                raise entries
+            in_scope = scope is not None and scope.topic_in_scope(resource.name)
+            for name, entry in entries.items():
+                if entry.source is not ConfigSource.DYNAMIC_TOPIC_CONFIG:
+                    continue
+                cols["topic"].append(resource.name)
+                cols["config"].append(name)
+                cols["value"].append(entry.value)
+                cols["in_scope"].append(in_scope)
     return cols
+
+
+EXPORT_SCHEMA: Schema = (("topic", "string"), ("config", "string"), ("value", "string"))
+
+
+def export(ctx: ExportContext) -> Columns:
+    """The exported topics' own (dynamic topic) configs, long form.  A sensitive value (the broker answers
+    null) is left out and noted: a null ``value`` in a spec means "remove the topic's own value"."""
+    from kadmin.spark.kinds.topics import exported_topics
+
+    cols = read_topic_configs(ctx.admin, exported_topics(ctx)[1], None)
+    keep = [i for i, v in enumerate(cols["value"]) if v is not None]
+    for i in sorted(set(range(len(cols["value"]))) - set(keep)):
+        ctx.notes.append(f"topic_configs: {cols['topic'][i]}:{cols['config'][i]} left out: the broker does not "
+                         "return its value (sensitive)")
+    return pick(cols, keep, EXPORT_SCHEMA)
 
 
 def desired_configs(topics: DataFrame | None, long: DataFrame | None) -> DataFrame | None:
@@ -202,6 +222,7 @@ def send(ctx: ApplyContext, batch: list[Item]) -> dict[str, BaseException | None
 
 KIND = register(Kind(
     name=NAME, order=2, columns=COLUMNS, plan=plan, items=items,
+    export=export, export_schema=EXPORT_SCHEMA,
     phases=(Phase(NAME, ("create", "alter", "delete"), "topic configs altered", 50, send),),
     owners=(Owner("topics", "args['topic']", lambda a: a.get("topic"), "topic ", ("create", "alter", "delete")),),
     group="args['topic']",

@@ -22,6 +22,7 @@ from kadmin.spark.kinds._sql import (
     configs_column,
     frame,
     int_column,
+    pick,
     read_kind,
     unreadable,
 )
@@ -49,6 +50,7 @@ from kadmin.spark.kinds._sql import (
 from kadmin.spark.kinds.context import (
     POSSIBLY_APPLIED,
     ApplyContext,
+    ExportContext,
     Item,
     PlanContext,
     all_ok,
@@ -102,6 +104,26 @@ def read_topics(admin: AdminClient, desired: Callable[[], set[str]], scope: Scop
         present.append(name)
     log.info("read %d existing topic(s) of %d on the cluster", len(present), len(listed))
     return cols, present
+
+
+EXPORT_SCHEMA: Schema = (("name", "string"), ("partitions", "bigint"), ("replication_factor", "bigint"))
+
+
+def exported_topics(ctx: ExportContext) -> tuple[Columns, list[str]]:
+    """The topics an export covers (every non-internal topic, or those of the scope's topic prefixes), read
+    once (:func:`read_topics`, the plan's own read) for ``topics`` and ``topic_configs``."""
+    if NAME not in ctx.shared:
+        from kadmin.spark.spec import Scope
+
+        prefixes = ctx.scope.topics if ctx.scope is not None and ctx.scope.topics else ("",)
+        ctx.shared[NAME] = read_topics(ctx.admin, set, Scope(topics=prefixes))
+    got: tuple[Columns, list[str]] = ctx.shared[NAME]
+    return got
+
+
+def export(ctx: ExportContext) -> Columns:
+    cols, names = exported_topics(ctx)
+    return pick(cols, list(range(len(names))), EXPORT_SCHEMA)
 
 
 def desired_topics(df: DataFrame) -> DataFrame:
@@ -310,6 +332,7 @@ def on_failure(ctx: ApplyContext, phase: Phase, item: Item, status: str, error: 
 
 KIND = register(Kind(
     name=NAME, order=1, columns=COLUMNS, plan=plan, items=items,
+    export=export, export_schema=EXPORT_SCHEMA,
     phases=(Phase(NAME, ("create",), "topics created", 20, _create, blocks=True),
             Phase(NAME, ("alter",), "partitions added", 30, _grow_items),
             Phase(NAME, ("reassign",), "replicas reassigned", 40, _reassign_items),

@@ -16,6 +16,7 @@ from kadmin.spark.kinds._sql import (
     Columns,
     Schema,
     frame,
+    pick,
     read_kind,
     unreadable,
 )
@@ -28,7 +29,7 @@ from kadmin.spark.kinds._sql import (
 from kadmin.spark.kinds._sql import (
     hold_deletions as _hold_deletions,
 )
-from kadmin.spark.kinds.context import FAILED, ApplyContext, Item, PlanContext, error_text
+from kadmin.spark.kinds.context import FAILED, ApplyContext, ExportContext, Item, PlanContext, error_text
 from kadmin.spark.sqltext import sql_string
 
 if TYPE_CHECKING:
@@ -56,6 +57,20 @@ def read_quotas(admin: AdminClient, scope: Scope | None) -> Columns:
                         and scope.principal_in_scope("User:" + u) for u in users]
     base["value"] = base.pop("value")
     return base
+
+
+EXPORT_SCHEMA: Schema = SCHEMA[:5]
+
+
+def export(ctx: ExportContext) -> Columns:
+    """Every quota key of every entity, long form (``<default>`` for a default entity); with principal prefixes
+    in the scope, only entities whose user they cover (as deletions are scoped)."""
+    from kadmin.spark.kinds.quotas.diff import read_current
+
+    cols = read_current(ctx.admin, None)
+    keep = [i for i, u in enumerate(cols["user"])
+            if ctx.principal_wanted(None if u is None or u == "<default>" else "User:" + u)]
+    return pick(cols, keep, EXPORT_SCHEMA)
 
 
 def _entity_text(prefix: str = "") -> str:
@@ -143,6 +158,7 @@ def send(ctx: ApplyContext, batch: list[Item]) -> dict[str, BaseException | None
 
 KIND = register(Kind(
     name=NAME, order=5, columns=COLUMNS, plan=plan, items=items,
+    export=export, export_schema=EXPORT_SCHEMA,
     phases=(Phase(NAME, ("create", "alter", "delete"), "quotas altered", 110, send),),
     group="substring_index(key, '/', 1)",
 ))
