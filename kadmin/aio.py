@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
-from kadmin import acls, configs, features, quorum, quotas, scram, storage, tokens, topics
+from kadmin import _batching, acls, configs, features, quorum, quotas, scram, storage, tokens, topics
 from kadmin import topics as topics_mod
 from kadmin import transactions as txn
 from kadmin._keys import PartitionKey, ResourceKey, by_caller_key
@@ -645,8 +645,8 @@ class AdminClient:
 
     async def alter_client_quotas(
         self, alterations: Iterable[quotas.ClientQuotaAlteration], *, validate_only: bool = False,
-        allow_unknown_keys: bool = False, batch_size: int = admin_quotas.DEFAULT_BATCH_SIZE,
-        max_concurrency: int = admin_quotas.DEFAULT_MAX_CONCURRENCY, timeout: float | None = None,
+        allow_unknown_keys: bool = False, batch_size: int = _batching.QUOTA_BATCH_SIZE,
+        max_concurrency: int = _batching.QUOTA_MAX_CONCURRENCY, timeout: float | None = None,
     ) -> dict[quotas.ClientQuotaEntity, None | KafkaError]:
         """Apply each alteration; {entity: None or its KafkaError}, one entry per alteration, in order.
 
@@ -704,8 +704,8 @@ class AdminClient:
         return admin_acls.listing(got.values())
 
     async def create_acls(self, bindings: Iterable[acls.AclBinding], *,
-                          batch_size: int = admin_acls.DEFAULT_BATCH_SIZE,
-                          max_concurrency: int = admin_acls.DEFAULT_MAX_CONCURRENCY,
+                          batch_size: int = _batching.ACL_BATCH_SIZE,
+                          max_concurrency: int = _batching.ACL_MAX_CONCURRENCY,
                           timeout: float | None = None) -> dict[acls.AclBinding, None | KafkaError]:
         """Store each binding: {binding: None or its error}, in order.  ``batch_size`` per request."""
         checked = acls.validate_bindings(bindings)
@@ -717,8 +717,8 @@ class AdminClient:
         return got
 
     async def delete_acls(self, filters: Iterable[acls.AclBindingFilter], *,
-                          batch_size: int = admin_acls.DEFAULT_BATCH_SIZE,
-                          max_concurrency: int = admin_acls.DEFAULT_MAX_CONCURRENCY,
+                          batch_size: int = _batching.ACL_BATCH_SIZE,
+                          max_concurrency: int = _batching.ACL_MAX_CONCURRENCY,
                           timeout: float | None = None) -> dict[acls.AclBindingFilter, acls.AclDeletion | KafkaError]:
         """Delete every binding each filter matches: {filter: the bindings it deleted, or its error}."""
         checked = acls.validate_filters(filters)
@@ -750,7 +750,7 @@ class AdminClient:
         return got  # type: ignore[return-value]
 
     async def alter_user_scram_credentials(
-        self, alterations: Iterable[scram.ScramAlteration], *, batch_size: int = admin_scram.DEFAULT_BATCH_SIZE,
+        self, alterations: Iterable[scram.ScramAlteration], *, batch_size: int = _batching.SCRAM_BATCH_SIZE,
         timeout: float | None = None,
     ) -> dict[str, None | KafkaError]:
         """Apply ScramUpsertion / ScramDeletion changes: one result per user (None, or the first error of that

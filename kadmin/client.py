@@ -12,33 +12,35 @@ caller's generator never runs on the loop thread and a caller's list may change 
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, overload
+from typing import TYPE_CHECKING, overload
 
-from kadmin import acls, configs, features, quorum, quotas, scram, storage, tokens, topics
+from kadmin import _batching, storage
 from kadmin import transactions as txn
-from kadmin._keys import PartitionKey, ResourceKey
 from kadmin._sync_base import SyncClientBase, copied
-from kadmin.admin import acls as admin_acls
-from kadmin.admin import quotas as admin_quotas
-from kadmin.admin import scram as admin_scram
-from kadmin.admin.partitions import ListedOffset, OffsetSpec
-from kadmin.aio import RK
-from kadmin.errors import KafkaError
-from kadmin.offset_reset import MemberToRemove, OffsetResetPlan, ResetTo
-from kadmin.replicas import ReplicaLogDirInfo
-from kadmin.topics import TopicDescription, TopicListing
-from kadmin.types import (
-    ClusterDescription,
-    Coordinator,
-    GroupDescription,
-    ListGroupsResult,
-    NodeApiVersions,
-    OffsetAndMetadata,
-    PartitionLag,
-    TopicPartition,
-)
+
+if TYPE_CHECKING:
+    import uuid
+    from collections.abc import Iterable, Mapping, Sequence
+    from typing import Any
+
+    from kadmin import acls, configs, features, quorum, quotas, scram, tokens, topics
+    from kadmin._keys import PartitionKey, ResourceKey
+    from kadmin.admin.partitions import ListedOffset, OffsetSpec
+    from kadmin.aio import RK
+    from kadmin.errors import KafkaError
+    from kadmin.offset_reset import MemberToRemove, OffsetResetPlan, ResetTo
+    from kadmin.replicas import ReplicaLogDirInfo
+    from kadmin.topics import TopicDescription, TopicListing
+    from kadmin.types import (
+        ClusterDescription,
+        Coordinator,
+        GroupDescription,
+        ListGroupsResult,
+        NodeApiVersions,
+        OffsetAndMetadata,
+        PartitionLag,
+        TopicPartition,
+    )
 
 
 class AdminClient(SyncClientBase):
@@ -391,8 +393,8 @@ class AdminClient(SyncClientBase):
 
     def alter_client_quotas(
         self, alterations: Iterable[quotas.ClientQuotaAlteration], *, validate_only: bool = False,
-        allow_unknown_keys: bool = False, batch_size: int = admin_quotas.DEFAULT_BATCH_SIZE,
-        max_concurrency: int = admin_quotas.DEFAULT_MAX_CONCURRENCY, timeout: float | None = None,
+        allow_unknown_keys: bool = False, batch_size: int = _batching.QUOTA_BATCH_SIZE,
+        max_concurrency: int = _batching.QUOTA_MAX_CONCURRENCY, timeout: float | None = None,
     ) -> dict[quotas.ClientQuotaEntity, None | KafkaError]:
         """Apply each alteration; {entity: None or its KafkaError}, one entry per alteration, in order.
 
@@ -437,8 +439,8 @@ class AdminClient(SyncClientBase):
         ), timeout)
 
     def create_acls(
-        self, bindings: Iterable[acls.AclBinding], *, batch_size: int = admin_acls.DEFAULT_BATCH_SIZE,
-        max_concurrency: int = admin_acls.DEFAULT_MAX_CONCURRENCY, timeout: float | None = None,
+        self, bindings: Iterable[acls.AclBinding], *, batch_size: int = _batching.ACL_BATCH_SIZE,
+        max_concurrency: int = _batching.ACL_MAX_CONCURRENCY, timeout: float | None = None,
     ) -> dict[acls.AclBinding, None | KafkaError]:
         """Store each binding: {binding: None or its error}, in order.  ``batch_size`` per request."""
         return self._call(self._aio.create_acls(
@@ -446,8 +448,8 @@ class AdminClient(SyncClientBase):
         ), timeout)
 
     def delete_acls(
-        self, filters: Iterable[acls.AclBindingFilter], *, batch_size: int = admin_acls.DEFAULT_BATCH_SIZE,
-        max_concurrency: int = admin_acls.DEFAULT_MAX_CONCURRENCY, timeout: float | None = None,
+        self, filters: Iterable[acls.AclBindingFilter], *, batch_size: int = _batching.ACL_BATCH_SIZE,
+        max_concurrency: int = _batching.ACL_MAX_CONCURRENCY, timeout: float | None = None,
     ) -> dict[acls.AclBindingFilter, acls.AclDeletion | KafkaError]:
         """Delete every binding each filter matches: {filter: the bindings it deleted, or its error}."""
         return self._call(self._aio.delete_acls(
@@ -462,8 +464,8 @@ class AdminClient(SyncClientBase):
         return self._call(self._aio.describe_user_scram_credentials(copied(users), timeout=timeout), timeout)
 
     def alter_user_scram_credentials(
-        self, alterations: Iterable[scram.ScramAlteration], *,
-        batch_size: int = admin_scram.DEFAULT_BATCH_SIZE, timeout: float | None = None,
+        self, alterations: Iterable[scram.ScramAlteration], *, batch_size: int = _batching.SCRAM_BATCH_SIZE,
+        timeout: float | None = None,
     ) -> dict[str, None | KafkaError]:
         """Apply ScramUpsertion / ScramDeletion changes: one result per user (None, or the first error of that
         user's changes).  Passwords were salted when the upsertions were made; only salted values are sent."""

@@ -1,0 +1,20 @@
+"""Default batch sizes and concurrency of the batched operations, in a module that imports nothing.
+
+Why a module of its own: the sync client's signatures show these defaults, and reading them from the operation
+modules (kadmin.admin.quotas, .acls, .scram) would load the driver and the network layer with
+``from kadmin import AdminClient`` (issue #28: import time).  The operation modules re-export them as their
+``DEFAULT_BATCH_SIZE``/``DEFAULT_MAX_CONCURRENCY``.
+"""
+
+from __future__ import annotations
+
+#: Client quota alterations per AlterClientQuotas request.
+QUOTA_BATCH_SIZE = 1000
+#: AlterClientQuotas requests in flight at once.
+QUOTA_MAX_CONCURRENCY = 4
+#: ACL bindings (or filters) per CreateAcls/DeleteAcls request.
+ACL_BATCH_SIZE = 1000
+#: CreateAcls/DeleteAcls requests in flight at once.
+ACL_MAX_CONCURRENCY = 4
+#: Users per AlterUserScramCredentials request.
+SCRAM_BATCH_SIZE = 1000
