@@ -158,6 +158,15 @@ class Operation(Generic[K]):
     def name(self) -> str:
         return self.api.kafka_name
 
+    def version_ceiling(self, keys: list[K]) -> int | None:
+        """The highest version worth asking for ``keys``, or None (the highest the node and kadmin speak).
+
+        Why: some newer versions make the broker do work the caller did not ask for (CreateTopics v5+ builds
+        and sends every config of every created topic).  An operation that knows the caller does not want
+        what those versions add caps the version here; the driver then uses the highest version at or below
+        the ceiling that the node speaks (or the node's lowest, if the ceiling is below it)."""
+        return None
+
     def build(self, node: int, keys: list[K], version: int) -> Message | list[Sent] | Built[K]:
         """One request carrying every key, or a list of (request, the keys it carries); a :class:`Built` when
         some keys cannot travel at ``version`` (see :func:`split_by_version`)."""
@@ -326,6 +335,10 @@ class _Run(Generic[K]):
         net = self.ctx.net
         try:
             version = await net.negotiated_version(node, self.op.api, deadline=self.deadline)
+            ceiling = self.op.version_ceiling(keys)
+            if ceiling is not None and version > ceiling:
+                lowest = (await net.usable_versions(node, deadline=self.deadline))[self.op.api][0]
+                version = max(ceiling, lowest)
             built = self.op.build(node, keys, version)
         except UnsupportedVersionError as exc:
             into.update(dict.fromkeys(keys, Failed(exc)))

@@ -260,11 +260,23 @@ class CreateTopics(Operation[str]):
     write: ClassVar[bool] = True
     applied_looks_like = frozenset({ErrorCode.TOPIC_ALREADY_EXISTS})
 
-    def __init__(self, topics: Mapping[str, NewTopic], timeout_ms: int, validate_only: bool = False) -> None:
+    def __init__(self, topics: Mapping[str, NewTopic], timeout_ms: int, validate_only: bool = False, *,
+                 include_configs: bool = True, include_topic_ids: bool = True) -> None:
         self.topics = topics
         self.timeout_ms = timeout_ms
         self.validate_only = validate_only
+        #: Whether the caller wants what v5+ (the created topics' configs, partition count and replication
+        #: factor) or v7+ (their ids) answers; when neither, the request is v4 at most.
+        self.include_configs = include_configs
+        self.include_topic_ids = include_topic_ids
         self.lookup = ControllerSpeaking(self.api)
+
+    def version_ceiling(self, keys: list[str]) -> int | None:
+        # From v5 the controller describes every config of every created topic (about 36 each) and sends them
+        # all: measured on Kafka 3.9, 1,000 topics took 0.168 s at v7 and 0.078 s at v4 (issue #28).
+        if self.include_configs or self.include_topic_ids:
+            return None
+        return DEFAULTS_SINCE
 
     def build(self, node: int, keys: list[str], version: int) -> Message | Built[str]:
         if self.validate_only and version < 1:
@@ -393,6 +405,13 @@ class DeleteTopics(Operation[TopicRef]):
     def __init__(self, timeout_ms: int) -> None:
         self.timeout_ms = timeout_ms
         self.lookup = ControllerSpeaking(self.api)
+
+    def version_ceiling(self, keys: list[TopicRef]) -> int | None:
+        # Topics named by name only: v5 (the last without ids) says all the caller gets, a per-topic error
+        # message included; v6+ has the controller resolve and send each deleted topic's id as well.
+        if any(isinstance(k, uuid.UUID) for k in keys):
+            return None
+        return IDS_SINCE - 1
 
     def build(self, node: int, keys: list[TopicRef], version: int) -> Message | Built[TopicRef]:
         req: Any = message_type(ApiKey.DELETE_TOPICS, "request")
