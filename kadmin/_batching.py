@@ -8,8 +8,11 @@ modules (kadmin.admin.quotas, .acls, .scram) would load the driver and the netwo
 
 from __future__ import annotations
 
-#: Client quota alterations per AlterClientQuotas request.
-QUOTA_BATCH_SIZE = 1000
+#: Client quota alterations per AlterClientQuotas request.  Every one goes to the one active controller,
+#: which applies requests one after another, so more requests mean more controller round trips, not more
+#: parallelism: on Kafka 3.9, 5,000 alterations took 0.368 s as five requests of 1,000 and 0.177 s as one
+#: (issue #28).  10,000 alterations are about 0.5 MB, far below a broker's request size limit (100 MB).
+QUOTA_BATCH_SIZE = 10_000
 #: AlterClientQuotas requests in flight at once.
 QUOTA_MAX_CONCURRENCY = 4
 #: ACL bindings (or filters) per CreateAcls/DeleteAcls request.

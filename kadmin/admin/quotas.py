@@ -52,7 +52,7 @@ def check_batching(batch_size: object, max_concurrency: object) -> tuple[int, in
 
 def entity_from_wire(parts: Iterable[Any]) -> ClientQuotaEntity:
     try:
-        return ClientQuotaEntity([(p.entity_type, p.entity_name) for p in parts])
+        return ClientQuotaEntity._trusted([(p.entity_type, p.entity_name) for p in parts])
     except (TypeError, ValueError) as exc:
         raise ProtocolError(f"the broker sent an invalid quota entity: {exc}") from None
 
