@@ -210,6 +210,9 @@ class ControllerSpeaking(Generic[K]):
     metadata names no live controller (the mock reports controller 0) would look like a controller election.
     The check costs no request: it reads the ApiVersions tables the client already has."""
 
+    #: Shares nothing with other calls: the driver awaits it in place (see kadmin.admin._driver.Lookup).
+    inline = True
+
     def __init__(self, api: ApiKey) -> None:
         self.api = api
         self.controller: Controller[K] = Controller()
