@@ -34,7 +34,6 @@ Not checked here: whether an ip name is an IP address or resolvable host name (t
 
 from __future__ import annotations
 
-import asyncio
 import enum
 import functools
 import math
@@ -774,6 +773,8 @@ async def resolve_client_quotas(describe: Describe, user: str | None = None, cli
     run concurrently), because KIP-546's ResolveClientQuotas was never shipped by Kafka."""
     validate_resolve_args(user, client_id, ip)
     filters = resolve_filters(user, client_id, ip)
+    import asyncio  # here, not at the top: the CLI's --help and data-only imports need no event loop
+
     results = await asyncio.gather(*(describe(f) for f in filters))
     seen: dict[ClientQuotaEntity, Mapping[str, float]] = {}
     for r in results:
