@@ -1,5 +1,10 @@
 """``python -m bench [--quick] [--only NAME ...]``: run every benchmark, write bench/results/latest.{json,md}.
 
+``python -m bench --bootstrap-server HOST:PORT [--quick]`` instead runs :mod:`bench.cluster` against a cluster
+of yours: topic creation and deletion, small calls and client quotas, kadmin and its peers in the same run,
+each case with its wall time, client CPU and requests on the wire; only names under a fresh
+``kadmin-bench-*`` prefix are created, and removed at the end.  It writes bench/results/cluster.{json,md}.
+
 Each benchmark module measures kadmin and its peer (kafka-python) side by side in the same run, on the same
 machine and cluster, so the *ratio* is the result; absolute times on a shared 2-core machine are context only.
 
@@ -341,6 +346,24 @@ def _commit() -> str:
 # --- main ------------------------------------------------------------------------------------------------
 
 
+def _against(bootstrap: str, quick: bool, budget: float) -> int:
+    """``--bootstrap-server``: bench.cluster on the user's cluster, in a child process as every module runs;
+    its own result files, so that the fake's and Tansu's figures in latest.* stay as they were."""
+    os.environ["KADMIN_BENCH_BOOTSTRAP"] = bootstrap  # read by bench.cluster in the child
+    record = run_module("cluster", quick, budget)
+    record["run_utc"] = _now()
+    record["commit"] = _commit()
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "cluster.json").write_text(json.dumps(record, indent=2, default=_jsonable) + "\n")
+    if "error" in record:
+        log.error("bench.cluster: %s", record["error"])
+        return 1
+    table = record.get("table") or ""
+    (RESULTS / "cluster.md").write_text(f"# bench.cluster against {bootstrap} ({record['run_utc']})\n\n{table}\n")
+    sys.stdout.write(table + "\n")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes (a minute or two instead of ~10)")
@@ -349,12 +372,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=DEFAULT_BUDGET_S, metavar="S",
                         help=f"total seconds for all modules (default {DEFAULT_BUDGET_S:g})")
     parser.add_argument("--no-readme", action="store_true", help="do not rewrite README.md's benchmark section")
+    parser.add_argument("--bootstrap-server", metavar="HOST:PORT",
+                        help="run bench.cluster against this cluster of yours instead (kadmin and its peers, same "
+                             "run; only topics and quota entities under a fresh kadmin-bench-* prefix are "
+                             "created, and removed at the end); writes bench/results/cluster.{json,md}")
     parser.add_argument("--child", metavar="NAME", help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         return child(args.child, args.quick, args.out)
     logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
+    if args.bootstrap_server:
+        return _against(args.bootstrap_server, args.quick, args.budget)
 
     names = args.only or list(MODULES)
     mode = "quick" if args.quick else "full"

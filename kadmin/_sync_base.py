@@ -13,17 +13,18 @@ error instead.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import os
-import threading
 from collections.abc import AsyncIterator, Coroutine, Generator, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from kadmin import aio
-from kadmin.config import ClientConfig
 from kadmin.errors import ClientClosedError, ForkedProcessError, KafkaError, KafkaTimeoutError
-from kadmin.network.retry import check_timeout
+
+if TYPE_CHECKING:
+    import asyncio
+    import threading
+
+    from kadmin import aio
+    from kadmin.config import ClientConfig
 
 T = TypeVar("T")
 S = TypeVar("S", bound="SyncClientBase")
@@ -77,6 +78,8 @@ def _copied_value(value: Any) -> Any:
 
 async def _make_aio(cfg: ClientConfig) -> aio.AdminClient:
     # Created on the loop thread so that its asyncio primitives belong to that loop.
+    from kadmin import aio
+
     return aio.AdminClient(config=cfg)
 
 
@@ -85,16 +88,27 @@ class SyncClientBase:
 
     def __init__(self, bootstrap_servers: str | Sequence[str] | None = None, *,
                  config: ClientConfig | None = None, **settings: Any) -> None:
+        # asyncio, the network layer and the operation modules load here, with the first client, not with
+        # ``from kadmin import AdminClient`` (issue #28: a script that only builds arguments, or ``--help``,
+        # does not pay for them).
+        import asyncio
+        import threading
+
+        from kadmin import aio
+
         cfg = aio._config(bootstrap_servers, config, settings)
         self.config = cfg
         self._pid = os.getpid()
         self._closed = False
-        self._loop = asyncio.new_event_loop()
+        self._loop: asyncio.AbstractEventLoop = asyncio.new_event_loop()
+        self._thread: threading.Thread
         self._thread = threading.Thread(target=self._run_loop, name="kadmin-loop", daemon=True)
         self._thread.start()
         self._aio = self._submit(_make_aio(cfg), timeout=None)
 
     def _run_loop(self) -> None:
+        import asyncio
+
         asyncio.set_event_loop(self._loop)
         self._loop.run_forever()
 
@@ -107,6 +121,9 @@ class SyncClientBase:
             raise ClientClosedError("the AdminClient is closed")
 
     def _submit(self, coro: Coroutine[Any, Any, T], timeout: float | None) -> T:
+        import asyncio
+        import concurrent.futures
+
         fut = asyncio.run_coroutine_threadsafe(coro, self._loop)
         try:
             # The coroutine enforces its own deadline; the margin here only guards against a stuck loop.
@@ -117,6 +134,8 @@ class SyncClientBase:
 
     def _call(self, coro: Coroutine[Any, Any, T], timeout: float | None) -> T:
         """Run one call of the async client on the loop thread and wait for it (what every method does)."""
+        from kadmin.network.retry import check_timeout
+
         try:
             self._check()
             checked = check_timeout(timeout)

@@ -11,8 +11,6 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 
-from kadmin.protocol.primitives import parse_uuid
-
 #: The metadata log's topic and partition (DescribeQuorum describes nothing else).
 METADATA_TOPIC = "__cluster_metadata"
 
@@ -105,6 +103,10 @@ def check_directory_id(value: object) -> uuid.UUID:
     if isinstance(value, uuid.UUID):
         return value
     if isinstance(value, str):
+        # Imported here: kadmin.protocol is the whole codec, which importing these types (the CLI's --help)
+        # does not need (issue #28).
+        from kadmin.protocol.primitives import parse_uuid
+
         try:
             return parse_uuid(value.strip())
         except ValueError:

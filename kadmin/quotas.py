@@ -34,7 +34,6 @@ Not checked here: whether an ip name is an IP address or resolvable host name (t
 
 from __future__ import annotations
 
-import asyncio
 import enum
 import functools
 import math
@@ -144,6 +143,30 @@ class ClientQuotaEntity:
         # Entities are dict keys everywhere (results, batches, plans): hash the nested tuple once.
         object.__setattr__(self, "_hash", hash(ordered))
 
+    @classmethod
+    def _trusted(cls, pairs: list[tuple[str, str | None]]) -> ClientQuotaEntity:
+        """An entity from what the broker answered (decoded by the codec: a string type and a string-or-None
+        name per component), built without the caller-facing checks and, for the usual one or two
+        components, without a keyed sort: describing 5,000 entities spent 47 of ~86 ms in that sort (issue
+        #28).  Components end in the same canonical order as :meth:`__init__` gives them; what the codec
+        cannot rule out (a type twice, more than two components) goes through :meth:`__init__`."""
+        n = len(pairs)
+        if n == 2:
+            a, b = pairs
+            if a[0] == b[0]:
+                return cls(pairs)  # refused there, with its message
+            if _TYPE_RANK.get(a[0], 3) > _TYPE_RANK.get(b[0], 3) or (
+                    a[0] not in _TYPE_RANK and b[0] not in _TYPE_RANK and a[0] > b[0]):
+                pairs = [b, a]
+        elif n > 2:
+            return cls(pairs)
+        ordered = tuple(pairs)
+        self = object.__new__(cls)
+        fields_ = self.__dict__
+        fields_["components"] = ordered
+        fields_["_hash"] = hash(ordered)
+        return self
+
     def __hash__(self) -> int:
         return self._hash
 
@@ -215,7 +238,11 @@ class ClientQuotaEntity:
 
     def sort_key(self) -> tuple[tuple[int, str, int, str], ...]:
         # Defaults sort before names of the same type, as Kafka's tools list them; None never meets a str.
-        return tuple((_TYPE_RANK.get(t, 3), t, 0 if n is None else 1, n or "") for t, n in self.components)
+        c = self.components
+        if len(c) == 1:  # the common case, without a generator (sorting 5,000 described entities)
+            t, n = c[0]
+            return ((_TYPE_RANK.get(t, 3), t, 0 if n is None else 1, n or ""),)
+        return tuple((_TYPE_RANK.get(t, 3), t, 0 if n is None else 1, n or "") for t, n in c)
 
     def __lt__(self, other: object) -> bool:
         if not isinstance(other, ClientQuotaEntity):
@@ -746,6 +773,8 @@ async def resolve_client_quotas(describe: Describe, user: str | None = None, cli
     run concurrently), because KIP-546's ResolveClientQuotas was never shipped by Kafka."""
     validate_resolve_args(user, client_id, ip)
     filters = resolve_filters(user, client_id, ip)
+    import asyncio  # here, not at the top: the CLI's --help and data-only imports need no event loop
+
     results = await asyncio.gather(*(describe(f) for f in filters))
     seen: dict[ClientQuotaEntity, Mapping[str, float]] = {}
     for r in results:

@@ -144,6 +144,15 @@ class GroupDescription:
         return self.protocol
 
 
+#: Kafka's group states (classic and KIP-848 groups), as ListGroups takes them.  Here, with the group types,
+#: rather than with the operations (kadmin.admin.groups re-exports them): the CLI's --help lists them, and
+#: should not load the driver and the network layer to do so (issue #28).
+GROUP_STATES = ("Assigning", "CompletingRebalance", "Dead", "Empty", "NotReady", "PreparingRebalance",
+                "Reconciling", "Stable", "Unknown")
+#: Kafka's group types (KIP-848 consumer, KIP-932 share, KIP-1071 streams, and classic).
+GROUP_TYPES = ("classic", "consumer", "share", "streams")
+
+
 @dataclass(frozen=True)
 class GroupListing:
     group_id: str

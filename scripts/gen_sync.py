@@ -343,7 +343,8 @@ def _names_used(nodes: Sequence[ast.AST]) -> set[str]:
     return used
 
 
-def _signature_nodes(m: Method) -> list[ast.AST]:
+def _signature_nodes(m: Method) -> tuple[list[ast.AST], list[ast.AST]]:
+    """(what the signatures' annotations name, what runs when the method is defined: defaults, decorators)."""
     annotations: list[ast.AST] = []
     others: list[ast.AST] = []
     for fn in [*m.stubs, m.impl]:
@@ -368,7 +369,7 @@ def _signature_nodes(m: Method) -> list[ast.AST]:
             except SyntaxError:
                 pass
         todo.extend(ast.iter_child_nodes(node))
-    return annotations + others + quoted
+    return annotations + quoted, others
 
 
 @dataclass(frozen=True)
@@ -408,9 +409,15 @@ def _section(module: str) -> int:
     return 2
 
 
-def imports(tree: ast.Module, used: set[str], extra: list[FromImport]) -> list[str]:
+def imports(tree: ast.Module, used: set[str], extra: list[FromImport], typing_only: set[str],
+            extra_typing: list[FromImport]) -> list[str]:
     """aio.py's imports of the names the signatures use, plus ``extra``, grouped and sorted as ruff's isort
-    sorts them (``as`` imports on their own lines; names of one module combined)."""
+    sorts them (``as`` imports on their own lines; names of one module combined).
+
+    Names in ``typing_only`` (met only in annotations, which ``from __future__ import annotations`` leaves
+    unevaluated) are imported under ``if TYPE_CHECKING:``, so that ``from kadmin import AdminClient`` loads
+    neither the asyncio client nor the operation modules (issue #28: import time); they load with the first
+    client."""
     bound: dict[str, tuple[str, str, str | None]] = {}  # name -> (module, imported name, asname)
     plain: dict[str, ast.alias] = {}
     defined: set[str] = set()
@@ -430,6 +437,17 @@ def imports(tree: ast.Module, used: set[str], extra: list[FromImport]) -> list[s
         elif isinstance(node, ast.If):
             raise GenerationError("aio.py has a module-level if (TYPE_CHECKING imports?): teach the "
                                   "generator to read it")
+
+    runtime = _import_lines(bound, plain, defined, used - typing_only, extra)
+    checking = _import_lines(bound, plain, defined, used & typing_only, extra_typing)
+    out: list[str] = ["from __future__ import annotations"] + runtime
+    if checking:
+        out += ["", "if TYPE_CHECKING:"] + ["    " + ln if ln else "" for ln in checking[1:]]
+    return out
+
+
+def _import_lines(bound: dict[str, tuple[str, str, str | None]], plain: dict[str, ast.alias], defined: set[str],
+                  used: set[str], extra: list[FromImport]) -> list[str]:
     import builtins
 
     combined: dict[str, list[tuple[str, str | None]]] = {}
@@ -457,7 +475,7 @@ def imports(tree: ast.Module, used: set[str], extra: list[FromImport]) -> list[s
                 aliased.append(FromImport(imp.module, ((n, a),)))
     stmts = [FromImport(mod, tuple(sorted(set(names), key=lambda na: _member_key(na[0]))))
              for mod, names in combined.items()] + aliased
-    out: list[str] = ["from __future__ import annotations"]
+    out: list[str] = []
     for section in (1, 2, 3):
         lines = sorted(ln for ln in plain_lines if _section(ln.split()[1]) == section)
         for imp in sorted((s for s in stmts if _section(s.module) == section), key=_statement_key):
@@ -476,16 +494,22 @@ def generate(source: str) -> str:
     lines = source.split("\n")
     src = Source(source)
     methods = public_methods(tree, lines)
-    used: set[str] = set()
+    annotated: set[str] = set()
+    run: set[str] = set()
     for m in methods:
-        used |= _names_used(_signature_nodes(m))
+        annotations, others = _signature_nodes(m)
+        annotated |= _names_used(annotations)
+        run |= _names_used(others)
+    used = annotated | run
     body: list[str] = []
     for m in methods:
         body += [""] + method_lines(src, m)
-    extra = [FromImport(BASE_MODULE, ((BASE_CLASS, None), (COPY, None)))]
+    extra = [FromImport(BASE_MODULE, ((BASE_CLASS, None), (COPY, None))),
+             FromImport("typing", (("TYPE_CHECKING", None),))]
+    extra_typing = []
     if any(_owns_yield(m.impl) for m in methods if m.impl is not None):
-        extra.append(FromImport("collections.abc", (("Iterator", None),)))
-    out = [HEADER, MODULE_DOC, ""] + imports(tree, used, extra)
+        extra_typing.append(FromImport("collections.abc", (("Iterator", None),)))
+    out = [HEADER, MODULE_DOC, ""] + imports(tree, used, extra, annotated - run, extra_typing)
     out += ["", "", f"class {CLASS}({BASE_CLASS}):", CLASS_DOC] + body
     text = "\n".join(out) + "\n"
     text = re.sub(r"\n{3,}(    \S)", r"\n\n\1", text)  # one blank line between methods

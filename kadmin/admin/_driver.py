@@ -38,7 +38,7 @@ from kadmin.errors import (
     UndecodableResponseError,
     UnsupportedVersionError,
 )
-from kadmin.network.retry import Deadline, retry_call
+from kadmin.network.retry import Deadline, bounded, retry_call
 from kadmin.protocol import Message
 from kadmin.protocol.apis import ApiKey
 
@@ -129,7 +129,10 @@ class Context:
 class Lookup(Protocol[K]):
     """Maps keys to the node that must receive them; an error for one key is that key's outcome.
 
-    A lookup that sends every key to one node may answer with that node id alone."""
+    A lookup that sends every key to one node may answer with that node id alone.  A lookup class may set
+    ``inline = True`` when it shares no work with other calls (its state belongs to the one operation, and
+    what it awaits in the network client, connections and metadata, is shielded there): the driver then
+    awaits it in place instead of in a shielded task of its own (the small calls' path, issue #28)."""
 
     async def locate(self, ctx: Context, keys: Sequence[K], deadline: Deadline) -> dict[K, int | Outcome] | int: ...
 
@@ -157,6 +160,15 @@ class Operation(Generic[K]):
     @property
     def name(self) -> str:
         return self.api.kafka_name
+
+    def version_ceiling(self, keys: list[K]) -> int | None:
+        """The highest version worth asking for ``keys``, or None (the highest the node and kadmin speak).
+
+        Why: some newer versions make the broker do work the caller did not ask for (CreateTopics v5+ builds
+        and sends every config of every created topic).  An operation that knows the caller does not want
+        what those versions add caps the version here; the driver then uses the highest version at or below
+        the ceiling that the node speaks (or the node's lowest, if the ceiling is below it)."""
+        return None
 
     def build(self, node: int, keys: list[K], version: int) -> Message | list[Sent] | Built[K]:
         """One request carrying every key, or a list of (request, the keys it carries); a :class:`Built` when
@@ -252,7 +264,11 @@ class _Run(Generic[K]):
         try:
             # Each node's answers are applied as they come, so that a node still waiting when the deadline
             # cancels the round does not take the other nodes' answers with it.
-            await asyncio.gather(*(self._node_round(node, ks, retry) for node, ks in by_node.items()))
+            if len(by_node) == 1:  # one node (the controller, a coordinator, any broker): no gather, no task
+                [(node, ks)] = by_node.items()
+                await self._node_round(node, ks, retry)
+            else:
+                await asyncio.gather(*(self._node_round(node, ks, retry) for node, ks in by_node.items()))
         finally:
             if self.op.write:
                 for ks in self.unanswered.values():
@@ -312,9 +328,18 @@ class _Run(Generic[K]):
         one key into one), so the call waiting here may wait for another call's lookup, which runs to *that*
         call's deadline.  Waiting past ours would break our promise to the caller; cancelling it would fail
         every other call sharing it.  So the lookup finishes on its own and we stop waiting."""
+        remaining = self.deadline.remaining()
+        if getattr(self.op.lookup, "inline", False):
+            # A lookup of this call alone (its state is the operation's; what it awaits in the network client
+            # is shielded there): awaited in place, with no task and no event-loop turn before it runs.
+            try:
+                return await bounded(self.op.lookup.locate(self.ctx, self.pending, self.deadline),
+                                     None if remaining == float("inf") else remaining)
+            except asyncio.TimeoutError:
+                err = KafkaTimeoutError("the deadline passed while looking up which node to ask")
+                return {k: Retry(err) for k in self.pending}
         task = asyncio.ensure_future(self.op.lookup.locate(self.ctx, self.pending, self.deadline))
         task.add_done_callback(_retrieve)
-        remaining = self.deadline.remaining()
         try:
             return await asyncio.wait_for(asyncio.shield(task), None if remaining == float("inf") else remaining)
         except asyncio.TimeoutError:
@@ -326,6 +351,10 @@ class _Run(Generic[K]):
         net = self.ctx.net
         try:
             version = await net.negotiated_version(node, self.op.api, deadline=self.deadline)
+            ceiling = self.op.version_ceiling(keys)
+            if ceiling is not None and version > ceiling:
+                lowest = (await net.usable_versions(node, deadline=self.deadline))[self.op.api][0]
+                version = max(ceiling, lowest)
             built = self.op.build(node, keys, version)
         except UnsupportedVersionError as exc:
             into.update(dict.fromkeys(keys, Failed(exc)))
@@ -345,6 +374,9 @@ class _Run(Generic[K]):
             return
         if len(sends) > 1 and self._bound is None:
             await self._pipelined(node, sends, version, into)
+        elif len(sends) == 1:  # the small call's path: awaited here, without a gather and its task
+            req, ks = sends[0]
+            await self._one(node, req, ks, version, into)
         else:
             await asyncio.gather(*(self._one(node, req, ks, version, into) for req, ks in sends))
 

@@ -20,6 +20,7 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Generic, TypeVar
 
+from kadmin import _batching
 from kadmin.acls import (
     ANONYMOUS,
     AccessControlEntryFilter,
@@ -63,8 +64,8 @@ log = logging.getLogger("kadmin.admin")
 
 K = TypeVar("K")
 
-DEFAULT_BATCH_SIZE = 1000
-DEFAULT_MAX_CONCURRENCY = 4
+DEFAULT_BATCH_SIZE = _batching.ACL_BATCH_SIZE
+DEFAULT_MAX_CONCURRENCY = _batching.ACL_MAX_CONCURRENCY
 
 #: First version of the ACL APIs that carries a pattern type, and one that carries USER resources.
 PATTERN_TYPES_SINCE = 1

@@ -50,6 +50,9 @@ _OWN_SOURCE = {ConfigResourceType.TOPIC: ConfigSource.DYNAMIC_TOPIC_CONFIG,
 class ResourceNode:
     """Broker resources with an id to that broker; all others to one node that speaks ``api``."""
 
+    #: Shares nothing with other calls: the driver awaits it in place (see kadmin.admin._driver.Lookup).
+    inline = True
+
     def __init__(self, api: ApiKey, too_old: str = "") -> None:
         self.any: NodeSpeaking[ConfigResource] = NodeSpeaking(api, too_old=too_old)
 

@@ -24,6 +24,8 @@ from kadmin.errors import (
 )
 from kadmin.protocol import Message, message_type
 from kadmin.protocol.apis import ApiKey
+from kadmin.types import GROUP_STATES as GROUP_STATES  # re-exported: the operations' home
+from kadmin.types import GROUP_TYPES as GROUP_TYPES
 from kadmin.types import (
     ConsumerAssignment,
     ConsumerSubscription,
@@ -77,11 +79,6 @@ def validate_group_ids(group_ids: Any, *, what: str = "group_ids") -> list[str]:
     return list(dict.fromkeys(items))
 
 
-#: Kafka's group states (classic and KIP-848 groups), as ListGroups takes them.
-GROUP_STATES = ("Assigning", "CompletingRebalance", "Dead", "Empty", "NotReady", "PreparingRebalance",
-                "Reconciling", "Stable", "Unknown")
-#: Kafka's group types (KIP-848 consumer, KIP-932 share, KIP-1071 streams, and classic).
-GROUP_TYPES = ("classic", "consumer", "share", "streams")
 
 
 def validate_group_states(states: Any) -> list[str] | None:

@@ -35,6 +35,9 @@ class AnyNode(Generic[K]):
     """Every key to one reachable node (cluster-wide lookups such as FindCoordinator); after a node failed,
     the next round prefers another."""
 
+    #: Shares nothing with other calls: the driver awaits it in place (see kadmin.admin._driver.Lookup).
+    inline = True
+
     def __init__(self) -> None:
         self._avoid: set[int] = set()
 
@@ -53,6 +56,9 @@ class AnyNode(Generic[K]):
 
 class AllNodes:
     """Keys are node ids, each sent to itself: per-broker calls (ListGroups, ApiVersions, log dirs)."""
+
+    #: Shares nothing with other calls: the driver awaits it in place (see kadmin.admin._driver.Lookup).
+    inline = True
 
     async def locate(self, ctx: Context, keys: Sequence[int], deadline: Deadline) -> dict[int, int | Outcome]:
         return {k: k for k in keys}
@@ -80,6 +86,9 @@ class NodeSpeaking(Generic[K]):
     Chosen among the nodes that speak the API, not just the least loaded one, so that a rolling upgrade from a
     release without it does not fail calls a newer node could serve.  When no node speaks it, every key fails
     with one UnsupportedVersionError that says so (``unsupported`` holds it, for callers that raise it)."""
+
+    #: Shares nothing with other calls: the driver awaits it in place (see kadmin.admin._driver.Lookup).
+    inline = True
 
     def __init__(self, api: ApiKey, *, too_old: str = "") -> None:
         self.api = api

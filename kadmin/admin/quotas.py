@@ -20,6 +20,7 @@ import logging
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from kadmin import _batching
 from kadmin.admin._driver import Context, Done, Failed, Operation, Outcome, Retry, Sent, run
 from kadmin.admin.lookups import NodeSpeaking
 from kadmin.errors import KafkaError, ProtocolError, error_for_code
@@ -30,8 +31,8 @@ from kadmin.quotas import ClientQuotaAlteration, ClientQuotaEntity, ClientQuotaF
 
 log = logging.getLogger("kadmin.admin")
 
-DEFAULT_BATCH_SIZE = 1000
-DEFAULT_MAX_CONCURRENCY = 4
+DEFAULT_BATCH_SIZE = _batching.QUOTA_BATCH_SIZE
+DEFAULT_MAX_CONCURRENCY = _batching.QUOTA_MAX_CONCURRENCY
 
 _TOO_OLD = ("the broker's Kafka release is too old for the client quota APIs (DescribeClientQuotas and "
             "AlterClientQuotas need Kafka 2.6+, KIP-546)")
@@ -51,7 +52,7 @@ def check_batching(batch_size: object, max_concurrency: object) -> tuple[int, in
 
 def entity_from_wire(parts: Iterable[Any]) -> ClientQuotaEntity:
     try:
-        return ClientQuotaEntity([(p.entity_type, p.entity_name) for p in parts])
+        return ClientQuotaEntity._trusted([(p.entity_type, p.entity_name) for p in parts])
     except (TypeError, ValueError) as exc:
         raise ProtocolError(f"the broker sent an invalid quota entity: {exc}") from None
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from kadmin import _batching
 from kadmin.admin._driver import Done, Failed, Operation, Outcome, Retry, Sent
 from kadmin.admin.lookups import NodeSpeaking
 from kadmin.errors import ErrorCode, KafkaError, ProtocolError, error_for_code
@@ -25,7 +26,7 @@ from kadmin.protocol import message_type
 from kadmin.protocol.apis import ApiKey
 from kadmin.scram import ScramAlteration, ScramCredentialInfo, ScramDeletion, ScramMechanism
 
-DEFAULT_BATCH_SIZE = 1000
+DEFAULT_BATCH_SIZE = _batching.SCRAM_BATCH_SIZE
 
 _TOO_OLD = ("the broker's Kafka release is too old for SCRAM credential administration (Describe/"
             "AlterUserScramCredentials need Kafka 2.7+, KIP-554)")

@@ -106,15 +106,16 @@ class ListTopics(Operation[str]):
         return metadata_request(None, version)
 
     def handle(self, node: int, keys: list[str], response: Any, version: int) -> dict[str, Outcome]:
+        # A topic listed with an error (LEADER_NOT_AVAILABLE while it is being created) still exists.  A listing
+        # needs each topic's name, id, internal flag and partition count only: no PartitionInfo is built
+        # (most of list_topics' client CPU per call, issue #28).
         out: list[TopicListing] = []
         for t in response.topics:
-            if t.error_code != ErrorCode.NONE:
-                # A topic listed with an error (LEADER_NOT_AVAILABLE while it is being created) still exists.
-                pass
-            d = _metadata_topic(t, version, False)
-            if d.is_internal and not self.internal:
+            internal = bool(t.is_internal) if version >= 1 else t.name.startswith("__")
+            if internal and not self.internal:
                 continue
-            out.append(TopicListing(d.name, d.topic_id, d.is_internal, len(d.partitions)))
+            out.append(TopicListing(t.name, _topic_id(t.topic_id) if version >= 10 else None, internal,
+                                    len(t.partitions)))
         return {ALL_TOPICS: Done(sorted(out, key=lambda t: t.name))}
 
 
@@ -210,6 +211,9 @@ class ControllerSpeaking(Generic[K]):
     metadata names no live controller (the mock reports controller 0) would look like a controller election.
     The check costs no request: it reads the ApiVersions tables the client already has."""
 
+    #: Shares nothing with other calls: the driver awaits it in place (see kadmin.admin._driver.Lookup).
+    inline = True
+
     def __init__(self, api: ApiKey) -> None:
         self.api = api
         self.controller: Controller[K] = Controller()
@@ -260,11 +264,23 @@ class CreateTopics(Operation[str]):
     write: ClassVar[bool] = True
     applied_looks_like = frozenset({ErrorCode.TOPIC_ALREADY_EXISTS})
 
-    def __init__(self, topics: Mapping[str, NewTopic], timeout_ms: int, validate_only: bool = False) -> None:
+    def __init__(self, topics: Mapping[str, NewTopic], timeout_ms: int, validate_only: bool = False, *,
+                 include_configs: bool = True, include_topic_ids: bool = True) -> None:
         self.topics = topics
         self.timeout_ms = timeout_ms
         self.validate_only = validate_only
+        #: Whether the caller wants what v5+ (the created topics' configs, partition count and replication
+        #: factor) or v7+ (their ids) answers; when neither, the request is v4 at most.
+        self.include_configs = include_configs
+        self.include_topic_ids = include_topic_ids
         self.lookup = ControllerSpeaking(self.api)
+
+    def version_ceiling(self, keys: list[str]) -> int | None:
+        # From v5 the controller describes every config of every created topic (about 36 each) and sends them
+        # all: measured on Kafka 3.9, 1,000 topics took 0.168 s at v7 and 0.078 s at v4 (issue #28).
+        if self.include_configs or self.include_topic_ids:
+            return None
+        return DEFAULTS_SINCE
 
     def build(self, node: int, keys: list[str], version: int) -> Message | Built[str]:
         if self.validate_only and version < 1:
@@ -393,6 +409,13 @@ class DeleteTopics(Operation[TopicRef]):
     def __init__(self, timeout_ms: int) -> None:
         self.timeout_ms = timeout_ms
         self.lookup = ControllerSpeaking(self.api)
+
+    def version_ceiling(self, keys: list[TopicRef]) -> int | None:
+        # Topics named by name only: v5 (the last without ids) says all the caller gets, a per-topic error
+        # message included; v6+ has the controller resolve and send each deleted topic's id as well.
+        if any(isinstance(k, uuid.UUID) for k in keys):
+            return None
+        return IDS_SINCE - 1
 
     def build(self, node: int, keys: list[TopicRef], version: int) -> Message | Built[TopicRef]:
         req: Any = message_type(ApiKey.DELETE_TOPICS, "request")

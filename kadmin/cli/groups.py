@@ -12,12 +12,12 @@ import argparse
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from kadmin.admin.groups import GROUP_STATES, GROUP_TYPES
 from kadmin.cli import group_admin
 from kadmin.cli.config import UsageError
 from kadmin.cli.output import Column, JsonDict, error_json
 from kadmin.cli.spellings import add_group_flag, merged
 from kadmin.errors import GroupIdNotFoundError, KafkaError, UnsupportedVersionError
+from kadmin.types import GROUP_STATES, GROUP_TYPES
 
 if TYPE_CHECKING:
     from kadmin.cli.main import Context

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from kadmin.admin.partitions import OffsetSpec
 from kadmin.cli.config import UsageError
 from kadmin.cli.output import Column, JsonDict, error_json, iso_time
 from kadmin.cli.partition_args import topic_partitions
@@ -19,11 +18,14 @@ from kadmin.errors import KafkaError
 from kadmin.types import TopicPartition
 
 if TYPE_CHECKING:
+    from kadmin.admin.partitions import OffsetSpec
     from kadmin.cli.main import Context
 
-TIMES = {"latest": OffsetSpec.latest, "earliest": OffsetSpec.earliest, "max-timestamp": OffsetSpec.max_timestamp,
-         "earliest-local": OffsetSpec.earliest_local, "latest-tiered": OffsetSpec.latest_tiered,
-         "earliest-pending-upload": OffsetSpec.earliest_pending_upload}
+#: --time's names -> OffsetSpec's constructor of that name (looked up when used: kadmin.admin.partitions loads
+#: the driver and the network layer, which ``kadmin --help`` does not need; issue #28).
+TIMES = {"latest": "latest", "earliest": "earliest", "max-timestamp": "max_timestamp",
+         "earliest-local": "earliest_local", "latest-tiered": "latest_tiered",
+         "earliest-pending-upload": "earliest_pending_upload"}
 _BY_NUMBER = {"-1": "latest", "-2": "earliest", "-3": "max-timestamp", "-4": "earliest-local",
               "-5": "latest-tiered", "-6": "earliest-pending-upload"}
 
@@ -48,16 +50,21 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 def time_json(spec: OffsetSpec) -> JsonDict:
     """The JSON ``time`` as the option spells it (``max-timestamp``, never the library's ``max_timestamp`` or a
     display string), and for a timestamp spec ``"time": "timestamp"`` with the ms in a number of its own."""
+    from kadmin.admin.partitions import OffsetSpec
+
     for name, make in TIMES.items():
-        if make() == spec:
+        if getattr(OffsetSpec, make)() == spec:
             return {"time": name, "timestamp": None}
     return {"time": "timestamp", "timestamp": spec.timestamp}
 
 
 def offset_spec(text: str) -> OffsetSpec:
+    from kadmin.admin.partitions import OffsetSpec
+
     name = _BY_NUMBER.get(text.strip(), text.strip().lower())
     if name in TIMES:
-        return TIMES[name]()
+        spec: OffsetSpec = getattr(OffsetSpec, TIMES[name])()
+        return spec
     try:
         ms = int(name)
     except ValueError:

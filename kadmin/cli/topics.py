@@ -222,7 +222,8 @@ def run_create(ctx: Context) -> int:
               for t in merged(a.topics, a.topic_flags, "topic")]
     checked = _checked(validate_new_topics, wanted)
     with ctx.admin() as admin:
-        res = admin.create_topics(checked, validate_only=a.validate_only)
+        res = admin.create_topics(checked, validate_only=a.validate_only, include_configs=True,
+                                  include_topic_ids=True)  # the output shows both
     return _report(ctx, "topics create", [t.name for t in checked], res,
                    "validated" if a.validate_only else "created", _created_json)
 

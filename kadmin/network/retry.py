@@ -15,6 +15,7 @@ import asyncio
 import logging
 import math
 import random
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -113,8 +114,37 @@ async def retry_call(
     """
     attempts = 0
 
+    async def one() -> T:
+        nonlocal attempts
+        attempts += 1
+        remaining = deadline.remaining()
+        if remaining <= 0:
+            raise _timeout(what, attempts - 1, None, possibly_applied)
+        if remaining == float("inf"):
+            return await fn()
+        try:
+            return await bounded(fn(), remaining)
+        except asyncio.TimeoutError:
+            raise _timeout(what, attempts, None, possibly_applied) from None
+
+    # The first attempt runs on its own, without tenacity's retrying object and attempt manager: most calls
+    # succeed at once, and for a small call tenacity's bookkeeping was a tenth of its client CPU (issue #28).
+    # A first failure is handled as tenacity handles any (retry_if, wait, stop, before_sleep, sleep), and
+    # tenacity takes over from the second attempt, its attempt n being attempt n + 1 here.
+    try:
+        return await one()
+    except BaseException as exc:  # noqa: BLE001 - what tenacity's attempt would catch, decided by retry_if
+        if not retry_if(exc):
+            raise
+        first = exc
+    sleep = min(backoff_delay(1, config.retry_backoff_s, config.retry_backoff_max_s), deadline.remaining())
+    if deadline.remaining() - sleep <= 0.001:
+        raise _timeout(what, attempts, first, possibly_applied) from first
+    await _before_sleep(what, first, 1, sleep, on_retry)
+    await asyncio.sleep(sleep)
+
     def wait(rs: RetryCallState) -> float:
-        d = backoff_delay(rs.attempt_number, config.retry_backoff_s, config.retry_backoff_max_s)
+        d = backoff_delay(rs.attempt_number + 1, config.retry_backoff_s, config.retry_backoff_max_s)
         return min(d, deadline.remaining())
 
     def stop(rs: RetryCallState) -> bool:
@@ -128,12 +158,7 @@ async def retry_call(
     async def before_sleep(rs: RetryCallState) -> None:
         exc = rs.outcome.exception() if rs.outcome is not None else None
         assert exc is not None
-        logger.debug("%s: attempt %d failed with %r; retrying in %.3fs", what, rs.attempt_number, exc,
-                     rs.upcoming_sleep)
-        if on_retry is not None:
-            res = on_retry(exc, rs.attempt_number)
-            if res is not None:
-                await res
+        await _before_sleep(what, exc, rs.attempt_number + 1, rs.upcoming_sleep, on_retry)
 
     retrying = AsyncRetrying(
         retry=retry_if_exception(retry_if),
@@ -145,17 +170,30 @@ async def retry_call(
     )
     async for attempt in retrying:
         with attempt:
-            attempts += 1
-            remaining = deadline.remaining()
-            if remaining <= 0:
-                raise _timeout(what, attempts - 1, None, possibly_applied)
-            if remaining == float("inf"):
-                return await fn()
-            try:
-                return await asyncio.wait_for(fn(), remaining)
-            except asyncio.TimeoutError:
-                raise _timeout(what, attempts, None, possibly_applied) from None
+            return await one()
     raise AssertionError("unreachable: tenacity ended without a result")  # pragma: no cover
+
+
+async def _before_sleep(what: str, exc: BaseException, attempt: int, sleep: float,
+                        on_retry: Callable[[BaseException, int], Awaitable[None] | None] | None) -> None:
+    logger.debug("%s: attempt %d failed with %r; retrying in %.3fs", what, attempt, exc, sleep)
+    if on_retry is not None:
+        res = on_retry(exc, attempt)
+        if res is not None:
+            await res
+
+
+if sys.version_info >= (3, 11):
+    async def bounded(aw: Awaitable[T], timeout: float | None) -> T:
+        """``await aw``, cancelled with asyncio.TimeoutError after ``timeout`` seconds (None: never).
+
+        In this task (asyncio.timeout): unlike wait_for, no task of its own and no event-loop turn before it
+        starts, which is most of a small call's overhead (issue #28).  On Python 3.10, wait_for."""
+        async with asyncio.timeout(timeout):
+            return await aw
+else:  # pragma: no cover - Python 3.10
+    async def bounded(aw: Awaitable[T], timeout: float | None) -> T:
+        return await asyncio.wait_for(aw, timeout)
 
 
 def _timeout(what: str, attempts: int, last: BaseException | None, possibly_applied: bool) -> KafkaTimeoutError:
@@ -166,4 +204,4 @@ def _timeout(what: str, attempts: int, last: BaseException | None, possibly_appl
                              possibly_applied=possibly_applied)
 
 
-__all__ = ["Deadline", "JITTER", "backoff_delay", "is_retriable", "retry_call"]
+__all__ = ["Deadline", "JITTER", "backoff_delay", "bounded", "is_retriable", "retry_call"]

@@ -81,9 +81,11 @@ def unique(prefix: str) -> str:
 def test_topic_lifecycle_on_every_release(cluster: FakeCluster, admin: AdminClient, release: str) -> None:
     a, b = unique("life"), unique("life")
     cluster.clear_log()
-    made = admin.create_topics([NewTopic(a, 3, 2, configs={"retention.ms": "3600000"}), NewTopic(b, 1, 1)])
+    made = admin.create_topics([NewTopic(a, 3, 2, configs={"retention.ms": "3600000"}), NewTopic(b, 1, 1)],
+                               include_configs=True, include_topic_ids=True)
     assert set(made) == {a, b} and all(isinstance(v, CreatedTopic) for v in made.values())
-    # One CreateTopics, to the controller (node 1), carrying both topics.
+    # One CreateTopics, to the controller (node 1), carrying both topics, at the highest version (asked for
+    # configs and ids).
     assert sent(cluster, ApiKey.CREATE_TOPICS) == [(1, cluster.versions_of(1)[ApiKey.CREATE_TOPICS][1])]
     created = made[a]
     assert isinstance(created, CreatedTopic)
@@ -129,6 +131,44 @@ def test_topic_lifecycle_on_every_release(cluster: FakeCluster, admin: AdminClie
     assert gone[a] is None and gone[b] is None
     assert isinstance(gone["no-such-topic"], UnknownTopicOrPartitionError)
     assert a not in cluster.topics and b not in cluster.topics
+
+
+def test_what_the_caller_does_not_ask_for_is_not_asked_of_the_controller(
+        cluster: FakeCluster, admin: AdminClient, release: str) -> None:
+    """CreateTopics v5+ makes the controller describe every config of every created topic, v6+ DeleteTopics
+    resolves ids: by default create asks for v4 at most and delete by name for v5 at most (issue #28); asking
+    for configs, ids, or deleting by id asks for the highest again."""
+    highest_create = cluster.versions_of(1)[ApiKey.CREATE_TOPICS][1]
+    highest_delete = cluster.versions_of(1)[ApiKey.DELETE_TOPICS][1]
+    a, b, c = unique("lean"), unique("lean"), unique("lean")
+    cluster.clear_log()
+    made = admin.create_topics([NewTopic(a, 2, 1)])[a]
+    assert made == CreatedTopic(a)  # the name only: no configs, counts or id were asked for
+    assert sent(cluster, ApiKey.CREATE_TOPICS) == [(1, min(4, highest_create))]
+    assert a in cluster.topics and len(cluster.replicas(a)) == 2
+    cluster.clear_log()
+    with_configs = admin.create_topics([NewTopic(b, 1, 1)], include_configs=True)[b]
+    assert sent(cluster, ApiKey.CREATE_TOPICS) == [(1, highest_create)]
+    assert isinstance(with_configs, CreatedTopic)
+    if release >= "2.4":
+        assert with_configs.configs is not None and with_configs.partitions == 1
+    cluster.clear_log()
+    with_id = admin.create_topics([NewTopic(c, 1, 1)], include_topic_ids=True)[c]
+    assert sent(cluster, ApiKey.CREATE_TOPICS) == [(1, highest_create)]
+    assert isinstance(with_id, CreatedTopic)
+    if release >= "2.8":
+        assert with_id.topic_id == cluster.topic_id(c)
+    cluster.clear_log()
+    assert admin.delete_topics([a, b]) == {a: None, b: None}
+    assert sent(cluster, ApiKey.DELETE_TOPICS) == [(1, min(5, highest_delete))]
+    if release >= "2.8":
+        tid = cluster.topic_id(c)
+        cluster.clear_log()
+        assert admin.delete_topics([tid]) == {tid: None}
+        assert sent(cluster, ApiKey.DELETE_TOPICS) == [(1, highest_delete)]
+    else:
+        admin.delete_topics([c])
+    assert not {a, b, c} & set(cluster.topics)
 
 
 def test_defaults_need_create_topics_v4(cluster: FakeCluster, admin: AdminClient, release: str) -> None:

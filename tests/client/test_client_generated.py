@@ -154,8 +154,11 @@ def test_a_method_added_to_aio_is_generated_without_editing_the_generator() -> N
     assert "    ) -> Iterator[TopicPartition]:" in text
     assert ("        return self._iterate(self._aio.stream_records(topic, limit=limit, timeout=timeout), "
             "timeout)") in text
-    assert "from collections.abc import Iterable, Iterator, Mapping, Sequence" in text
-    assert "from typing import Any, Literal, overload" in text
+    # names met only in annotations are imported for type checkers only (import time, issue #28)
+    assert "from typing import TYPE_CHECKING, overload\n" in text
+    assert "\nif TYPE_CHECKING:\n" in text
+    assert "    from collections.abc import Iterable, Iterator, Mapping, Sequence\n" in text
+    assert "    from typing import Any, Literal\n" in text
 
 
 @pytest.mark.parametrize(("method", "error"), [

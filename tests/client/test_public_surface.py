@@ -83,7 +83,11 @@ def types_met(roots: list[type]) -> dict[type, str]:
                     walk(hint, f"{cls.__name__}.{name}")
         for name, fn in _public_functions(cls).items():
             for f in (fn, *_overloads(fn)):
-                for param, hint in typing.get_type_hints(f).items():
+                # The sync client's annotations are kadmin.aio's, copied verbatim by scripts/gen_sync.py and
+                # imported there only for type checkers (so that importing it stays cheap): resolved where
+                # they were written.
+                where_written = vars(kadmin.aio) if f.__module__ == "kadmin.client" else None
+                for param, hint in typing.get_type_hints(f, where_written).items():
                     walk(hint, f"{cls.__name__}.{name}({param})")
 
     for root in roots:
