@@ -100,7 +100,8 @@ METADATA_VERSIONS: dict[str, int] = {
     "3.0-IV1": 1, "3.1-IV0": 2, "3.2-IV0": 3, "3.3-IV0": 4, "3.3-IV1": 5, "3.3-IV2": 6, "3.3-IV3": 7,
     "3.4-IV0": 8, "3.5-IV0": 9, "3.5-IV1": 10, "3.5-IV2": 11, "3.6-IV0": 12, "3.6-IV1": 13, "3.6-IV2": 14,
     "3.7-IV0": 15, "3.7-IV1": 16, "3.7-IV2": 17, "3.7-IV3": 18, "3.7-IV4": 19, "3.8-IV0": 20, "3.9-IV0": 21,
-    "4.0-IV0": 22, "4.0-IV1": 23, "4.0-IV2": 24, "4.0-IV3": 25,
+    "4.0-IV0": 22, "4.0-IV1": 23, "4.0-IV2": 24, "4.0-IV3": 25, "4.1-IV0": 26, "4.1-IV1": 27, "4.2-IV0": 28,
+    "4.2-IV1": 29, "4.3-IV0": 30,
 }
 
 #: What ``--release-version R`` finalizes: every feature's default level for release R (kraft.version is
@@ -114,6 +115,13 @@ RELEASE_FEATURE_LEVELS: dict[str, dict[str, int]] = {
     "3.8": {METADATA_VERSION: 20},
     "3.9": {METADATA_VERSION: 21, "group.version": 0, "transaction.version": 0},
     "4.0": {METADATA_VERSION: 25, "group.version": 1, "transaction.version": 2},
+    # From 4.1 eligible leader replicas (KIP-966) are on by default for a new cluster.
+    "4.1": {METADATA_VERSION: 27, "group.version": 1, "transaction.version": 2,
+            "eligible.leader.replicas.version": 1},
+    "4.2": {METADATA_VERSION: 29, "group.version": 1, "transaction.version": 2,
+            "eligible.leader.replicas.version": 1},
+    "4.3": {METADATA_VERSION: 30, "group.version": 1, "transaction.version": 2,
+            "eligible.leader.replicas.version": 1},
 }
 
 

@@ -326,3 +326,20 @@ def test_kafka_python_updates_kadmin_reads_back(release: str) -> None:
         got = run(c, lambda a: a.describe_features())
         assert got.level("group.version") == (0 if release == "4.0" else 1)
         assert got.finalized_epoch == 2
+
+
+@pytest.mark.parametrize(("release", "level"), [("4.1", 27), ("4.2", 29), ("4.3", 30)])
+def test_newer_presets_finalize_their_own_metadata_version(release: str, level: int) -> None:
+    # Kafka's MetadataVersion: 4.1-IV1 = 27, 4.2-IV1 = 29, 4.3-IV0 = 30, each release's last level; from 4.1 a new
+    # cluster also turns eligible leader replicas on.  --release-version R asks for the same level.
+    from kadmin.client import AdminClient as SyncAdminClient
+
+    with FakeCluster(3, versions=release) as c, SyncAdminClient(c.bootstrap, default_timeout_s=10) as admin:
+        got = admin.describe_features()
+        assert got.level("metadata.version") == level
+        assert got.level("eligible.leader.replicas.version") == 1
+        assert release_feature_levels(release)["metadata.version"] == level
+        assert metadata_version_level(release) == level
+        # a dry run of the release's own levels is accepted feature by feature
+        updates = {n: FeatureUpdate(lv) for n, lv in release_feature_levels(release).items() if lv}
+        assert admin.update_features(updates, validate_only=True) == dict.fromkeys(updates)

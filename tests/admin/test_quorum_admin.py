@@ -48,9 +48,10 @@ def run(cluster: FakeCluster, body: Callable[[AdminClient], Awaitable[T]], *, st
     return asyncio.run(go())
 
 
-@pytest.fixture
-def kraft() -> Iterator[FakeCluster]:
-    with FakeCluster(4, versions="4.0") as c:
+@pytest.fixture(params=["4.0", "4.3"])
+def kraft(request: pytest.FixtureRequest) -> Iterator[FakeCluster]:
+    """A KRaft cluster of Kafka 4.0 (the first without ZooKeeper) and of the newest preset."""
+    with FakeCluster(4, versions=request.param) as c:
         yield c
 
 

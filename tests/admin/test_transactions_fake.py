@@ -6,7 +6,7 @@ hanging; abort_transaction ends it on the partition and a read_committed conflue
 it.  A transaction whose commit marker the fake loses for one partition (``lose_txn_markers``) is a real
 hanging transaction: found, aborted, cleared.  kafka-python's transactional producer and read_committed
 consumer, the coordinator's own timeout, bad input refused before I/O, lost answers "possibly applied", and
-the per-key / per-broker refusals on presets that lack an API version.  Presets 2.8, 3.9 and 4.0.
+the per-key / per-broker refusals on presets that lack an API version.  Presets 2.8, 3.9, 4.0 and 4.3.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from kadmin.versions import release_table
 pytestmark = pytest.mark.timeout(120)
 
 FAST: dict[str, Any] = {"retry_backoff_s": 0.02, "retry_backoff_max_s": 0.1, "default_timeout_s": 10.0}
-PRESETS = ["2.8", "3.9", "4.0"]
+PRESETS = ["2.8", "3.9", "4.0", "4.3"]
 #: The child process: a confluent-kafka transactional producer that opens a transaction, writes, says READY
 #: and waits to be killed.
 CHILD = """

@@ -2,7 +2,7 @@
 brokers support.
 
 A broker's supported ranges follow its release (its version table, through kadmin.versions.guess_release):
-Kafka 2.x brokers support no feature, 3.5 metadata.version only, 3.9 and 4.0 the features a KRaft broker of
+Kafka 2.x brokers support no feature, 3.5 metadata.version only, 3.9 to 4.3 the features a KRaft broker of
 that release lists.  The finalized levels are the cluster's, set on first use to the defaults a new cluster of
 the controller's release is formatted with, and changed by UpdateFeatures.  These tables are the fake's own
 (kept apart from kadmin.features, which the client uses) so that the fake stays an independent oracle.
@@ -23,6 +23,13 @@ SUPPORTED: dict[str, dict[str, tuple[int, int]]] = {
             "transaction.version": (0, 2)},
     "4.0": {"metadata.version": (7, 25), "kraft.version": (0, 1), "group.version": (0, 1),
             "transaction.version": (0, 2), "eligible.leader.replicas.version": (0, 1)},
+    # 4.1-4.3: metadata.version up to the release's last level (4.1-IV1 = 27, 4.2-IV1 = 29, 4.3-IV0 = 30).
+    "4.1": {"metadata.version": (7, 27), "kraft.version": (0, 1), "group.version": (0, 1),
+            "transaction.version": (0, 2), "eligible.leader.replicas.version": (0, 1)},
+    "4.2": {"metadata.version": (7, 29), "kraft.version": (0, 1), "group.version": (0, 1),
+            "transaction.version": (0, 2), "eligible.leader.replicas.version": (0, 1)},
+    "4.3": {"metadata.version": (7, 30), "kraft.version": (0, 1), "group.version": (0, 1),
+            "transaction.version": (0, 2), "eligible.leader.replicas.version": (0, 1)},
 }
 
 #: {release: {feature: level}} a new cluster of that release finalizes (level-0 features are not listed).
@@ -30,6 +37,13 @@ FORMATTED: dict[str, dict[str, int]] = {
     "3.5": {"metadata.version": 11},
     "3.9": {"metadata.version": 21},
     "4.0": {"metadata.version": 25, "kraft.version": 1, "group.version": 1, "transaction.version": 2},
+    # From 4.1 a new cluster also turns eligible leader replicas (KIP-966) on.
+    "4.1": {"metadata.version": 27, "kraft.version": 1, "group.version": 1, "transaction.version": 2,
+            "eligible.leader.replicas.version": 1},
+    "4.2": {"metadata.version": 29, "kraft.version": 1, "group.version": 1, "transaction.version": 2,
+            "eligible.leader.replicas.version": 1},
+    "4.3": {"metadata.version": 30, "kraft.version": 1, "group.version": 1, "transaction.version": 2,
+            "eligible.leader.replicas.version": 1},
 }
 
 
