@@ -59,7 +59,8 @@ def test_tansu_topic_lifecycle_checked_by_confluent_kafka(tansu: RunningBroker, 
     ck = ck_admin(tansu.bootstrap)
     with AdminClient(proxy.bootstrap, **FAST) as admin:
         proxy.clear()
-        made = admin.create_topics([NewTopic(a, 3, 1, configs={"retention.ms": "3600000"}), NewTopic(b, 1, 1)])
+        made = admin.create_topics([NewTopic(a, 3, 1, configs={"retention.ms": "3600000"}), NewTopic(b, 1, 1)],
+                                  include_topic_ids=True)
         assert proxy.count(ApiKey.CREATE_TOPICS) == 1  # both topics in one request to the controller
         ca = made[a]
         assert isinstance(ca, CreatedTopic) and ca.partitions == 3 and ca.topic_id is not None
