@@ -61,4 +61,12 @@ def by_caller_key(results: Mapping[N, V], keys: Mapping[N, CK]) -> dict[CK, V]:
     return {key: results[normal] for normal, key in keys.items()}
 
 
-__all__ = ["PartitionKey", "ResourceKey", "by_caller_key", "hash_or_none", "normalise_keys"]
+def partitions_by_topic(partitions: Iterable[TopicPartition]) -> dict[str, list[int]]:
+    """{topic: [partition, ...]} in first-seen order: how every request names the partitions it carries."""
+    topics: dict[str, list[int]] = {}
+    for tp in partitions:
+        topics.setdefault(tp.topic, []).append(tp.partition)
+    return topics
+
+
+__all__ = ["PartitionKey", "ResourceKey", "by_caller_key", "hash_or_none", "normalise_keys", "partitions_by_topic"]

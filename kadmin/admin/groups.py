@@ -11,6 +11,7 @@ import logging
 import struct
 from typing import Any
 
+from kadmin._keys import partitions_by_topic
 from kadmin.admin._driver import Done, Failed, Operation, Outcome, Retry
 from kadmin.admin.coordinators import CoordinatorLookup
 from kadmin.admin.lookups import AllNodes
@@ -315,12 +316,6 @@ class ListGroups(Operation[int]):
 
 
 
-def _topics_of(partitions: list[TopicPartition]) -> dict[str, list[int]]:
-    topics: dict[str, list[int]] = {}
-    for tp in partitions:
-        topics.setdefault(tp.topic, []).append(tp.partition)
-    return topics
-
 
 class OffsetFetch(Operation[str]):
     """Committed offsets: every group of a coordinator in one request from v8 (KIP-709), one per group below."""
@@ -333,7 +328,7 @@ class OffsetFetch(Operation[str]):
 
     def build(self, node: int, keys: list[str], version: int) -> Message | list[tuple[Message, list[str]]]:
         req: Any = message_type(ApiKey.OFFSET_FETCH, "request")
-        topics = _topics_of(self.partitions) if self.partitions is not None else None
+        topics = partitions_by_topic(self.partitions) if self.partitions is not None else None
         if version >= OFFSET_FETCH_BATCHED_SINCE:
             T, G = req.OffsetFetchRequestTopics, req.OffsetFetchRequestGroup
             tlist = None if topics is None else [T(name=t, partition_indexes=ps) for t, ps in topics.items()]

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from kadmin._keys import partitions_by_topic
 from kadmin.admin._driver import Built, Done, Failed, Operation, Outcome, Retry, split_by_version
 from kadmin.admin.lookups import Controller
 from kadmin.errors import ErrorCode, KafkaError, UnsupportedVersionError, error_for_code
@@ -35,12 +36,6 @@ RF_CHANGE_FLAG_SINCE = 1
 
 Key = TopicPartition | str
 
-
-def _by_topic(partitions: Sequence[TopicPartition]) -> dict[str, list[int]]:
-    topics: dict[str, list[int]] = {}
-    for tp in partitions:
-        topics.setdefault(tp.topic, []).append(tp.partition)
-    return topics
 
 
 def _top_level(keys: Sequence[Key], err: KafkaError) -> dict[Key, Outcome]:
@@ -79,7 +74,7 @@ class ElectLeaders(Operation[Key]):
             wanted = None
         else:
             wanted = [req.TopicPartitions(topic=t, partitions=ps)
-                      for t, ps in _by_topic([k for k in keys if isinstance(k, TopicPartition)]).items()]
+                      for t, ps in partitions_by_topic([k for k in keys if isinstance(k, TopicPartition)]).items()]
         return req(election_type=int(self.election_type), topic_partitions=wanted,  # type: ignore[no-any-return]
                    timeout_ms=self.timeout_ms)
 
@@ -218,7 +213,7 @@ class ListPartitionReassignments(Operation[Key]):
         req: Any = message_type(ApiKey.LIST_PARTITION_REASSIGNMENTS, "request")
         wanted = None if ALL_PARTITIONS in keys else [
             req.ListPartitionReassignmentsTopics(name=t, partition_indexes=ps)
-            for t, ps in _by_topic([k for k in keys if isinstance(k, TopicPartition)]).items()]
+            for t, ps in partitions_by_topic([k for k in keys if isinstance(k, TopicPartition)]).items()]
         return req(timeout_ms=self.timeout_ms, topics=wanted)  # type: ignore[no-any-return]
 
     def handle(self, node: int, keys: list[Key], response: Any, version: int) -> dict[Key, Outcome]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kadmin._keys import partitions_by_topic
 from kadmin.admin._driver import Context, Done, Failed, Operation, Outcome, Retry, run
 from kadmin.admin.lookups import AllNodes
 from kadmin.admin.topics import ALL_TOPICS, DescribeTopicsMetadata, ListTopics
@@ -37,11 +38,8 @@ class DescribeLogDirs(Operation[int]):
         req: Any = message_type(ApiKey.DESCRIBE_LOG_DIRS, "request")
         if self.partitions is None:
             return req(topics=None)  # type: ignore[no-any-return]
-        topics: dict[str, list[int]] = {}
-        for tp in self.partitions:
-            topics.setdefault(tp.topic, []).append(tp.partition)
         return req(topics=[req.DescribableLogDirTopic(topic=t, partitions=ps)  # type: ignore[no-any-return]
-                           for t, ps in topics.items()])
+                           for t, ps in partitions_by_topic(self.partitions).items()])
 
     def handle(self, node: int, keys: list[int], response: Any, version: int) -> dict[int, Outcome]:
         err = error_for_code(response.error_code) if version >= 3 else None

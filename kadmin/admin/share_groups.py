@@ -20,6 +20,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from kadmin._keys import partitions_by_topic
 from kadmin.admin._driver import Done, Failed, Operation, Outcome
 from kadmin.admin.coordinators import CoordinatorLookup
 from kadmin.admin.group_offsets import OfGroup, _target, check_inactive, expand_topics
@@ -76,12 +77,6 @@ def _item_outcome(code: int, message: str | None) -> Outcome:
     return Done(None) if err is None else Failed(err)
 
 
-def _by_topic(partitions: list[TopicPartition]) -> dict[str, list[int]]:
-    out: dict[str, list[int]] = {}
-    for tp in partitions:
-        out.setdefault(tp.topic, []).append(tp.partition)
-    return out
-
 
 class DescribeShareGroupOffsets(Operation[str]):
     """Start offsets (and from v1 the lag) per group: one request per coordinator for all of its groups."""
@@ -96,7 +91,7 @@ class DescribeShareGroupOffsets(Operation[str]):
         req: Any = message_type(self.api, "request")
         topics = None if self.partitions is None else [
             req.DescribeShareGroupOffsetsRequestTopic(topic_name=t, partitions=ps)
-            for t, ps in _by_topic(self.partitions).items()]
+            for t, ps in partitions_by_topic(self.partitions).items()]
         return req(groups=[req.DescribeShareGroupOffsetsRequestGroup(  # type: ignore[no-any-return]
             group_id=g, topics=topics) for g in keys])
 
@@ -144,7 +139,7 @@ class AlterShareGroupOffsets(Operation[TopicPartition]):
                 req.AlterShareGroupOffsetsRequestPartition(partition_index=p,
                                                            start_offset=self.offsets[TopicPartition(t, p)])
                 for p in ps])
-            for t, ps in _by_topic(keys).items()])
+            for t, ps in partitions_by_topic(keys).items()])
 
     def handle(self, node: int, keys: list[TopicPartition], response: Any,
                version: int) -> dict[TopicPartition, Outcome]:

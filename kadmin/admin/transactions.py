@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from kadmin._keys import partitions_by_topic
 from kadmin.admin._driver import Built, Done, Failed, Operation, Outcome, Retry, split_by_version
 from kadmin.admin.coordinators import TRANSACTION, CoordinatorLookup
 from kadmin.admin.lookups import AllNodes, PartitionLeader
@@ -67,11 +68,8 @@ class DescribeProducers(Operation[TopicPartition]):
 
     def build(self, node: int, keys: list[TopicPartition], version: int) -> Message:
         req: Any = message_type(ApiKey.DESCRIBE_PRODUCERS, "request")
-        topics: dict[str, list[int]] = {}
-        for tp in keys:
-            topics.setdefault(tp.topic, []).append(tp.partition)
         return req(topics=[req.TopicRequest(name=t, partition_indexes=ps)  # type: ignore[no-any-return]
-                           for t, ps in topics.items()])
+                           for t, ps in partitions_by_topic(keys).items()])
 
     def handle(self, node: int, keys: list[TopicPartition], response: Any,
                version: int) -> dict[TopicPartition, Outcome]:

@@ -154,10 +154,9 @@ def _tps(tps: Iterable[TopicPartition]) -> list[JsonDict]:
 
 def _compact(tps: Iterable[TopicPartition]) -> str:
     """``orders:0,1,2 payments:0``: a member's assignment in one cell."""
-    by_topic: dict[str, list[int]] = {}
-    for tp in sorted(tps):
-        by_topic.setdefault(tp.topic, []).append(tp.partition)
-    return " ".join(f"{t}:{','.join(map(str, ps))}" for t, ps in by_topic.items())
+    from kadmin._keys import partitions_by_topic
+
+    return " ".join(f"{t}:{','.join(map(str, ps))}" for t, ps in partitions_by_topic(sorted(tps)).items())
 
 
 def member_json(m: MemberDescription) -> JsonDict:
