@@ -9,7 +9,7 @@ the other two, and exits 1 to say something needs a look.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kadmin.cli import group_admin
@@ -245,10 +245,16 @@ def run_delete(ctx: Context) -> int:
     with ctx.admin() as admin:
         ids = chosen_groups(ctx, admin)
         res = admin.delete_consumer_groups(ids)
+    return report_deleted(ctx, "groups delete", ids, res)
+
+
+def report_deleted(ctx: Context, command: str, ids: Sequence[str], res: Mapping[str, KafkaError | None]) -> int:
+    """The deleted groups in a table (or each group's error in JSON), a line per failed group: exit 1 if any
+    failed.  Shared by groups, share-groups and streams-groups delete."""
     p = ctx.printer
     failed = [g for g in ids if res[g] is not None]
     if p.json:
-        p.emit("groups delete", {"groups": [
+        p.emit(command, {"groups": [
             {"group_id": g, "error": error_json(e) if (e := res[g]) is not None else None} for g in ids]})
         return 1 if failed else 0
     deleted = [g for g in ids if res[g] is None]

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from kadmin.admin.groups import GROUP_STATES
 from kadmin.cli.config import UsageError
 from kadmin.cli.group_admin import add_reset_target, reset_target, topic_specs
-from kadmin.cli.groups import _compact, _tps, group_ids
+from kadmin.cli.groups import _compact, _tps, group_ids, report_deleted
 from kadmin.cli.output import Column, JsonDict, error_json, raise_if_all_refused
 from kadmin.errors import KafkaError, UnsupportedVersionError
 from kadmin.offset_reset import OffsetResetPlan, PartitionReset
@@ -300,17 +300,4 @@ def run_delete(ctx: Context) -> int:
     with ctx.admin() as admin:
         res = admin.delete_share_groups(ids)
     raise_if_all_refused(res)
-    failed = [g for g in ids if res[g] is not None]
-    p = ctx.printer
-    if p.json:
-        p.emit("share-groups delete", {"groups": [
-            {"group_id": g, "error": error_json(e) if (e := res[g]) is not None else None} for g in ids]})
-        return 1 if failed else 0
-    deleted = [g for g in ids if res[g] is None]
-    if deleted:
-        p.table([Column("GROUP", flex=True), Column("RESULT")], [[g, "deleted"] for g in deleted])
-    for g in failed:
-        err = res[g]
-        assert err is not None
-        p.key_error(g, err)
-    return 1 if failed else 0
+    return report_deleted(ctx, "share-groups delete", ids, res)

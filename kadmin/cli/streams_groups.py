@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from kadmin.cli.groups import _choices, group_ids
+from kadmin.cli.groups import _choices, group_ids, report_deleted
 from kadmin.cli.output import Column, JsonDict, error_json
 from kadmin.errors import KafkaError
 from kadmin.streams_groups import STREAMS_GROUP_STATES
@@ -172,17 +172,4 @@ def run_delete(ctx: Context) -> int:
     ids = group_ids(ctx.args.group_ids)
     with ctx.admin() as admin:
         res = admin.delete_streams_groups(ids)
-    p = ctx.printer
-    failed = [g for g in ids if res[g] is not None]
-    if p.json:
-        p.emit("streams-groups delete", {"groups": [
-            {"group_id": g, "error": error_json(e) if (e := res[g]) is not None else None} for g in ids]})
-        return 1 if failed else 0
-    deleted = [g for g in ids if res[g] is None]
-    if deleted:
-        p.table([Column("GROUP", flex=True), Column("RESULT")], [[g, "deleted"] for g in deleted])
-    for g in failed:
-        err = res[g]
-        assert err is not None
-        p.key_error(g, err)
-    return 1 if failed else 0
+    return report_deleted(ctx, "streams-groups delete", ids, res)
