@@ -70,6 +70,9 @@ class Context:
     #: The command as typed (``kadmin groups describe``), for the "see ... --help" of a usage error.
     prog: str = "kadmin"
     _config: ClientConfig | None = field(default=None, repr=False)
+    #: Set once a client has bootstrapped: until then the first contact's own bound (bootstrap_timeout_s)
+    #: ends a command that cannot reach the cluster, with its cause, so no "waiting" notice is needed.
+    connected: bool = field(default=False, repr=False)
 
     def config(self) -> ClientConfig:
         if self._config is None:
@@ -86,6 +89,7 @@ class Context:
         cfg = self.config()
         log.debug("connecting with %r", cfg)
         with AdminClient(config=cfg) as admin:
+            self.connected = True
             yield admin
 
 
@@ -282,25 +286,43 @@ WAITING_NOTICE_S = 5.0
 def _waiting_notice(ctx: Context, stream: TextIO) -> Iterator[None]:
     """One stderr line if the command is still running after WAITING_NOTICE_S: what it waits for and how long
     it may wait.  Said once, never once per retry."""
+    timer: threading.Timer | None = None
+    done = False
+    lock = threading.Lock()
+
+    def arm(delay: float) -> None:
+        nonlocal timer
+        with lock:
+            if not done:
+                timer = threading.Timer(delay, say)
+                timer.daemon = True
+                timer.start()
+
     def say() -> None:
         cfg = ctx._config
-        if cfg is None:
+        if cfg is None or done:
             return  # not connecting (still reading input, or Spark starting): nothing of ours to wait for
         if getattr(ctx.args, "waiting_notice", True) is False:
             return  # a command whose own work (Spark jobs) takes longer than a cluster's answer
+        if not ctx.connected:
+            # Still bootstrapping: that ends by itself within bootstrap_timeout_s, with the cause, when no
+            # address answers; ask again shortly in case the cluster answers and the call itself then waits.
+            arm(1.0)
+            return
         servers = ",".join(cfg.bootstrap_servers)
         with contextlib.suppress(Exception):
             stream.write(f"kadmin: waiting for the cluster at {servers} to answer (each call may take up to "
                          f"{cfg.default_timeout_s:g} s; --timeout changes that)\n")
             stream.flush()
 
-    timer = threading.Timer(WAITING_NOTICE_S, say)
-    timer.daemon = True
-    timer.start()
+    arm(WAITING_NOTICE_S)
     try:
         yield
     finally:
-        timer.cancel()
+        with lock:
+            done = True
+            if timer is not None:
+                timer.cancel()
 
 
 def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:

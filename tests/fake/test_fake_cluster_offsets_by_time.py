@@ -277,6 +277,8 @@ def test_list_offsets_v0_answers_the_legacy_offsets_before_list() -> None:
         created = int(time.time() * 1000)
         time.sleep(0.02)
         produce(c, "old", {0: [[1, 2, 3]]})
+        appended = int(time.time() * 1000)  # at or after the append's stamp (same clock)
+        time.sleep(0.01)  # and before the log end's "now" of the lookups below
         with AdminClient(c.bootstrap, default_timeout_s=10.0) as admin:
             admin.delete_records({TP("old", 0): 1})
         host, port = c.addresses[c.leader_of("old", 0)]
@@ -287,7 +289,7 @@ def test_list_offsets_v0_answers_the_legacy_offsets_before_list() -> None:
             assert _v0(conn, "old", -2, 10) == [1]
             # A time picks the segments last modified at or before it: none before the last append.
             assert _v0(conn, "old", created, 10) == []
-            assert _v0(conn, "old", int(time.time() * 1000) - 5, 10) == [1]
+            assert _v0(conn, "old", appended, 10) == [1]
             assert _v0(conn, "old", int(time.time() * 1000) + 60_000, 10) == [3, 1]
             assert _v0(conn, "old", int(time.time() * 1000) + 60_000, 1) == [3]
             assert _v0(conn, "empty", -1, 10) == [0]
