@@ -19,6 +19,8 @@ from kadmin._error_codes import ErrorCode
 from kadmin.protocol.apis import ApiKey
 from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
+from kadmin.testing.state.groups import Groups
+from kadmin.testing.state.share_groups import ShareStates
 from kadmin.testing.state.topics import Topics
 
 API_KEY = ApiKey.DELETE_TOPICS
@@ -32,6 +34,19 @@ def _requests(req: Any, version: int) -> list[tuple[str | None, uuid.UUID]]:
 
 
 Answer = tuple[str | None, uuid.UUID, int, str | None]
+
+
+def _forget(ctx: RequestContext, name: str) -> None:
+    """The topic goes, and with it what the coordinators hold of its partitions, as Kafka's group coordinator
+    (onPartitionsDeleted: committed offsets) and share coordinator (share-partition state) drop them: a topic
+    made again under the same name starts with no offsets and no share state."""
+    del ctx.state.area(Topics)[name]
+    for group in ctx.state.area(Groups).values():
+        for key in [k for k in group.offsets if k[0] == name]:
+            del group.offsets[key]
+    shares = ctx.state.area(ShareStates)
+    for group_id in list(shares):
+        shares.drop_topic(group_id, name)
 
 
 def _zookeeper(ctx: RequestContext, entries: list[tuple[str | None, uuid.UUID]]) -> list[Answer]:
@@ -64,7 +79,7 @@ def _zookeeper(ctx: RequestContext, entries: list[tuple[str | None, uuid.UUID]])
             doomed.add(name)
             out.append((name, topic_id, ErrorCode.NONE, None))
     for name in doomed:
-        del ctx.state.area(Topics)[name]
+        _forget(ctx, name)
     return out
 
 
@@ -114,7 +129,7 @@ def _kraft(ctx: RequestContext, entries: list[tuple[str | None, uuid.UUID]]) -> 
         else:
             id_to_name[found.topic_id] = name
     for topic_id, name in id_to_name.items():
-        del ctx.state.area(Topics)[name]
+        _forget(ctx, name)
         out.append((name, topic_id, ErrorCode.NONE, None))
     return out
 
