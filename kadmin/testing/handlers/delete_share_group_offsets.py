@@ -13,72 +13,43 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from kadmin._error_codes import ErrorCode
+from kadmin.protocol.apis import ApiKey
 from kadmin.testing import authorizer as az
-from kadmin.testing import consumer_groups as cg
-from kadmin.testing.handlers.base import (
-    GROUP_AUTHORIZATION_FAILED,
-    GROUP_ID_NOT_FOUND,
-    NON_EMPTY_GROUP,
-    NONE,
-    TOPIC_AUTHORIZATION_FAILED,
-    UNKNOWN_TOPIC_OR_PARTITION,
-    RequestContext,
-    Response,
-    register,
-    response_class,
+from kadmin.testing.handlers.base import RequestContext, Response, register, response_class
+from kadmin.testing.handlers.share_offset_common import (
+    check_empty_share_group,
+    readable_topic,
+    whole_request_error,
 )
 from kadmin.testing.state.share_groups import ShareStates
-from kadmin.testing.state.topics import Topics
 
-API_KEY = 92
-INVALID_GROUP_ID = 24
+API_KEY = ApiKey.DELETE_SHARE_GROUP_OFFSETS
 
 
 def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     R = response_class(API_KEY)
     gid = req.group_id
-    if not ctx.authorize(az.GROUP, gid, az.DELETE):
-        return error_response(ctx, req, version, GROUP_AUTHORIZATION_FAILED)
-    err = ctx.group_error(gid)
-    if err != NONE:
-        return error_response(ctx, req, version, err)
-    if not gid:
-        return error_response(ctx, req, version, INVALID_GROUP_ID)
-    g = ctx.group(gid)
-    if g is not None:
-        cg.expire(ctx.state, g)
-    if g is None or g.state == "Dead":
-        return _top(R, GROUP_ID_NOT_FOUND, f"Share group {gid} not found.")
-    if g.group_type != "share":
-        return _top(R, GROUP_ID_NOT_FOUND, f"Group {gid} is not a share group.")
-    if g.consumer_members:
-        return _top(R, NON_EMPTY_GROUP, "The group is not empty.")
-    topics = ctx.state.area(Topics)
+    code, message, g = check_empty_share_group(ctx, gid, az.DELETE)
+    if code != ErrorCode.NONE:
+        return whole_request_error(API_KEY, code, message)
+    if g is None:  # unlike an alter, a delete does not make the group
+        return whole_request_error(API_KEY, ErrorCode.GROUP_ID_NOT_FOUND, f"Share group {gid} not found.")
     states = ctx.state.area(ShareStates)
     out = []
     for t in req.topics:
-        topic = topics.get(t.topic_name)
+        code, topic = readable_topic(ctx, t.topic_name)
         message = None
-        if not ctx.authorize(az.TOPIC, t.topic_name, az.READ):
-            code = TOPIC_AUTHORIZATION_FAILED
-        elif topic is None:
-            code = UNKNOWN_TOPIC_OR_PARTITION
-        elif not states.drop_topic(gid, t.topic_name):
-            code, message = UNKNOWN_TOPIC_OR_PARTITION, "There is no offset information to delete."
-        else:
-            code = NONE
-        tid = topic.topic_id if topic is not None and code == NONE else uuid.UUID(int=0)
+        if topic is not None and not states.drop_topic(gid, t.topic_name):
+            code, message = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "There is no offset information to delete."
+        tid = topic.topic_id if topic is not None and code == ErrorCode.NONE else uuid.UUID(int=0)
         out.append(R.DeleteShareGroupOffsetsResponseTopic(topic_name=t.topic_name, topic_id=tid, error_code=code,
                                                           error_message=message))
-    return R(throttle_time_ms=0, error_code=NONE, error_message=None, responses=out)
-
-
-def _top(R: Any, code: int, message: str | None) -> Response:
-    return R(throttle_time_ms=0, error_code=code, error_message=message, responses=[])
+    return R(throttle_time_ms=0, error_code=ErrorCode.NONE, error_message=None, responses=out)
 
 
 def error_response(ctx: RequestContext, req: Any, version: int, code: int) -> Response:
-    return _top(response_class(API_KEY), code, None)
+    return whole_request_error(API_KEY, code)
 
 
 register(API_KEY, handle=handle, error_response=error_response, keys=lambda req, _v: (req.group_id,))
