@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import Any, Generic, TypeVar
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import Any, Generic, TypeAlias, TypeVar
 
+from kadmin._keys import partitions_by_topic
 from kadmin.admin._driver import Context, Done, Failed, Operation, Outcome
 from kadmin.admin.coordinators import CoordinatorLookup
 from kadmin.admin.groups import OffsetFetch, group_outcome
@@ -64,13 +65,6 @@ class OfGroup(Generic[K]):
         self._coordinator.forget_node(ctx, node_id)
 
 
-def _by_topic(partitions: Iterable[TopicPartition]) -> dict[str, list[TopicPartition]]:
-    out: dict[str, list[TopicPartition]] = {}
-    for tp in partitions:
-        out.setdefault(tp.topic, []).append(tp)
-    return out
-
-
 def _partition_outcome(group_id: str, code: int) -> Outcome:
     if code == ErrorCode.UNKNOWN_MEMBER_ID:
         # An admin commit (no member id) to a group with members: the coordinator refuses it and writes nothing.
@@ -99,13 +93,13 @@ class AlterGroupOffsets(Operation[TopicPartition]):
                                           f"ZooKeeper, not in the group's coordinator")
         req: Any = message_type(ApiKey.OFFSET_COMMIT, "request")
         topics = []
-        for topic, tps in _by_topic(keys).items():
+        for topic, ps in partitions_by_topic(keys).items():
             parts = []
-            for tp in tps:
-                om = self.offsets[tp]
+            for p in ps:
+                om = self.offsets[TopicPartition(topic, p)]
                 epoch = om.leader_epoch if om.leader_epoch is not None else -1
                 parts.append(req.OffsetCommitRequestPartition(
-                    partition_index=tp.partition, committed_offset=om.offset, committed_leader_epoch=epoch,
+                    partition_index=p, committed_offset=om.offset, committed_leader_epoch=epoch,
                     committed_metadata=om.metadata if om.metadata is not None else ""))
             topics.append(req.OffsetCommitRequestTopic(name=topic, partitions=parts))
         return req(group_id=self.group_id, generation_id_or_member_epoch=-1, member_id="",  # type: ignore[no-any-return]
@@ -135,8 +129,8 @@ class DeleteGroupOffsets(Operation[TopicPartition]):
         req: Any = message_type(ApiKey.OFFSET_DELETE, "request")
         return req(group_id=self.group_id, topics=[  # type: ignore[no-any-return]
             req.OffsetDeleteRequestTopic(name=t, partitions=[
-                req.OffsetDeleteRequestPartition(partition_index=tp.partition) for tp in tps])
-            for t, tps in _by_topic(keys).items()])
+                req.OffsetDeleteRequestPartition(partition_index=p) for p in ps])
+            for t, ps in partitions_by_topic(keys).items()])
 
     def handle(self, node: int, keys: list[TopicPartition], response: Any,
                version: int) -> dict[TopicPartition, Outcome]:
@@ -247,43 +241,67 @@ def _target(to: ResetTo, tp: TopicPartition, current: int | None, lo: int, hi: i
     return at_time.offset if at_time.offset >= 0 else hi
 
 
-async def plan(run: Runner, group_id: str, partitions: list[TopicPartition], to: ResetTo,
-               deadline: Deadline) -> dict[TopicPartition, PartitionReset | KafkaError]:
-    """Each partition's committed offset, log bounds and clamped target (nothing is written)."""
-    when: int | None = None
+def _reset_time(to: ResetTo) -> int | None:
+    """The timestamp a time-based reset looks up (``--to-datetime``, ``--by-duration``), else None."""
     if to.kind == "timestamp":
-        when = to.value
-    elif to.kind == "duration":
-        when = max(0, int(time.time() * 1000) - to.value)
-    asks: list[Awaitable[dict[Any, Any]]] = [
-        run(OffsetFetch(partitions), [group_id], deadline),
+        return to.value
+    if to.kind == "duration":
+        return max(0, int(time.time() * 1000) - to.value)
+    return None
+
+
+#: A group's current positions as its offsets call answered: per partition the answer, or the group's error.
+Positions: TypeAlias = Mapping[TopicPartition, Any] | KafkaError
+
+
+async def plan_resets(run: Runner, partitions: list[TopicPartition], to: ResetTo, deadline: Deadline,
+                      positions: Awaitable[Positions], offset_of: Callable[[Any], int | None],
+                      ) -> dict[TopicPartition, PartitionReset | KafkaError]:
+    """Each partition's current position, log bounds and clamped target (nothing is written): the plan of a
+    consumer group's reset (committed offsets) and a share group's (start offsets) alike.  ``positions`` is
+    asked alongside the log bounds; ``offset_of`` reads a position's offset (None: the group has none there)."""
+    when = _reset_time(to)
+    asks: list[Awaitable[Any]] = [
+        positions,
         run(ListOffsets(dict.fromkeys(partitions, OffsetSpec.earliest())), partitions, deadline),
         run(ListOffsets(dict.fromkeys(partitions, OffsetSpec.latest())), partitions, deadline)]
     if when is not None:
         asks.append(run(ListOffsets(dict.fromkeys(partitions, OffsetSpec.for_timestamp(when))), partitions,
                         deadline))
     got = await asyncio.gather(*asks)
-    committed, starts, ends = got[0][group_id], got[1], got[2]
+    current, starts, ends = got[0], got[1], got[2]
     at_time = got[3] if when is not None else {}
     out: dict[TopicPartition, PartitionReset | KafkaError] = {}
     for tp in partitions:
-        if isinstance(committed, KafkaError):
-            out[tp] = committed
+        if isinstance(current, KafkaError):
+            out[tp] = current
             continue
-        current = committed.get(tp)
-        for answer in (current, starts[tp], ends[tp]):
-            if isinstance(answer, KafkaError):
-                out[tp] = answer
-                break
-        else:
-            lo, hi = starts[tp].offset, ends[tp].offset
-            cur = current.offset if isinstance(current, OffsetAndMetadata) else None
-            wanted = _target(to, tp, cur, lo, hi, at_time.get(tp))
-            if isinstance(wanted, KafkaError):
-                out[tp] = wanted
-            else:
-                out[tp] = PartitionReset(cur, min(max(wanted, lo), hi), lo, hi, wanted)
+        position = current.get(tp)
+        bad = next((a for a in (position, starts[tp], ends[tp]) if isinstance(a, KafkaError)), None)
+        if bad is not None:
+            out[tp] = bad
+            continue
+        lo, hi = starts[tp].offset, ends[tp].offset
+        cur = offset_of(position) if position is not None else None
+        wanted = _target(to, tp, cur, lo, hi, at_time.get(tp))
+        out[tp] = wanted if isinstance(wanted, KafkaError) else PartitionReset(cur, min(max(wanted, lo), hi), lo,
+                                                                                 hi, wanted)
     return out
+
+
+def mark_written(planned: dict[TopicPartition, PartitionReset | KafkaError],
+                 written: Mapping[TopicPartition, Any]) -> None:
+    """The plan after its write: each written partition's reset marked applied, or replaced by its error."""
+    for tp, res in written.items():
+        before = planned[tp]
+        assert isinstance(before, PartitionReset)
+        planned[tp] = res if isinstance(res, KafkaError) else PartitionReset(
+            before.current, before.target, before.log_start, before.log_end, before.requested, True)
+
+
+async def _committed(run: Runner, group_id: str, partitions: list[TopicPartition], deadline: Deadline) -> Positions:
+    got: Positions = (await run(OffsetFetch(partitions), [group_id], deadline))[group_id]
+    return got
 
 
 async def reset(run: Runner, describe: Callable[[], Awaitable[GroupDescription | KafkaError]], group_id: str,
@@ -293,18 +311,14 @@ async def reset(run: Runner, describe: Callable[[], Awaitable[GroupDescription |
     check_inactive(group_id, await describe())
     expanded, missing = await expand_topics(run, topics, deadline)
     wanted = list(dict.fromkeys(partitions + expanded))
-    planned = await plan(run, group_id, wanted, to, deadline) if wanted else {}
+    planned = await plan_resets(run, wanted, to, deadline, _committed(run, group_id, wanted, deadline),
+                                lambda committed: committed.offset) if wanted else {}
     if not dry_run:
         ready = {tp: OffsetAndMetadata(r.target) for tp, r in planned.items() if isinstance(r, PartitionReset)}
         if ready:
-            written = await run(AlterGroupOffsets(group_id, ready), list(ready), deadline)
-            for tp, res in written.items():
-                before = planned[tp]
-                assert isinstance(before, PartitionReset)
-                planned[tp] = res if isinstance(res, KafkaError) else PartitionReset(
-                    before.current, before.target, before.log_start, before.log_end, before.requested, True)
+            mark_written(planned, await run(AlterGroupOffsets(group_id, ready), list(ready), deadline))
     return OffsetResetPlan(group_id, to, dry_run, planned, missing)
 
 
 __all__ = ["AlterGroupOffsets", "DeleteGroupOffsets", "OfGroup", "RemoveMembers", "check_inactive",
-           "expand_topics", "members_of", "plan", "reset"]
+           "expand_topics", "mark_written", "members_of", "plan_resets", "reset"]

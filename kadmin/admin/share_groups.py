@@ -15,17 +15,21 @@ Java's Admin does.  Brokers older than 4.1 have none of these APIs: :func:`name_
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from kadmin._keys import partitions_by_topic
 from kadmin.admin._driver import Done, Failed, Operation, Outcome
 from kadmin.admin.coordinators import CoordinatorLookup
-from kadmin.admin.group_offsets import OfGroup, _target, check_inactive, expand_topics
+from kadmin.admin.group_offsets import (
+    OfGroup,
+    Positions,
+    check_inactive,
+    expand_topics,
+    mark_written,
+    plan_resets,
+)
 from kadmin.admin.groups import group_outcome
-from kadmin.admin.partitions import ListOffsets, OffsetSpec
 from kadmin.errors import ErrorCode, KafkaError, NonEmptyGroupError, UnsupportedVersionError, error_for_code
 from kadmin.network.retry import Deadline
 from kadmin.offset_reset import OffsetResetPlan, PartitionReset, ResetTo
@@ -186,40 +190,8 @@ class DeleteShareGroupOffsets(Operation[str]):
 # --- reset ------------------------------------------------------------------------------------------------
 
 
-async def plan(run: Runner, current: Mapping[TopicPartition, SharePartitionOffset | KafkaError] | KafkaError,
-               partitions: list[TopicPartition], to: ResetTo,
-               deadline: Deadline) -> dict[TopicPartition, PartitionReset | KafkaError]:
-    """Each partition's SPSO, log bounds and clamped target (nothing is written)."""
-    when: int | None = None
-    if to.kind == "timestamp":
-        when = to.value
-    elif to.kind == "duration":
-        when = max(0, int(time.time() * 1000) - to.value)
-    asks: list[Awaitable[dict[Any, Any]]] = [
-        run(ListOffsets(dict.fromkeys(partitions, OffsetSpec.earliest())), partitions, deadline),
-        run(ListOffsets(dict.fromkeys(partitions, OffsetSpec.latest())), partitions, deadline)]
-    if when is not None:
-        asks.append(run(ListOffsets(dict.fromkeys(partitions, OffsetSpec.for_timestamp(when))), partitions,
-                        deadline))
-    got = await asyncio.gather(*asks)
-    starts, ends = got[0], got[1]
-    at_time = got[2] if when is not None else {}
-    out: dict[TopicPartition, PartitionReset | KafkaError] = {}
-    for tp in partitions:
-        if isinstance(current, KafkaError):
-            out[tp] = current
-            continue
-        spso = current.get(tp)
-        bad = next((a for a in (spso, starts[tp], ends[tp]) if isinstance(a, KafkaError)), None)
-        if bad is not None:
-            out[tp] = bad
-            continue
-        lo, hi = starts[tp].offset, ends[tp].offset
-        cur = spso.start_offset if isinstance(spso, SharePartitionOffset) else None
-        wanted = _target(to, tp, cur, lo, hi, at_time.get(tp))
-        out[tp] = wanted if isinstance(wanted, KafkaError) else PartitionReset(cur, min(max(wanted, lo), hi), lo, hi,
-                                                                                 wanted)
-    return out
+async def _known(positions: Positions) -> Positions:
+    return positions  # already read (to reset "every partition the group has a start offset in")
 
 
 async def reset(run: Runner, describe: Callable[[], Awaitable[GroupDescription | KafkaError]],
@@ -235,19 +207,16 @@ async def reset(run: Runner, describe: Callable[[], Awaitable[GroupDescription |
     wanted = list(dict.fromkeys(partitions + expanded))
     if everything and not isinstance(current, KafkaError):
         wanted = sorted(current)
-    planned = await plan(run, current, wanted, to, deadline) if wanted else {}
+    planned = await plan_resets(run, wanted, to, deadline, _known(current),
+                                lambda position: position.start_offset) if wanted else {}
     if not dry_run:
         ready = {tp: r.target for tp, r in planned.items() if isinstance(r, PartitionReset)}
         if ready:
-            written = name_release(await run(AlterShareGroupOffsets(group_id, ready), list(ready), deadline),
-                                   ApiKey.ALTER_SHARE_GROUP_OFFSETS, "altering share-group offsets")
-            for tp, res in written.items():
-                before = planned[tp]
-                assert isinstance(before, PartitionReset)
-                planned[tp] = res if isinstance(res, KafkaError) else PartitionReset(
-                    before.current, before.target, before.log_start, before.log_end, before.requested, True)
+            mark_written(planned, name_release(await run(AlterShareGroupOffsets(group_id, ready), list(ready),
+                                                         deadline),
+                                               ApiKey.ALTER_SHARE_GROUP_OFFSETS, "altering share-group offsets"))
     return OffsetResetPlan(group_id, to, dry_run, planned, missing)
 
 
 __all__ = ["AlterShareGroupOffsets", "DeleteShareGroupOffsets", "DescribeShareGroupOffsets", "name_release",
-           "plan", "reset"]
+           "reset"]
