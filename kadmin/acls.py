@@ -563,8 +563,9 @@ class Identity:
     ``principal`` is what the brokers' authorizer sees for this client's configuration: ``User:<sasl user>``
     with SASL, ``User:ANONYMOUS`` on PLAINTEXT; None over TLS without SASL, where the certificate's subject
     (after the brokers' principal mapping rules) decides, and for a delegation-token login, which acts as the
-    token's owner (a token channel may not describe tokens, so the owner cannot be asked for).  ``cluster_operations`` comes from DescribeCluster
-    (KIP-430): empty when the principal may not even describe the cluster, None from a broker before 2.8."""
+    token's owner (a token channel may not describe tokens, so the owner cannot be asked for).
+    ``cluster_operations`` comes from DescribeCluster (KIP-430): empty when the principal may not even describe
+    the cluster, None from a broker before 2.8."""
 
     principal: str | None
     cluster_operations: frozenset[AclOperation] | None

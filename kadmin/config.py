@@ -206,7 +206,8 @@ class ClientConfig:
             raise ValueError("client_id is longer than 32767 bytes")
         proto = str(self.security_protocol).upper()
         if proto not in SECURITY_PROTOCOLS:
-            raise ValueError(f"security_protocol {self.security_protocol!r} is not one of {', '.join(SECURITY_PROTOCOLS)}")
+            raise ValueError(f"security_protocol {self.security_protocol!r} is not one of "
+                             f"{', '.join(SECURITY_PROTOCOLS)}")
         set_(self, "security_protocol", proto)
         uses_ssl = proto in ("SSL", "SASL_SSL")
         uses_sasl = proto.startswith("SASL_")
@@ -328,7 +329,8 @@ class ClientConfig:
 
             if importlib.util.find_spec("joserfc") is None:
                 raise ValueError(f"{given[0]} reads or makes JWTs with the 'joserfc' package: pip install "
-                                 "'kafka-kadmin[oauth]' (a sasl_oauthbearer_token_provider callable needs nothing extra)")
+                                 "'kafka-kadmin[oauth]' (a sasl_oauthbearer_token_provider callable needs "
+                                 "nothing extra)")
         provider = self.sasl_oauthbearer_token_provider
         if provider is not None and not callable(provider):
             raise ValueError("sasl_oauthbearer_token_provider must be a callable returning a token and its expiry")

@@ -42,7 +42,8 @@ def check_principals(values: Iterable[str] | None, what: str) -> list[str] | Non
     for v in values:
         check_principal(v, what)
         if not v.startswith("User:"):
-            raise ValueError(f"{what}: {v!r} is not a User principal (Kafka refuses other types: INVALID_PRINCIPAL_TYPE)")
+            raise ValueError(f"{what}: {v!r} is not a User principal "
+                             "(Kafka refuses other types: INVALID_PRINCIPAL_TYPE)")
         out.append(v)
     return list(dict.fromkeys(out))
 

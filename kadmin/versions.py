@@ -17,10 +17,11 @@ checked against the schema history (trunk-2026's commits.tsv dates every bump be
 result is 4.3.1's table except DescribeLogDirs, which stays at v4: v5 (KIP-1066, cordoned log dirs) reached
 trunk on 2026-02-19, after 4.2 branched, and it is the only difference between the recorded 4.1.1 + 4.2's
 bumps and the recorded 4.3.1 (tests/test_versions.py checks both statements).  kafka-python 3.0's own
-``broker_version_data`` has the same 4.2 table, derived independently.  ZooKeeper-mode tables include the broker-to-broker keys (4-7 LeaderAndIsr,
-StopReplica, UpdateMetadata, ControlledShutdown; 56 AlterPartition, 58 Envelope, 67 AllocateProducerIds...)
-because such brokers advertise them; KRaft brokers do not.  4.0 raised several minimums (KIP-896 removed
-old protocol versions), which is why the 4.x tables are the only ones with non-zero minimums.
+``broker_version_data`` has the same 4.2 table, derived independently.  ZooKeeper-mode tables include the
+broker-to-broker keys (4-7 LeaderAndIsr, StopReplica, UpdateMetadata, ControlledShutdown; 56 AlterPartition,
+58 Envelope, 67 AllocateProducerIds...) because such brokers advertise them; KRaft brokers do not.  4.0 raised
+several minimums (KIP-896 removed old protocol versions), which is why the 4.x tables are the only ones with
+non-zero minimums.
 
 Tables are stored as short text ("key:min-max ...") so that a release is one greppable line.  They are the
 brokers' own (:data:`BROKER_TABLES`); the presets (:data:`RELEASES`) leave out the few keys the fake cluster

@@ -102,8 +102,8 @@ class AlterGroupOffsets(Operation[TopicPartition]):
                     partition_index=p, committed_offset=om.offset, committed_leader_epoch=epoch,
                     committed_metadata=om.metadata if om.metadata is not None else ""))
             topics.append(req.OffsetCommitRequestTopic(name=topic, partitions=parts))
-        return req(group_id=self.group_id, generation_id_or_member_epoch=-1, member_id="",  # type: ignore[no-any-return]
-                   group_instance_id=None, topics=topics)
+        return req(group_id=self.group_id, generation_id_or_member_epoch=-1,  # type: ignore[no-any-return]
+                   member_id="", group_instance_id=None, topics=topics)
 
     def handle(self, node: int, keys: list[TopicPartition], response: Any,
                version: int) -> dict[TopicPartition, Outcome]:

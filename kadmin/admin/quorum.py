@@ -22,7 +22,8 @@ from kadmin.quorum import METADATA_TOPIC, QuorumInfo, QuorumReplica, RaftVoterEn
 
 #: The one key of describe_metadata_quorum.
 QUORUM = "quorum"
-_KRAFT_ONLY = "the metadata quorum APIs are KRaft-mode Kafka's (3.3+); ZooKeeper-mode brokers and other servers lack them"
+_KRAFT_ONLY = ("the metadata quorum APIs are KRaft-mode Kafka's (3.3+); ZooKeeper-mode brokers and other servers "
+               "lack them")
 
 
 def _outcome(err: KafkaError) -> Outcome:

@@ -566,5 +566,5 @@ async def describe_topics(ctx: Context, names: list[str], include_ops: bool, dea
 
 
 __all__ = ["ALL_TOPICS", "CreatePartitions", "CreateTopics", "DeleteTopics", "DescribeTopicPartitions",
-           "DescribeTopicsMetadata", "ListTopics", "describe_topics", "ValidateCreatePartitions", "ValidateCreateTopics",
-           "merge_pages", "timeout_ms"]
+           "DescribeTopicsMetadata", "ListTopics", "describe_topics", "ValidateCreatePartitions",
+           "ValidateCreateTopics", "merge_pages", "timeout_ms"]

@@ -91,8 +91,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         c.add_argument("--operation", action="append", default=[], metavar="OP",
                        help=f"repeatable: {', '.join(_OPERATIONS)}" + ("" if name == "create" else " (default: any)"))
         c.add_argument("--producer", action="store_true",
-                       help="kafka-acls.sh's producer role: WRITE, DESCRIBE, CREATE on each --topic; WRITE, DESCRIBE on "
-                            "each --transactional-id")
+                       help="kafka-acls.sh's producer role: WRITE, DESCRIBE, CREATE on each --topic; "
+                            "WRITE, DESCRIBE on each --transactional-id")
         c.add_argument("--consumer", action="store_true",
                        help="kafka-acls.sh's consumer role: READ, DESCRIBE on each --topic; READ on each --group")
         c.add_argument("--idempotent", action="store_true",

@@ -4,9 +4,9 @@ Why before Spark: a local Spark session costs tens of seconds (a JVM), and a mis
 a ``password`` column or a word where a number belongs would only be refused after it.  This module finds the
 files (one per kind: ``topics``, ``topic_configs``, ``acls``, ``scram_users``, ``quotas``, ``groups_offsets``,
 each ``.csv``, ``.jsonl``/``.json`` or ``.parquet``), reads what it can cheaply (a CSV header, every JSON
-record, streamed, a Parquet schema) and applies the column table of :mod:`kadmin.spark.columns`; quota files get the checks of
-``kadmin quotas provision`` (:mod:`kadmin.cli.provision_input`).  The cells of every row are left to Spark,
-which reports bad rows one by one as ``reject`` rows.
+record, streamed, a Parquet schema) and applies the column table of :mod:`kadmin.spark.columns`; quota files get
+the checks of ``kadmin quotas provision`` (:mod:`kadmin.cli.provision_input`).  The cells of every row are left to
+Spark, which reports bad rows one by one as ``reject`` rows.
 """
 
 from __future__ import annotations

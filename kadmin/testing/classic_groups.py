@@ -284,7 +284,8 @@ def finish_join(g: Group, m: ClassicMember) -> JoinResult:
     return result
 
 
-def check_member(g: Group | None, member_id: str, instance_id: str | None, generation: int) -> tuple[int, ClassicMember | None]:
+def check_member(g: Group | None, member_id: str, instance_id: str | None,
+                 generation: int) -> tuple[int, ClassicMember | None]:
     """The checks SyncGroup and Heartbeat share: known member, right instance, current generation."""
     if g is None or g.group_type != "classic" or g.state in ("Dead", "Empty"):
         return UNKNOWN_MEMBER_ID, None

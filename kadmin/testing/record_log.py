@@ -130,8 +130,8 @@ def build_v2_batch(base_offset: int, records: list[tuple[int, bytes | None, byte
         rec += _write_varint(0)  # headers
         body += _write_varint(len(rec)) + rec
     max_ts = max(stamps) if stamps else NO_TIMESTAMP
-    tail = struct.pack(">hiqqqhii", attributes, len(records) - 1, base_ts, max_ts, producer_id, producer_epoch, base_sequence,
-                       len(records)) + bytes(body)
+    tail = struct.pack(">hiqqqhii", attributes, len(records) - 1, base_ts, max_ts, producer_id, producer_epoch,
+                       base_sequence, len(records)) + bytes(body)
     crc = crc32c(tail)
     head = struct.pack(">qiiBI", base_offset, len(tail) + 9, leader_epoch, 2, crc)
     return head + tail

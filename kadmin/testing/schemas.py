@@ -3,8 +3,8 @@ sends, in kadmin/testing/specs), plus the few Kafka 4.0 versions beyond them.
 
 Why: the 4.0 preset advertises Produce v12, Metadata v13, DescribeGroups v6, DescribeCluster v2 and
 ConsumerGroupDescribe v1, which kadmin's own client does not ship (it never needs them), but third-party clients
-pick them against a 4.0 broker.  Without them such a client could not even bootstrap from a fake 4.0 cluster.  Each extension adds exactly the fields
-Kafka added in that version:
+pick them against a 4.0 broker.  Without them such a client could not even bootstrap from a fake 4.0 cluster.
+Each extension adds exactly the fields Kafka added in that version:
 
 * Produce v12 (KIP-890): no new field; the version says the producer speaks transactions v2.
 * Metadata v13 (KIP-1102): a top-level response ErrorCode (REBOOTSTRAP_REQUIRED lives there).
@@ -75,7 +75,8 @@ _EXTENSIONS: dict[tuple[int, str], tuple[str, int, Callable[[dict[str, Any]], No
 #: Kafka's schemas for what the fake serves but kadmin's client never sends (Produce, Fetch, InitProducerId,
 #: OffsetForLeaderEpoch, the inter-broker and KRaft keys the presets advertise).  They live here, not in
 #: kadmin/_specs, so that kadmin.protocol, and ``kadmin api-versions`` with it, lists only the APIs kadmin uses.
-#: Like specs/, each equals Kafka's schema except for its about texts (tests/protocol/test_specs.py checks both folders).
+#: Like specs/, each equals Kafka's schema except for its about texts (tests/protocol/test_specs.py checks
+#: both folders).
 FAKE_SPECS_DIR = Path(__file__).resolve().parent / "specs"
 
 

@@ -56,7 +56,8 @@ def test_describe_configs_answers_each_spelling_under_its_own_key(admin: AdminCl
 
 
 def test_alter_configs_answers_under_the_callers_keys(cluster: FakeCluster, admin: AdminClient) -> None:
-    t, u, b1 = ConfigResource("topic", "t"), ("topic", "u"), ConfigResource(ConfigResourceType.BROKER, "01")  # type: ignore[arg-type]
+    t, u, b1 = (ConfigResource("topic", "t"), ("topic", "u"),  # type: ignore[arg-type]
+                ConfigResource(ConfigResourceType.BROKER, "01"))
     got = admin.alter_configs({t: [SetConfig("retention.ms", "1234")], u: [SetConfig("retention.ms", "5678")],
                                b1: [SetConfig("log.retention.ms", "999")]})
     assert got == {t: None, u: None, b1: None}

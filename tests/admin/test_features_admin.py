@@ -184,7 +184,8 @@ def test_shape_errors_send_nothing_at_all(fake39: FakeCluster) -> None:
         with pytest.raises((TypeError, ValueError)):
             run_unstarted(fake39, lambda a, bad=bad: a.update_features(bad))
     with pytest.raises(TypeError):
-        run_unstarted(fake39, lambda a: a.update_features({"group.version": FeatureUpdate(1)}, validate_only="yes"))  # type: ignore[arg-type]
+        run_unstarted(fake39, lambda a: a.update_features({"group.version": FeatureUpdate(1)},
+                                                          validate_only="yes"))  # type: ignore[arg-type]
     assert fake39.request_log == []
 
 

@@ -324,7 +324,8 @@ def test_bad_reset_input_is_refused_before_any_request(cluster: FakeCluster) -> 
                      lambda: admin.reset_consumer_group_offsets("g", ["t"], 5),
                      lambda: admin.reset_consumer_group_offsets("g", ["t"], "oldest"),
                      lambda: admin.reset_consumer_group_offsets("g", ["t"], dt.datetime(2020, 1, 1)),
-                     lambda: admin.reset_consumer_group_offsets("g", ["t"], "latest", dry_run="no"),  # type: ignore[arg-type]
+                     lambda: admin.reset_consumer_group_offsets("g", ["t"], "latest",
+                                                                dry_run="no"),  # type: ignore[arg-type]
                      lambda: admin.alter_consumer_group_offsets("g", {("t", 0): -1}),
                      lambda: admin.delete_consumer_group_offsets("g", []),
                      lambda: admin.remove_members_from_consumer_group("g", [])):

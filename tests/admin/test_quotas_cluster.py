@@ -342,9 +342,10 @@ def test_unanswered_alteration_times_out_as_possibly_applied(cluster: FakeCluste
 
 
 def test_resolve_follows_kafkas_precedence(cluster: FakeCluster, admin: AdminClient) -> None:
-    levels: list[dict[str, str | None]] = [{"user": "alice", "client-id": "app"}, {"user": "alice", "client-id": None}, {"user": "alice"},
-              {"user": None, "client-id": "app"}, {"user": None, "client-id": None}, {"user": None},
-              {"client-id": "app"}, {"client-id": None}]
+    levels: list[dict[str, str | None]] = [
+        {"user": "alice", "client-id": "app"}, {"user": "alice", "client-id": None}, {"user": "alice"},
+        {"user": None, "client-id": "app"}, {"user": None, "client-id": None}, {"user": None},
+        {"client-id": "app"}, {"client-id": None}]
     for i, e in enumerate(levels):
         cluster.set_quota(e, "producer_byte_rate", 100.0 * (i + 1))
     cluster.set_quota({"user": "alice", "client-id": "other"}, "producer_byte_rate", 1.0)  # never applies

@@ -347,7 +347,8 @@ def test_describe_builds_the_filter_and_decodes_values() -> None:
     flt = ClientQuotaFilter([ClientQuotaFilterComponent.exact("user", "a"),
                              ClientQuotaFilterComponent.any("client-id")], strict=True)
     req: Any = DescribeClientQuotas().build(1, [flt], 1)
-    assert [(c.entity_type, c.match_type, c.match) for c in req.components] == [("user", 0, "a"), ("client-id", 2, None)]
+    assert [(c.entity_type, c.match_type, c.match) for c in req.components] == [("user", 0, "a"),
+                                                                                ("client-id", 2, None)]
     assert req.strict is True
     D, V, P = DescResp.EntryData, DescResp.ValueData, DescResp.EntityData
     entries = [D(entity=[P(entity_type="client-id", entity_name=None), P(entity_type="user", entity_name="a")],
@@ -357,7 +358,8 @@ def test_describe_builds_the_filter_and_decodes_values() -> None:
     assert got == {E({"user": "a", "client-id": None}):
                    {"request_percentage": 1e-300, "producer_byte_rate": 2.0**53}}
     ((_, _, sent),) = net.sent
-    assert [(c.entity_type, c.match_type, c.match) for c in sent.components] == [("user", 0, "a"), ("client-id", 2, None)]
+    assert [(c.entity_type, c.match_type, c.match) for c in sent.components] == [("user", 0, "a"),
+                                                                                 ("client-id", 2, None)]
 
 
 def test_describe_returns_entities_in_sort_order_with_their_values() -> None:

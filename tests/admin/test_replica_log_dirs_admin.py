@@ -72,8 +72,10 @@ def test_move_each_replica_to_its_broker_and_read_back(fake: FakeCluster) -> Non
     # one request per broker
     assert sorted(e.node_id for e in fake.request_log if e.api_key == ApiKey.ALTER_REPLICA_LOG_DIRS) == [1, 2]
     where = run(fake, lambda a: a.describe_replica_log_dirs([R("moving", 0, 1), ("moving", 1, 2)]))
-    assert where[R("moving", 0, 1)] == ReplicaLogDirInfo("/data/b", 0, where[R("moving", 0, 1)].size_bytes)  # type: ignore[union-attr]
-    assert isinstance(where[("moving", 1, 2)], ReplicaLogDirInfo) and where[("moving", 1, 2)].current_dir == "/data/c"  # type: ignore[union-attr]
+    moved = where[R("moving", 0, 1)]
+    assert moved == ReplicaLogDirInfo("/data/b", 0, moved.size_bytes)  # type: ignore[union-attr]
+    assert (isinstance(where[("moving", 1, 2)], ReplicaLogDirInfo)
+            and where[("moving", 1, 2)].current_dir == "/data/c")  # type: ignore[union-attr]
     assert ("moving", 0, False) in kp_dirs(fake, 1)["/data/b"]
     assert ("moving", 1, False) in kp_dirs(fake, 2)["/data/c"]
 

@@ -55,7 +55,8 @@ def test_every_single_group_command_is_exit_1_for_an_unknown_group(cluster: Fake
     assert "nope" in r.err and "error:" not in r.err  # a failed key, not a failed command
 
 
-@pytest.mark.parametrize("command", [["delete-offsets", "nope", "--topic", "orders"], ["remove-members", "nope", "--all"]])
+@pytest.mark.parametrize("command", [["delete-offsets", "nope", "--topic", "orders"],
+                                     ["remove-members", "nope", "--all"]])
 def test_unknown_group_in_json_is_the_groups_error(cluster: FakeCluster, command: list[str]) -> None:
     r = kadmin(cluster, "-o", "json", "groups", *command)
     assert r.code == 1

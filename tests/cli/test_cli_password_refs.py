@@ -44,8 +44,10 @@ def test_each_unresolvable_row_is_reported_with_its_row_and_user(tmp_path: Path,
 
 
 def test_json_records_are_checked_too(tmp_path: Path, env: None) -> None:
-    rows = [{"user": "alice", "mechanism": "SCRAM-SHA-256", "iterations": 4096, "password_ref": "env:KADMIN_TEST_ALICE_PW"},
-            {"user": "bob", "mechanism": "SCRAM-SHA-256", "iterations": 4096, "password_ref": "env:KADMIN_TEST_UNSET_PW"}]
+    rows = [{"user": "alice", "mechanism": "SCRAM-SHA-256", "iterations": 4096,
+             "password_ref": "env:KADMIN_TEST_ALICE_PW"},
+            {"user": "bob", "mechanism": "SCRAM-SHA-256", "iterations": 4096,
+             "password_ref": "env:KADMIN_TEST_UNSET_PW"}]
     (tmp_path / "scram_users.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     found = unresolved_password_refs(find_files(str(tmp_path)), _resolver())
     assert [(u.row, u.user) for u in found] == [(2, "bob")]

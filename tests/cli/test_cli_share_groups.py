@@ -38,7 +38,8 @@ def test_list_and_describe(cluster: FakeCluster) -> None:
     b = ("-b", cluster.bootstrap)
     r = run_main("share-groups", "list", "-o", "json", *b)
     assert r.code == 0
-    assert sorted((g["group_id"], g["state"]) for g in r.json()["groups"]) == [("busy", "Stable"), ("invoices", "Empty")]
+    assert sorted((g["group_id"], g["state"]) for g in r.json()["groups"]) == [("busy", "Stable"),
+                                                                              ("invoices", "Empty")]
 
     r = run_main("share-groups", "describe", "invoices", "-o", "json", *b)
     assert r.code == 0 and r.json()["command"] == "share-groups describe --offsets"
@@ -69,8 +70,8 @@ def test_reset_is_a_dry_run_until_execute_and_a_group_with_members_fails_alone(c
     assert r.code == 1 and r.json()["dry_run"] is False
     by_id = {g["group_id"]: g for g in r.json()["groups"]}
     assert by_id["busy"]["error"]["name"] == "NON_EMPTY_GROUP"
-    assert [(p["partition"], p["current_offset"], p["new_offset"], p["applied"]) for p in by_id["invoices"]["partitions"]] \
-        == [(0, 40, 0, True), (1, 20, 10, True)]
+    assert [(p["partition"], p["current_offset"], p["new_offset"], p["applied"])
+            for p in by_id["invoices"]["partitions"]] == [(0, 40, 0, True), (1, 20, 10, True)]
     assert starts(cluster, "invoices") == {("orders", 0): 0, ("orders", 1): 10}
     assert starts(cluster, "busy") == {("orders", 0): 70}  # nothing of the active group was written
     assert cluster.count(ALTER_OFFSETS) == 1

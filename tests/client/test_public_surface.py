@@ -125,7 +125,8 @@ def test_the_walk_fails_on_a_new_result_type_that_is_not_exported() -> None:
         async def describe_features(self, *, timeout: float | None = None) -> object:
             raise NotImplementedError
 
-    Client.describe_features.__annotations__ = {"timeout": float | None, "return": types.GenericAlias(dict, (str, levels))}
+    Client.describe_features.__annotations__ = {"timeout": float | None,
+                                                "return": types.GenericAlias(dict, (str, levels))}
     assert missing_exports(types_met([Client])) == [
         "kadmin.features.FeatureLevel (met in FeatureLevels.levels)",
         "kadmin.features.FeatureLevels (met in Client.describe_features(return))"]

@@ -188,7 +188,8 @@ BAD = [
     ("long overflow", ALICE, [Set("producer_byte_rate", 2.0**63)], ValueError, "Java long maximum"),
     ("bool", ALICE, [Set("producer_byte_rate", True)], TypeError, "must be a float"),
     ("string", ALICE, [Set("producer_byte_rate", "100")], TypeError, "must be a float"),  # type: ignore[arg-type]
-    ("None is not remove", ALICE, [Set("producer_byte_rate", None)], TypeError, "must be a float"),  # type: ignore[arg-type]
+    ("None is not remove", ALICE, [Set("producer_byte_rate", None)], TypeError,  # type: ignore[arg-type]
+     "must be a float"),
     ("inexact int", ALICE, [Set("producer_byte_rate", 2**53 + 1)], ValueError, "no exact float64"),
     ("huge int", ALICE, [Set("producer_byte_rate", 10**400)], ValueError, "too large"),
     ("ip key on user", ALICE, [Set("connection_creation_rate", 5.0)], ValueError, "applies to ip entities only"),

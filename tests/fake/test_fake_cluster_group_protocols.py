@@ -72,8 +72,9 @@ def test_member_id_required_then_join_sync_heartbeat_and_session_expiry() -> Non
             assert joined.error_code == 0 and joined.leader == mid
             gen = joined.generation_id
             assert [m.member_id for m in joined.members] == [mid]
-            synced = conn.request(SYNC, 3, group_id="raw", generation_id=gen, member_id=mid,
-                                  group_instance_id=None, assignments=[SYNC_REQ.SyncGroupRequestAssignment(member_id=mid, assignment=b"abc")])
+            synced = conn.request(SYNC, 3, group_id="raw", generation_id=gen, member_id=mid, group_instance_id=None,
+                                  assignments=[SYNC_REQ.SyncGroupRequestAssignment(member_id=mid,
+                                                                                   assignment=b"abc")])
             assert (synced.error_code, synced.assignment) == (0, b"abc")
             assert c.groups["raw"].state == "Stable"
             beat = conn.request(HEARTBEAT, 3, group_id="raw", generation_id=gen, member_id=mid, group_instance_id=None)
@@ -102,9 +103,11 @@ def test_static_member_restart_takes_its_place_and_fences_the_old_id() -> None:
             assert b.error_code == 0 and b.member_id != old
             fenced = _join(conn, 5, old, instance="i-1")
             assert fenced.error_code == FENCED_INSTANCE_ID
-            left = conn.request(LEAVE, 4, group_id="raw", members=[LEAVE_REQ.MemberIdentity(member_id="", group_instance_id="i-1")])
+            left = conn.request(LEAVE, 4, group_id="raw",
+                                members=[LEAVE_REQ.MemberIdentity(member_id="", group_instance_id="i-1")])
             assert left.error_code == 0 and [m.error_code for m in left.members] == [0]
-            again = conn.request(LEAVE, 4, group_id="raw", members=[LEAVE_REQ.MemberIdentity(member_id="", group_instance_id="i-1")])
+            again = conn.request(LEAVE, 4, group_id="raw",
+                                 members=[LEAVE_REQ.MemberIdentity(member_id="", group_instance_id="i-1")])
             assert [m.error_code for m in again.members] == [UNKNOWN_MEMBER_ID]
         assert c.groups["raw"].state == "Empty"
 

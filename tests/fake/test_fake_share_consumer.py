@@ -98,7 +98,8 @@ def test_consume_then_describe_reset_and_consume_again(cluster: FakeCluster) -> 
         plan = admin.reset_share_group_offsets("sg", [("orders", 1)], ResetTo.offset(2), dry_run=False)
         assert plan.complete
         one = admin.list_share_group_offsets(["sg"], [("orders", 1)])["sg"]
-        assert isinstance(one, dict) and one[("orders", 1)] == SharePartitionOffset(2, 0, one[("orders", 1)].lag)  # type: ignore[union-attr]
+        assert isinstance(one, dict)
+        assert one[("orders", 1)] == SharePartitionOffset(2, 0, one[("orders", 1)].lag)  # type: ignore[union-attr]
         again = consumer(cluster.bootstrap, "sg")
         try:
             redelivered = poll_until(again, 4)

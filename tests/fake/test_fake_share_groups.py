@@ -56,7 +56,8 @@ def topic_id(cluster: FakeCluster) -> Any:
 def fetch(conn: RawConnection, cluster: FakeCluster, member: str, epoch: int, *, acks: list[Any] | None = None,
           max_records: int = 100, partitions: bool = True) -> Any:
     R: Any = fake_message_type(SHARE_FETCH, "request")
-    batches = [R.AcknowledgementBatch(first_offset=f, last_offset=last, acknowledge_types=t) for f, last, t in acks or []]
+    batches = [R.AcknowledgementBatch(first_offset=f, last_offset=last, acknowledge_types=t)
+               for f, last, t in acks or []]
     topics = [R.FetchTopic(topic_id=topic_id(cluster), partitions=[
         R.FetchPartition(partition_index=0, acknowledgement_batches=batches)])] if partitions or acks else []
     return conn.request(SHARE_FETCH, 2, R(group_id="sg", member_id=member, share_session_epoch=epoch, max_wait_ms=0,

@@ -56,7 +56,8 @@ def test_a_host_name_that_does_not_resolve_fails_at_once() -> None:
     assert "cannot resolve the host name" in one_line(res)
 
 
-def test_tls_to_a_plaintext_listener_names_the_mismatch(plain: FakeCluster, pki: tuple[tls_util.TestPKI, tls_util.CertPair],
+def test_tls_to_a_plaintext_listener_names_the_mismatch(plain: FakeCluster,
+                                                        pki: tuple[tls_util.TestPKI, tls_util.CertPair],
                                                         tmp_path: Path) -> None:
     ca, _server = pki
     props = tmp_path / "tls.properties"

@@ -99,8 +99,8 @@ def test_no_ticket_is_one_line_naming_kinit(realm: kerberos.Realm, cluster: Fake
 
 def test_unknown_service_principal_names_it(realm: kerberos.Realm, cluster: FakeCluster) -> None:
     async def body() -> None:
-        async with gss(cluster, sasl_kerberos_service_name="kafka-wrong", sasl_kerberos_principal=realm.client_principal,
-                       sasl_kerberos_keytab=realm.client_keytab) as a:
+        async with gss(cluster, sasl_kerberos_service_name="kafka-wrong",
+                       sasl_kerberos_principal=realm.client_principal, sasl_kerberos_keytab=realm.client_keytab) as a:
             await a.list_topics()
 
     with pytest.raises(AuthenticationError, match="does not know the broker's service principal "

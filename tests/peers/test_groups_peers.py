@@ -171,7 +171,8 @@ def test_tansu_lookup_of_many_keys_is_one_request(tansu: RunningBroker, tansu_pr
 
     found = run(body())
     assert tansu_proxy.count(FIND) == 1 and tansu_proxy.versions(FIND) == {6: 1}
-    assert all(isinstance(found[k], Coordinator) and found[k].node_id == TANSU_NODE for k in keys)  # type: ignore[union-attr]
+    assert all(isinstance(found[k], Coordinator) and found[k].node_id == TANSU_NODE  # type: ignore[union-attr]
+               for k in keys)
 
 
 # --- librdkafka's mock cluster -----------------------------------------------------------------------------
@@ -205,7 +206,8 @@ def test_mock_lookup_of_fifty_keys_is_fifty_pipelined_v3_requests(mock_proxy: Co
     assert mock_proxy.max_in_flight() >= 50
     # ... so the lookup took about one held-back round trip, not 50 of them (10 s).
     assert elapsed < 5 * DELAY, elapsed
-    assert all(isinstance(found[k], Coordinator) and found[k].node_id in (1, 2, 3) for k in keys)  # type: ignore[union-attr]
+    assert all(isinstance(found[k], Coordinator) and found[k].node_id in (1, 2, 3)  # type: ignore[union-attr]
+               for k in keys)
     assert found["g1"].node_id == 2  # type: ignore[union-attr]  # recorded in peer_versions.json
 
 

@@ -17,7 +17,8 @@ import pytest
 from tests.support.kafka_reference import DEFAULT_DIR, ENV_VAR, missing_reason, specs_dir
 
 REPO = Path(__file__).resolve().parents[2]
-_TESTS = ["tests/protocol/test_specs.py::test_spec_is_the_union_of_3_9_and_trunk", "tests/protocol/test_protocol_kafka_schemas.py"]
+_TESTS = ["tests/protocol/test_specs.py::test_spec_is_the_union_of_3_9_and_trunk",
+          "tests/protocol/test_protocol_kafka_schemas.py"]
 
 
 def _run(tmp_path: Path, ci: str | None) -> subprocess.CompletedProcess[str]:

@@ -57,7 +57,7 @@ from kadmin.protocol.compiler import Field
 from kadmin.protocol.schema import Versions
 from tests.support.strategies import budget, messages, shipped_cases
 
-# ---------------------------------------------------------------------------------------------- kafka-python
+# --------------------------------------------------------------------------------------------- kafka-python
 
 _KP_MODULES = (kafka.protocol.admin, kafka.protocol.metadata, kafka.protocol.consumer, kafka.protocol.sasl,
                kafka.protocol.producer, kafka.protocol.api_header)
@@ -110,7 +110,7 @@ class KafkaPython:
         return bytes(obj.encode(version=version))
 
 
-# ---------------------------------------------------------------------------------------------- kio
+# --------------------------------------------------------------------------------------------- kio
 
 def _kio_module(msg: str, version: int) -> Any:
     if msg.endswith("Request"):
@@ -235,7 +235,8 @@ _NOT_MODELLED |= {(f"{api}{kind}", v) for api, versions in (("CreateTopics", (0,
 # Issue #15: neither oracle models ShareGroupDescribe v0 (KIP-932 early access, an unstable version in Kafka's
 # 4.0 schemas); kafka-python 3.0 has no KIP-848 classes at all, kio models them.
 _NOT_MODELLED |= {("ShareGroupDescribeRequest", 0), ("ShareGroupDescribeResponse", 0)}
-_KIP848 = {(f"{api}{kind}", v) for api, versions in (("ConsumerGroupHeartbeat", (0, 1)), ("ConsumerGroupDescribe", (0, 1)))
+_KIP848 = {(f"{api}{kind}", v)
+           for api, versions in (("ConsumerGroupHeartbeat", (0, 1)), ("ConsumerGroupDescribe", (0, 1)))
            for kind in ("Request", "Response") for v in versions}
 
 
@@ -320,7 +321,7 @@ def test_quota_response_fixed_example_matches_both() -> None:
         assert entry.values[0].key == "producer_byte_rate" and entry.values[0].value == 1048576.0
 
 
-# ---------------------------------------------------------------------------------------------- kadmin's test schemas
+# --------------------------------------------------------------------------------------------- kadmin's test schemas
 #
 # kio ships only Kafka's real messages; kafka-python's schema engine can load a JSON file directly, so it
 # checks kadmin on its own test schemas (tests/data/schemas) too.  It cannot load TaggedFieldsMessage (its
@@ -406,7 +407,7 @@ def test_kafka_python_tagged_null_struct_marker() -> None:
     assert cls.decode(theirs, 1, exact=True).origin == cls.OriginInfo()  # as Kafka reads it
 
 
-# ---------------------------------------------------------------------------------------------- independent construction
+# --------------------------------------------------------------------------------------------- independent construction
 #
 # The comparisons above start from kadmin's bytes.  The benchmark builds each library's message from plain
 # data through that library's own constructors; at a small size the three must encode identically too.

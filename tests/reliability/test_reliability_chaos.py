@@ -246,7 +246,8 @@ class Workload:
             for _ in range(rng.randint(1, 40)):
                 self._quota_serial += 1
                 n = self._quota_serial
-                alts.append(ClientQuotaAlteration(E({"client-id": f"app-{n:05d}"}), [Set("producer_byte_rate", 10 * n)]))
+                alts.append(ClientQuotaAlteration(E({"client-id": f"app-{n:05d}"}),
+                                                  [Set("producer_byte_rate", 10 * n)]))
             size = rng.choice([1, 7, 1000])
             ents = [x.entity for x in alts]
             await self._run(op, ents, t, lambda: a.alter_client_quotas(alts, batch_size=size, max_concurrency=3,

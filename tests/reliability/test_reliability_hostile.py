@@ -74,7 +74,8 @@ def setup() -> Iterator[Setup]:
 def expected(cluster: FakeCluster) -> tuple[dict[str, tuple[str, tuple[str, ...]]], dict[str, Any]]:
     groups = cluster.groups
     states = {g: (s.state, tuple(m.member_id for m in s.members)) for g, s in groups.items()}
-    offsets = {g: {TopicPartition(t, p): OffsetAndMetadata(o.offset, o.metadata, None) for (t, p), o in s.offsets.items()}
+    offsets = {g: {TopicPartition(t, p): OffsetAndMetadata(o.offset, o.metadata, None)
+                   for (t, p), o in s.offsets.items()}
                for g, s in groups.items()}
     return states, offsets
 

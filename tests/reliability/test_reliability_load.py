@@ -80,7 +80,8 @@ def build(cluster: FakeCluster) -> Truth:
 Caller = Callable[..., Any]
 
 
-def choose(rng: random.Random, truth: Truth) -> tuple[str, tuple[Any, ...], dict[str, Any], Callable[[Any], str | None]]:
+def choose(rng: random.Random,
+           truth: Truth) -> tuple[str, tuple[Any, ...], dict[str, Any], Callable[[Any], str | None]]:
     """(method, args, kwargs, check) for one random call."""
     op = rng.choices(["describe", "offsets", "lag", "delete", "alter", "describe_quotas", "resolve",
                       "list", "find", "cluster"], weights=[5, 4, 2, 2, 3, 2, 1, 1, 1, 1])[0]
@@ -101,11 +102,12 @@ def choose(rng: random.Random, truth: Truth) -> tuple[str, tuple[Any, ...], dict
         return "describe_consumer_groups", (ids,), {}, check
     if op == "offsets":
         ids = rng.sample(truth.live, rng.randint(1, 8))
-        return "list_consumer_group_offsets", (ids,), {}, lambda res: None if res == {g: truth.offsets[g] for g in ids} \
-            else f"offsets {res!r}"
+        return "list_consumer_group_offsets", (ids,), {}, \
+            lambda res: None if res == {g: truth.offsets[g] for g in ids} else f"offsets {res!r}"
     if op == "lag":
         ids = rng.sample(truth.live, rng.randint(1, 4))
-        want = {g: {tp: PartitionLag(o.offset, LOG_END[tp.partition]) for tp, o in truth.offsets[g].items()} for g in ids}
+        want = {g: {tp: PartitionLag(o.offset, LOG_END[tp.partition]) for tp, o in truth.offsets[g].items()}
+                for g in ids}
         return "consumer_group_lag", (ids,), {}, lambda res: None if res == want else f"lag {res!r} != {want!r}"
     if op == "delete":
         n = truth.next_serial()

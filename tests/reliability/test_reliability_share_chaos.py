@@ -40,7 +40,8 @@ CHAOS_S = 3.0
 TIMEOUTS = (0.8, 1.5, 3.0)
 MARGIN_S = 0.75
 GROUPS = [f"share-{i}" for i in range(4)]
-FIND_COORDINATOR, DELETE_GROUPS, SHARE_DESCRIBE, DESCRIBE_OFFSETS, ALTER_OFFSETS, DELETE_OFFSETS = 10, 42, 77, 90, 91, 92
+FIND_COORDINATOR, DELETE_GROUPS, SHARE_DESCRIBE = 10, 42, 77
+DESCRIBE_OFFSETS, ALTER_OFFSETS, DELETE_OFFSETS = 90, 91, 92
 APIS = (DELETE_GROUPS, SHARE_DESCRIBE, DESCRIBE_OFFSETS, ALTER_OFFSETS, DELETE_OFFSETS)
 MAX_DELAY_S = 0.6
 RETRIABLE_CODES = (14, 15, 16)  # COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR
@@ -102,7 +103,8 @@ class Worker:
         got = await call()
         self.calls += 1
         if time.monotonic() - t0 > timeout + MARGIN_S:
-            self.problems.append(f"{self.group} {what}: answered after {time.monotonic() - t0:.2f}s (timeout {timeout})")
+            self.problems.append(f"{self.group} {what}: answered after {time.monotonic() - t0:.2f}s "
+                                 f"(timeout {timeout})")
         return got
 
     def leaked(self, what: str, err: object) -> bool:

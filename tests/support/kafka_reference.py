@@ -8,8 +8,9 @@ beside the repository (where CI keeps it), laid out as ``3.9/*.json`` and ``trun
 a 2026 trunk's message schemas: specs/ is their union), ``latest/*.json`` and ``test-schemas/*.json``.
 
 Without it, every such test is skipped from one place (the ``kafka_specs`` fixture below), and its skip
-report names that place rather than each test, so that pytest's summary folds them into one reason line.  In CI (``CI=true``) they fail instead: CI always has the
-reference, and a comparison that quietly skips there would be no check at all.
+report names that place rather than each test, so that pytest's summary folds them into one reason line.  In CI
+(``CI=true``) they fail instead: CI always has the reference, and a comparison that quietly skips there would be
+no check at all.
 """
 
 from __future__ import annotations

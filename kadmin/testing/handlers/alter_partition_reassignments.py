@@ -3,10 +3,10 @@
 As Kafka's controllers do: unknown topic or partition -> UNKNOWN_TOPIC_OR_PARTITION; an empty target, a broker
 listed twice or a broker the cluster does not have -> INVALID_REPLICA_ASSIGNMENT; cancelling (null replicas)
 where nothing moves -> NO_REASSIGNMENT_IN_PROGRESS; from v1 (KIP-860), with AllowReplicationFactorChange false, a
-target of another size than the partition's replicas -> INVALID_REPLICATION_FACTOR.  An accepted move keeps the target replicas followed by the
-leaving ones until the adding replicas catch up, which in the fake happens when a test calls
-``FakeCluster.finish_reassignments``; a move that adds no replica completes at once.  In ZooKeeper mode only the
-controller answers (others: top-level NOT_CONTROLLER); a KRaft broker forwards to the quorum.
+target of another size than the partition's replicas -> INVALID_REPLICATION_FACTOR.  An accepted move keeps the
+target replicas followed by the leaving ones until the adding replicas catch up, which in the fake happens when a
+test calls ``FakeCluster.finish_reassignments``; a move that adds no replica completes at once.  In ZooKeeper mode
+only the controller answers (others: top-level NOT_CONTROLLER); a KRaft broker forwards to the quorum.
 """
 
 from __future__ import annotations

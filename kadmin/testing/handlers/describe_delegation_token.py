@@ -33,8 +33,8 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
         requester = {"token_requester_principal_type": rkind, "token_requester_principal_name": rname} \
             if version >= 3 else {}
         out.append(R.DescribedDelegationToken(
-            principal_type=okind, principal_name=oname, **requester, issue_timestamp=t.issued_ms, expiry_timestamp=t.expires_ms,
-            max_timestamp=t.max_ms, token_id=t.token_id, hmac=t.hmac,
+            principal_type=okind, principal_name=oname, **requester, issue_timestamp=t.issued_ms,
+            expiry_timestamp=t.expires_ms, max_timestamp=t.max_ms, token_id=t.token_id, hmac=t.hmac,
             renewers=[R.DescribedDelegationTokenRenewer(principal_type=k, principal_name=n)
                       for k, n in map(split, t.renewers)]))
     return R(error_code=ErrorCode.NONE, tokens=out, throttle_time_ms=0)

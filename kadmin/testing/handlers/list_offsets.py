@@ -3,10 +3,10 @@
 It must reach the partition leader, which answers as Kafka's UnifiedLog.fetchOffsetByTimestamp: EARLIEST and
 EARLIEST_LOCAL (no tiered storage here) the log start, LATEST the log end, both without a timestamp;
 LATEST_TIERED and EARLIEST_PENDING_UPLOAD (v11, KIP-1023) offset -1 (nothing is tiered); MAX_TIMESTAMP and
-a timestamp look the stored records' timestamps up (kadmin.testing.time_index), and find nothing (offset -1, timestamp -1) in a log without a match.  v0
-answers Kafka's legacy offsets-before list (OldStyleOffsets, at most MaxNumOffsets of them).  READ_COMMITTED
-(v2+) ends at the last stable offset, which is the high watermark here: the fake has no open transactions
-(:func:`last_fetchable`).
+a timestamp look the stored records' timestamps up (kadmin.testing.time_index), and find nothing (offset -1,
+timestamp -1) in a log without a match.  v0 answers Kafka's legacy offsets-before list (OldStyleOffsets, at most
+MaxNumOffsets of them).  READ_COMMITTED (v2+) ends at the last stable offset, which is the high watermark here:
+the fake has no open transactions (:func:`last_fetchable`).
 """
 
 from __future__ import annotations

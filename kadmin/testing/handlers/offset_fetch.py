@@ -22,8 +22,9 @@ from kadmin.testing.state.groups import CommittedOffset
 API_KEY = 9
 
 
-def _fetch_partitions(ctx: RequestContext, group_id: str,
-                      wanted: list[tuple[str, list[int]]] | None) -> list[tuple[str, list[tuple[int, CommittedOffset | None]]]]:
+def _fetch_partitions(
+    ctx: RequestContext, group_id: str, wanted: list[tuple[str, list[int]]] | None,
+) -> list[tuple[str, list[tuple[int, CommittedOffset | None]]]]:
     """[(topic, [(partition, committed or None)])]; ``wanted`` None means every committed partition."""
     g = ctx.group(group_id)
     offsets = g.offsets if g is not None else {}
