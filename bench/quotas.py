@@ -265,7 +265,7 @@ def _timed_turn(broker: Any, api_key: int, fn: Any) -> tuple[dict[str, Any], Any
 
 def _headline_turns(broker: Any, admin: AdminClient, peer: Any, n: int, runs: int) -> dict[str, list[dict[str, Any]]]:
     """Each client's alter and describe, ``runs`` times, the clients taking turns (who goes first alternates)."""
-    from kafka.protocol.admin.client_quotas import (  # type: ignore[import-untyped]
+    from kafka.protocol.admin.client_quotas import (
         AlterClientQuotasRequest,
         DescribeClientQuotasRequest,
     )
@@ -286,7 +286,7 @@ def _headline_turns(broker: Any, admin: AdminClient, peer: Any, n: int, runs: in
         row, seen = _timed_turn(broker, DESCRIBE, lambda: admin.describe_client_quotas(ClientQuotaFilter.all()))
         want = expected(alts)
         mine = {e.components: v.get("producer_byte_rate") for e, v in seen.items()
-                if e.get("client-id", "").startswith("headline-")}  # type: ignore[union-attr]
+                if e.get("client-id", "").startswith("headline-")}
         if mine != want:
             raise RuntimeError(f"kadmin described {len(mine)} entities, not the {n} values it set")
         got["k_describe"].append(row)
