@@ -163,15 +163,20 @@ class AlterClientQuotas(Operation[ClientQuotaEntity]):
 
     def __init__(self, alterations: Sequence[ClientQuotaAlteration], *, validate_only: bool, batch_size: int,
                  max_concurrency: int) -> None:
-        self.entries: dict[ClientQuotaEntity, Any] = {}
+        # Keyed by the entity objects' ids: the driver hands back the very objects of ``keys`` (the alterations'
+        # entities, kept alive by ``self._keys``), and an int hashes in C where an entity's __hash__ is a Python
+        # call, two per alteration here (issue #28).
+        self._keys: list[ClientQuotaEntity] = []
+        self.entries: dict[int, Any] = {}
         req: Any = message_type(ApiKey.ALTER_CLIENT_QUOTAS, "request")
         # The alterations were checked when they were built (and by validate_alterations), so their request
         # structs are made from values (positional, in schema order), without __init__'s keyword handling:
         # three structs per alteration (issue #28).  Field order: EntryData(entity, ops),
         # EntityData(entity_type, entity_name), OpData(key, value, remove).
         entry_of, entity_of, op_of = req.EntryData._from_values, req.EntityData._from_values, req.OpData._from_values
-        entries = self.entries
+        entries, keys = self.entries, self._keys
         for a in alterations:
+            keys.append(a.entity)
             comps = a.entity.components
             if len(comps) == 1:
                 t, n = comps[0]
@@ -180,7 +185,7 @@ class AlterClientQuotas(Operation[ClientQuotaEntity]):
                 entity = [entity_of(t, n) for t, n in comps]
             ops = [op_of(op.key, op.value, False) if isinstance(op, Set) else op_of(op.key, 0.0, True)
                    for op in a.ops]
-            entries[a.entity] = entry_of(entity, ops)
+            entries[id(a.entity)] = entry_of(entity, ops)
         self.validate_only = validate_only
         self.batch_size = batch_size
         self.max_in_flight = max_concurrency
@@ -188,12 +193,13 @@ class AlterClientQuotas(Operation[ClientQuotaEntity]):
 
     @property
     def keys(self) -> list[ClientQuotaEntity]:
-        return list(self.entries)
+        return list(self._keys)
 
     def build(self, node: int, keys: list[ClientQuotaEntity], version: int) -> list[Sent]:
         req = message_type(ApiKey.ALTER_CLIENT_QUOTAS, "request")
         n = self.batch_size
-        return [(req(entries=[self.entries[e] for e in keys[i:i + n]], validate_only=self.validate_only),
+        entries = self.entries
+        return [(req(entries=[entries[id(e)] for e in keys[i:i + n]], validate_only=self.validate_only),
                  keys[i:i + n]) for i in range(0, len(keys), n)]
 
     def handle(self, node: int, keys: list[ClientQuotaEntity], response: Any,
