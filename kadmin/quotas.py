@@ -169,17 +169,6 @@ class ClientQuotaEntity:
         fields_["_hash"] = hash(ordered)
         return self
 
-    @classmethod
-    def _trusted_one(cls, entity_type: str, name: str | None) -> ClientQuotaEntity:
-        """:meth:`_trusted` for the one-component entity a broker answers most (a client-id, a user): one
-        component is already in canonical order and cannot repeat a type, so nothing is left to check."""
-        ordered = ((entity_type, name),)
-        self = object.__new__(cls)
-        fields_ = self.__dict__
-        fields_["components"] = ordered
-        fields_["_hash"] = hash(ordered)
-        return self
-
     def __hash__(self) -> int:
         return self._hash
 
