@@ -183,8 +183,13 @@ class AlterClientQuotas(Operation[ClientQuotaEntity]):
                 entity = [entity_of(t, n)]
             else:
                 entity = [entity_of(t, n) for t, n in comps]
-            ops = [op_of(op.key, op.value, False) if isinstance(op, Set) else op_of(op.key, 0.0, True)
-                   for op in a.ops]
+            given = a.ops
+            if len(given) == 1:  # the usual one key: no comprehension (a function call per alteration)
+                op = given[0]
+                ops = [op_of(op.key, op.value, False) if isinstance(op, Set) else op_of(op.key, 0.0, True)]
+            else:
+                ops = [op_of(o.key, o.value, False) if isinstance(o, Set) else op_of(o.key, 0.0, True)
+                       for o in given]
             entries[id(a.entity)] = entry_of(entity, ops)
         self.validate_only = validate_only
         self.batch_size = batch_size
