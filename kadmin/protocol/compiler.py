@@ -695,7 +695,7 @@ class VersionCodegen:
                 else:
                     tail = self.emit_fixed_run_decode(run, self.peek_code(tail_peek) if tail_peek else None)
                 continue
-            self.emit_decode_field(regular[i], f"{obj}.{regular[i].attr}", peeked=peeked)
+            self.emit_decode_field(regular[i], f"{obj}.{store_attr(regular[i])}", peeked=peeked)
             peeked = None
             i += 1
         if self.flexible:
@@ -1003,7 +1003,7 @@ class VersionCodegen:
             self.need(f.struct_cls)  # type: ignore[arg-type]
             fn = self.fn_name(f.struct_cls, "dec")  # type: ignore[arg-type]
             e = s.tmp("e")
-            if target == f"{self.obj}.{f.attr}" and self.repeat_site(f):
+            if target == f"{self.obj}.{store_attr(f)}" and self.repeat_site(f):
                 self.emit_repeat_decode(f, n, fn)
                 return
             if not self.trace and self.inline_depth < 3:
@@ -1115,7 +1115,7 @@ class VersionCodegen:
         s.indent()
         s(f"{st} = pos")
         lst, e = s.tmp("lst"), s.tmp("e")
-        s(f"{obj}.{f.attr} = {lst} = list(map(new, repeat({self.const(cls, 'C')}, {n})))")
+        s(f"{obj}.{store_attr(f)} = {lst} = list(map(new, repeat({self.const(cls, 'C')}, {n})))")
         s(f"for {e} in {lst}:")
         self.inline_depth += 1
         s.indent()
@@ -1295,6 +1295,24 @@ def _min_size(cls: type, version: int, flexible: bool, seen: frozenset[str] = fr
         else:
             size += FIXED_WIDTH[t.name]
     return size
+
+
+def store_attr(f: Field) -> str:
+    """The attribute a decoder stores field ``f`` through: for a struct array, the ``_raw_`` alias of its slot
+    (see ``raw_alias``), which stays the plain slot after ``LazyField`` takes the field's own name."""
+    t = f.spec.type
+    return raw_alias(f.attr) if t.is_array and t.is_struct else f.attr
+
+
+def raw_alias(attr: str) -> str:
+    """Name of the class attribute that holds the slot of a struct-array field ``attr`` (set by the message
+    class builder).
+
+    Why: ``LazyField`` replaces the field's own name with a Python-level descriptor, so every store through
+    that name becomes a Python call; the decoders store every struct array (an AlterClientQuotas answer of
+    5,000 entries: 5,000 stores), and the slot's member descriptor under a second name keeps that store at C
+    speed.  Reads keep the field's own name (a lazily decoded array is built on first read)."""
+    return "_raw_" + attr
 
 
 class LazyField:

@@ -25,6 +25,7 @@ from kadmin.protocol.compiler import (
     NullNotAllowed,
     VersionCodegen,
     default_value,
+    raw_alias,
     snake_case,
 )
 from kadmin.protocol.schema import FieldSpec, MessageSpec, Versions
@@ -291,6 +292,21 @@ def _make_init(cls_name: str, fields: list[Field], struct_ns: dict[str, Any]) ->
     return ns["__init__"]  # type: ignore[no-any-return]
 
 
+def _make_from_values(cls: type, fields: list[Field]) -> Callable[..., Any]:
+    """``cls._from_values(v1, v2, ...)``: an instance from every field's value, positionally in schema order,
+    with no unknown tagged fields, and none of ``__init__``'s keyword handling or defaults.
+
+    For code that builds many structs of a request from values it already checked (AlterClientQuotas: three
+    structs per alteration, 15,000 for 5,000 alterations); callers pass every field, in ``_kfields`` order."""
+    params = [f"v{i}" for i in range(len(fields))]
+    lines = ["    o = new(C)"] + [f"    o.{f.attr} = v{i}" for i, f in enumerate(fields)]
+    lines += ["    o._unknown_tags = None", "    return o"]
+    src = f"def _from_values({', '.join(params)}):\n" + "\n".join(lines) + "\n"
+    ns: dict[str, Any] = {"new": object.__new__, "C": cls}
+    exec(compile(src, f"<kadmin {cls.__qualname__}._from_values>", "exec"), ns)
+    return ns["_from_values"]  # type: ignore[no-any-return]
+
+
 def build_message_class(spec: MessageSpec) -> type[Message]:
     """Create the message class and one class per struct of ``spec``."""
     struct_classes: dict[str, type[Struct]] = {}
@@ -325,6 +341,10 @@ def build_message_class(spec: MessageSpec) -> type[Message]:
         cls._kfields = flist
         cls._owner = top
         cls.__init__ = _make_init(owner, flist, {})  # type: ignore[method-assign]
+        cls._from_values = staticmethod(_make_from_values(cls, flist))  # type: ignore[attr-defined]
+        for f in flist:  # the slot of each struct array under a second name, for the decoders (raw_alias)
+            if f.spec.type.is_array and f.spec.type.is_struct:
+                setattr(cls, raw_alias(f.attr), cls.__dict__[f.attr])
     for sname, scls in struct_classes.items():
         setattr(top, sname, scls)
     top.SCHEMA = spec

@@ -465,3 +465,73 @@ def test_two_component_entities_order_like_the_general_sort() -> None:
                                        key=lambda c: ({"user": 0, "client-id": 1, "ip": 2}.get(c[0], 3), c[0])))
             assert E({t2: None, t1: "x"}) == E([(t1, "x"), (t2, None)])
     assert E([("zz", "1"), ("a", "2"), ("user", "3")]).types == ("user", "a", "zz")
+
+
+# --- the trusted paths for what the broker answers (issue #28) ------------------------------------------------
+
+
+def _sorted_the_slow_way(entities: Iterable[ClientQuotaEntity]) -> list[ClientQuotaEntity]:
+    return sorted(entities, key=ClientQuotaEntity.sort_key)
+
+
+@pytest.mark.parametrize("shapes", [
+    [[("client-id", f"c{i % 7}{i}")] for i in range(40)] + [[("client-id", None)]],
+    [[("user", f"u{i % 3}"), ("client-id", None if i < 3 else f"c{i}")] for i in range(30)]
+    + [[("user", None), ("client-id", None)]],
+    [[("ip", "10.0.0.1")], [("ip", None)], [("ip", "1.2.3.4")]],
+    [[("group", "b")], [("group", None)], [("group", "a")]],
+    [[("client-id", "b")], [("client-id", "")], [("client-id", None)]],  # an empty name: the full key
+    [[("user", "a")], [("client-id", "a")]],  # two types: the full key
+    [[("user", "u"), ("client-id", "c")], [("user", "u"), ("ip", None)], [("user", "u")]],
+])
+def test_describe_orders_every_answer_as_the_general_sort_does(shapes: list[list[tuple[str, str | None]]]) -> None:
+    entries = [DescResp.EntryData(entity=[DescResp.EntityData(entity_type=t, entity_name=n) for t, n in shape],
+                                  values=[DescResp.ValueData(key="producer_byte_rate", value=float(i))])
+               for i, shape in enumerate(reversed(shapes))]
+    flt = ClientQuotaFilter.all()
+    got = DescribeClientQuotas().handle(1, [flt], DescResp(error_code=0, error_message=None, entries=entries), 1)
+    value = got[flt].value  # type: ignore[union-attr]
+    assert list(value) == _sorted_the_slow_way(E(s) for s in shapes)
+    for i, shape in enumerate(reversed(shapes)):
+        assert value[E(shape)] == {"producer_byte_rate": float(i)}
+        assert hash(next(e for e in value if e == E(shape))) == hash(E(shape))
+
+
+def test_describe_merges_an_entity_answered_twice_and_reads_arrays_the_lazy_decoder_left_undecoded() -> None:
+    # Four identical values per entity: from the second entry on, the lazy decoder (what the client uses)
+    # leaves each values array undecoded, so the handler must build it through the field's name.
+    same = [DescResp.ValueData(key=k, value=1024.0) for k in
+            ("producer_byte_rate", "consumer_byte_rate", "request_percentage", "controller_mutation_rate")]
+    entries = [DescResp.EntryData(entity=[DescResp.EntityData(entity_type="client-id", entity_name=f"c{i}")],
+                                  values=same) for i in range(5)]
+    entries.append(DescResp.EntryData(entity=[DescResp.EntityData(entity_type="client-id", entity_name="c0")],
+                                      values=[DescResp.ValueData(key="request_percentage", value=5.0)]))
+    for version in (0, 1):
+        data = DescResp(error_code=0, error_message=None, entries=entries).encode(version)
+        resp, _ = DescResp.decode_from(data, 0, version, lazy=True)
+        with pytest.raises(AttributeError):
+            _ = resp.entries[1]._raw_values  # left undecoded: the slot is empty until the field is read by name
+        flt = ClientQuotaFilter.all()
+        value = DescribeClientQuotas().handle(1, [flt], resp, version)[flt].value  # type: ignore[union-attr]
+        want = {k.key: 1024.0 for k in same}
+        assert value == {E({"client-id": f"c{i}"}): want | ({"request_percentage": 5.0} if i == 0 else {})
+                         for i in range(5)}
+        assert list(value) == [E({"client-id": f"c{i}"}) for i in range(5)]
+
+
+def test_alter_request_structs_made_from_values_equal_the_checked_constructors() -> None:
+    alts = [ClientQuotaAlteration(E({"client-id": "c"}), [Set("producer_byte_rate", 1.0), Remove("consumer_byte_rate")]),
+            ClientQuotaAlteration(E({"user": "u", "client-id": None}), [Set("request_percentage", 12.5)])]
+    op = AlterClientQuotas(alts, validate_only=False, batch_size=10, max_concurrency=1)
+    ((req, keys),) = op.build(1, op.keys, 1)
+    R: Any = message_type(ApiKey.ALTER_CLIENT_QUOTAS, "request")
+    want = R(entries=[
+        R.EntryData(entity=[R.EntityData(entity_type="client-id", entity_name="c")],
+                    ops=[R.OpData(key="producer_byte_rate", value=1.0, remove=False),
+                         R.OpData(key="consumer_byte_rate", value=0.0, remove=True)]),
+        R.EntryData(entity=[R.EntityData(entity_type="user", entity_name="u"),
+                            R.EntityData(entity_type="client-id", entity_name=None)],
+                    ops=[R.OpData(key="request_percentage", value=12.5, remove=False)])], validate_only=False)
+    assert req == want and keys == [a.entity for a in alts]
+    for version in (0, 1):
+        assert req.encode(version) == want.encode(version)

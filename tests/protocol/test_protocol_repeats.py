@@ -163,3 +163,50 @@ def test_only_fields_with_repeat_sites_get_the_lazy_descriptor_and_it_behaves_as
     del t.configs
     with pytest.raises(AttributeError):
         _ = t.configs
+
+
+def test_decoders_store_struct_arrays_through_the_raw_alias_of_the_slot() -> None:
+    """The decoders write struct arrays through ``_raw_<field>`` (the slot's member descriptor), so a field that
+    LazyField took over costs no Python call per store: the same list is read through either name, and an array
+    left undecoded has an empty slot until the first read by name builds it."""
+    from kadmin.protocol.compiler import LazyField, raw_alias
+
+    R, frame = _created_topics(3)
+    got = R.decode_from(frame, 0, 7, lazy=True)[0]
+    assert isinstance(vars(R.CreatableTopicResult)["configs"], LazyField)
+    first, second = got.topics[0], got.topics[1]
+    assert getattr(first, raw_alias("configs")) is first.configs and got._raw_topics is got.topics
+    with pytest.raises(AttributeError):
+        getattr(second, raw_alias("configs"))
+    built = second.configs
+    assert getattr(second, raw_alias("configs")) is built and len(built) == 30
+
+
+@pytest.mark.parametrize(("name", "version"), DECODE_CASES[::7], ids=[f"{n}-v{v}" for n, v in DECODE_CASES[::7]])
+def test_from_values_makes_what_the_keyword_constructor_makes(name: str, version: int) -> None:
+    cls = message_type(name)
+
+    @budget(5)
+    @given(st.data())
+    def check(data: st.DataObject) -> None:
+        msg = data.draw(messages(cls, version, unknown_tags=False, max_items=2))
+        seen: list[Any] = []
+
+        def walk(o: Any) -> None:
+            seen.append(o)
+            for f in o._kfields:
+                v = getattr(o, f.attr)
+                if f.spec.type.is_struct and not f.spec.type.is_array and v is not None:
+                    walk(v)
+                elif f.spec.type.is_array and f.spec.type.is_struct and v:
+                    for e in v:
+                        walk(e)
+
+        walk(msg)
+        for o in seen:
+            values = [getattr(o, f.attr) for f in o._kfields]
+            made = type(o)._from_values(*values)
+            assert made == type(o)(**{f.attr: v for f, v in zip(o._kfields, values, strict=True)})
+            assert made == o and made.unknown_tagged_fields == {}
+
+    check()

@@ -85,3 +85,18 @@ def test_quotas_benchmark_counts_requests_and_checks_the_cluster() -> None:
     assert any("no alter_client_quotas" in n for n in res["notes"]) != res["params"]["peer_has_alter_client_quotas"]
     out, problems = bench_main.normalize("quotas", res)
     assert problems == [] and len(out["rows"]) == len(res["rows"])
+
+
+@pytest.mark.timeout(120)
+def test_quotas_headline_counts_one_request_per_case_and_checks_what_each_client_described() -> None:
+    from bench import quotas
+
+    rows, targets, notes = quotas.headline(30, 1, brokers=("fake",))
+    assert [r["case"].split(" ")[0] for r in rows] == ["alter", "describe"]
+    for r in rows:
+        assert r["requests"] == 1 == r["peer_requests"]  # one request each, counted at the broker's process
+        assert r["kadmin_s"] > 0 and r["peer_s"] > 0 and r["kadmin_cpu_s"] >= 0 and r["headline"] is True
+    assert len(targets) == 2 and all(t["target"] == ">= 1.5x" for t in targets)
+    assert any("process of its own" in n for n in notes)
+    out, problems = bench_main.normalize("quotas", {"name": "quotas", "rows": rows, "targets": targets, "notes": notes})
+    assert problems == [] and len(out["rows"]) == 2
