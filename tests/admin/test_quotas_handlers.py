@@ -520,7 +520,8 @@ def test_describe_merges_an_entity_answered_twice_and_reads_arrays_the_lazy_deco
 
 
 def test_alter_request_structs_made_from_values_equal_the_checked_constructors() -> None:
-    alts = [ClientQuotaAlteration(E({"client-id": "c"}), [Set("producer_byte_rate", 1.0), Remove("consumer_byte_rate")]),
+    alts = [ClientQuotaAlteration(E({"client-id": "c"}),
+                                  [Set("producer_byte_rate", 1.0), Remove("consumer_byte_rate")]),
             ClientQuotaAlteration(E({"user": "u", "client-id": None}), [Set("request_percentage", 12.5)])]
     op = AlterClientQuotas(alts, validate_only=False, batch_size=10, max_concurrency=1)
     ((req, keys),) = op.build(1, op.keys, 1)
