@@ -164,6 +164,6 @@ def export(ctx: ExportContext) -> Columns:
 KIND = register(Kind(
     name=NAME, order=9, columns=COLUMNS, plan=plan, items=make_items(NAME, "broker"),
     export=export, export_schema=EXPORT_SCHEMA,
-    phases=(Phase(NAME, ("create", "alter", "delete"), "broker configs altered", 5, make_send(resource)),),
+    phases=(Phase(NAME, ("create", "alter", "delete"), "broker configs altered", 52, make_send(resource)),),
     group="args['broker']",
 ))
