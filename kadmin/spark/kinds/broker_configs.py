@@ -70,11 +70,11 @@ def _own(entity: str, e: ConfigEntry) -> bool:
     return e.source is want
 
 
-def read_broker_configs(admin: AdminClient, entities: list[str], in_scope: bool,
+def read_broker_configs(admin: AdminClient, entities: list[str], in_scope: bool, *, strict: bool = False,
                         ) -> tuple[Columns, dict[str, tuple[str, bool]]]:
     """Every described entry of ``entities`` (broker ids and ``default``; ``own``: the resource's dynamic
     value) and, per resource that could not be described, why and whether that is a failure (a broker not in
-    the cluster is the spec's mistake: rejected)."""
+    the cluster is the spec's mistake: rejected).  ``strict``: a resource's error is raised (an export)."""
     from kadmin.errors import KafkaError
 
     ids = sorted(n.node_id for n in admin.describe_cluster().nodes)
@@ -99,6 +99,8 @@ def read_broker_configs(admin: AdminClient, entities: list[str], in_scope: bool,
     for res, entries in described.items():
         entity = keys[res]
         if isinstance(entries, KafkaError):
+            if strict:
+                raise entries
             errors[entity] = (f"broker {entity}'s configs could not be read: {error_text(entries)}", True)
             continue
         if entity in asked:
@@ -143,11 +145,7 @@ def export(ctx: ExportContext) -> Columns:
     answers null) is left out and noted."""
     ids = sorted(n.node_id for n in ctx.admin.describe_cluster().nodes)
     entities = [DEFAULT, *map(str, ids)]
-    cols, errors = read_broker_configs(ctx.admin, entities, False)
-    if errors:
-        from kadmin.errors import KafkaError
-
-        raise KafkaError(next(iter(errors.values()))[0])
+    cols, _ = read_broker_configs(ctx.admin, entities, False, strict=True)
     out: Columns = {"broker": [], "config": [], "value": []}
     for i, own in enumerate(cols["own"]):
         if not own:

@@ -60,10 +60,11 @@ def list_groups(admin: AdminClient) -> list[str]:
         return listed.group_ids()
 
 
-def read_group_configs(admin: AdminClient, groups: list[str], in_scope: set[str],
+def read_group_configs(admin: AdminClient, groups: list[str], in_scope: set[str], *, strict: bool = False,
                        ) -> tuple[Columns, dict[str, str]]:
     """Every described entry of ``groups`` (``own``: the group's GROUP_CONFIG value) and, per group the
-    cluster would not describe, why."""
+    cluster would not describe, why.  ``strict`` (an export): an error other than the INVALID_REQUEST of a
+    release without GROUP config resources is raised."""
     from kadmin.configs import ConfigResource, ConfigSource
     from kadmin.errors import InvalidRequestError, KafkaError
 
@@ -73,6 +74,8 @@ def read_group_configs(admin: AdminClient, groups: list[str], in_scope: set[str]
         described = admin.describe_configs([ConfigResource.group(g) for g in groups[start:start + READ_CHUNK]])
         for resource, entries in described.items():
             if isinstance(entries, KafkaError):
+                if strict and not isinstance(entries, InvalidRequestError):
+                    raise entries
                 hint = f" ({_TOO_OLD})" if isinstance(entries, InvalidRequestError) else ""
                 errors[resource.name] = f"group {resource.name}'s configs could not be read: " \
                                         f"{error_text(entries)}{hint}"
@@ -119,14 +122,9 @@ def export(ctx: ExportContext) -> Columns:
     GROUP config resources has none to export: noted, not missing."""
     scope = ctx.scope
     groups = [g for g in list_groups(ctx.admin) if scope is None or not scope.groups or scope.group_in_scope(g)]
-    cols, errors = read_group_configs(ctx.admin, groups, set())
+    cols, errors = read_group_configs(ctx.admin, groups, set(), strict=True)
     if errors:
-        if all(_TOO_OLD in why for why in errors.values()):
-            ctx.notes.append(f"group_configs: none exported: the cluster has no group configs ({_TOO_OLD})")
-        else:
-            from kadmin.errors import KafkaError
-
-            raise KafkaError(next(iter(errors.values())))
+        ctx.notes.append(f"group_configs: none exported for {len(errors)} group(s): {next(iter(errors.values()))}")
     keep = [i for i, own in enumerate(cols["own"]) if own and cols["value"][i] is not None]
     return {"group": [cols["entity"][i] for i in keep], "config": [cols["config"][i] for i in keep],
             "value": [cols["value"][i] for i in keep]}
