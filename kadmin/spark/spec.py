@@ -21,11 +21,15 @@ Kinds and their columns (names are case-sensitive; optional columns may be left 
 * ``quotas``: :mod:`kadmin.spark.kinds.quotas.schema`'s format (long or wide), as for ``provision_quotas``;
 * ``groups_offsets`` (reset targets): ``group``, ``topic``, ``partition`` (int, optional: every partition),
   ``target`` (``earliest``, ``latest``, ``offset:N``, ``timestamp:MS`` or ``timestamp:<ISO-8601 with a
-  zone>``); see :mod:`kadmin.spark.kinds.groups_offsets`.  Resets are never deletions.
+  zone>``); see :mod:`kadmin.spark.kinds.groups_offsets`.  Resets are never deletions;
+* ``group_configs`` (long form): ``group``, ``config``, ``value`` (GROUP config resources, Kafka 4.0+; see
+  :mod:`kadmin.spark.kinds.group_configs`);
+* ``broker_configs`` (long form): ``broker`` (an id, or ``default`` for the cluster-wide default), ``config``,
+  ``value``: dynamic broker configs (see :mod:`kadmin.spark.kinds.broker_configs`).
 
 **Scope** (:class:`Scope`) says where deletions may happen: topic-name prefixes (topics and their configs),
-principal prefixes (ACLs by principal, SCRAM users and user quotas as ``User:<name>``), and the kinds that may
-lose entities.  Nothing is ever deleted without ``remove_unlisted=True`` *and* a scope; an entity outside the
+principal prefixes (ACLs by principal, SCRAM users and user quotas as ``User:<name>``), group-id prefixes (group
+configs), and the kinds that may lose entities (broker configs only when named there).  Nothing is ever deleted without ``remove_unlisted=True`` *and* a scope; an entity outside the
 scope is never read for deletion, so it cannot be touched.
 """
 

@@ -77,6 +77,12 @@ def test_broker_configs_plan_apply_read_back_and_rerun(spark: Any) -> None:
         loose = rows_of(provision(spec, admin, "plan", scope=["topics=a-"], remove_unlisted=True))
         assert "default:message.max.bytes" not in loose
 
+        # validate: the brokers check the changes (validate_only) and nothing changes.
+        checked = rows_of(provision(spec, admin, "validate", **scope))
+        assert {k for k, v in checked.items() if v[1] == "validated"} == {k for k, v in got.items()
+                                                                         if v[1] == "planned"}
+        assert dynamic_by_confluent(cluster.bootstrap, third) == {"own": {}, "default": {"message.max.bytes": "2000000"}}
+
         applied = rows_of(provision(spec, admin, "apply", **scope))
         assert {k for k, v in applied.items() if v[1] == "ok"} == {k for k, v in got.items() if v[1] == "planned"}
         seen = dynamic_by_confluent(cluster.bootstrap, first)
