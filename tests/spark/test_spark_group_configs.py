@@ -44,6 +44,7 @@ def test_group_configs_plan_apply_read_back_and_rerun(spark: Any) -> None:
             ConfigResource.group("a-keep"): [SetConfig("consumer.heartbeat.interval.ms", "4000"),
                                              SetConfig("consumer.session.timeout.ms", "50000")],
             ConfigResource.group("a-old"): [SetConfig("share.session.timeout.ms", "40000")],
+            ConfigResource.group("a-held"): [SetConfig("consumer.session.timeout.ms", "50000")],
             ConfigResource.group("b-other"): [SetConfig("consumer.session.timeout.ms", "30000")]})
         spec = TenantSpec(group_configs=spark.createDataFrame([
             ("a-new", "consumer.session.timeout.ms", "60000"),     # a group that does not exist yet
@@ -51,7 +52,7 @@ def test_group_configs_plan_apply_read_back_and_rerun(spark: Any) -> None:
             ("a-new", "streams.num.standby.replicas", "1"),
             ("a-keep", "consumer.heartbeat.interval.ms", "6000"),  # alter
             ("a-keep", "consumer.session.timeout.ms", "50000"),    # unchanged
-            ("a-typo", "consumer.sesion.timeout.ms", "1"),         # unknown to the cluster
+            ("a-held", "consumer.sesion.timeout.ms", "1"),         # unknown to the cluster: a typo
             ("", "consumer.session.timeout.ms", "1"),
         ], SCHEMA))
         options: dict[str, Any] = {"scope": ["groups=a-"], "remove_unlisted": True}
@@ -62,12 +63,16 @@ def test_group_configs_plan_apply_read_back_and_rerun(spark: Any) -> None:
             "a-new:streams.num.standby.replicas": ("create", "planned"),
             "a-keep:consumer.heartbeat.interval.ms": ("alter", "planned"),
             "a-keep:consumer.session.timeout.ms": ("unchanged", "unchanged"),
-            "a-typo:consumer.sesion.timeout.ms": ("reject", "rejected"),
+            "a-held:consumer.sesion.timeout.ms": ("reject", "rejected"),
+            # unlisted, in scope, but its group has a refused row: a typo never becomes a deletion
+            "a-held:consumer.session.timeout.ms": ("reject", "skipped"),
             ":consumer.session.timeout.ms": ("reject", "rejected"),
             "a-old:share.session.timeout.ms": ("delete", "planned"),  # in scope, unlisted; b-other is not
         }
-        assert "consumer.sesion.timeout.ms is not known to the cluster" in (got["a-typo:consumer.sesion.timeout.ms"][2]
+        assert "consumer.sesion.timeout.ms is not known to the cluster" in (got["a-held:consumer.sesion.timeout.ms"][2]
                                                                           or "")
+        assert "not deleted: the spec has a rejected row for group a-held" in (
+            got["a-held:consumer.session.timeout.ms"][2] or "")
         assert got[":consumer.session.timeout.ms"][2] == "group is empty"
 
         cluster.clear_log()
@@ -75,16 +80,18 @@ def test_group_configs_plan_apply_read_back_and_rerun(spark: Any) -> None:
         assert {k for k, v in applied.items() if v[1] == "ok"} == {k for k, v in got.items() if v[1] == "planned"}
         # Three groups change (a-new, a-keep, a-old): ceil(3 / 2) requests.
         assert cluster.count(ApiKey.INCREMENTAL_ALTER_CONFIGS) == math.ceil(3 / 2)
-        assert own_configs_by_confluent(cluster.bootstrap, ["a-new", "a-keep", "a-old", "b-other"]) == {
+        assert own_configs_by_confluent(cluster.bootstrap, ["a-new", "a-keep", "a-old", "a-held", "b-other"]) == {
             "a-new": {"consumer.session.timeout.ms": "60000", "share.auto.offset.reset": "earliest",
                       "streams.num.standby.replicas": "1"},
             "a-keep": {"consumer.heartbeat.interval.ms": "6000", "consumer.session.timeout.ms": "50000"},
             "a-old": {},
+            "a-held": {"consumer.session.timeout.ms": "50000"},
             "b-other": {"consumer.session.timeout.ms": "30000"}}
 
         cluster.clear_log()
         again = rows_of(provision(spec, admin, "apply", **options))
-        assert {v[:2] for v in again.values()} == {("unchanged", "unchanged"), ("reject", "rejected")}
+        assert {v[:2] for v in again.values()} == {("unchanged", "unchanged"), ("reject", "rejected"),
+                                                   ("reject", "skipped")}
         assert cluster.count(ApiKey.INCREMENTAL_ALTER_CONFIGS) == 0
 
         # Without a group prefix in the scope nothing is deleted (a scope must name what it covers).

@@ -83,14 +83,16 @@ def plan_rows(d: DataFrame | None, described: DataFrame, errors: DataFrame, *, k
     never becomes a deletion)."""
     args = f"map_filter(map({sql_string(column)}, entity, 'config', config, 'value', value), (k, v) -> v IS NOT NULL)"
     pieces: list[DataFrame] = []
-    keys = None
+    keys = held = None
     if d is not None:
-        j = _joined(d, described, errors)
+        j = _joined(d, described, errors).selectExpr("*", f"{refuse} AS _refused")
         keys = j.select("key")
+        # A row the cluster refuses (a misspelt config name) holds its resource's deletions as a rejected one does.
+        held = j.filter("reason IS NOT NULL OR _refused IS NOT NULL").selectExpr("entity AS _held")
         action = ("CASE WHEN reason IS NOT NULL OR e_why IS NOT NULL OR _refused IS NOT NULL THEN 'reject' "
                   "WHEN value IS NULL AND NOT _own THEN 'unchanged' WHEN value IS NULL THEN 'delete' "
                   "WHEN NOT _own THEN 'create' WHEN c_value <=> value THEN 'unchanged' ELSE 'alter' END")
-        rows = j.selectExpr("*", f"{refuse} AS _refused").selectExpr(
+        rows = j.selectExpr(
             "key", f"{action} AS action", "CASE WHEN _own THEN coalesce(c_value, '') END AS old_value",
             "value AS new_value", "coalesce(reason, e_why, _refused) AS error",
             "(reason IS NULL AND e_why IS NOT NULL AND e_failed) AS _failed", f"{args} AS args")
@@ -101,9 +103,8 @@ def plan_rows(d: DataFrame | None, described: DataFrame, errors: DataFrame, *, k
         gone = deletions(cur, keys if keys is not None else cur.limit(0).select("key"), "coalesce(value, '')",
                          f"map({sql_string(column)}, entity, 'config', config)")
         gone = _finish(gone.selectExpr("*", "false AS _failed"), kind)
-        if d is not None:
-            gone = hold_deletions(gone, d.filter("reason IS NOT NULL").selectExpr("entity AS _held"),
-                                  f"args[{sql_string(column)}]", column)
+        if held is not None:
+            gone = hold_deletions(gone, held, f"args[{sql_string(column)}]", column)
         pieces.append(gone)
     return union(pieces)
 
