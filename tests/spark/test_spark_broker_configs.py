@@ -53,7 +53,7 @@ def test_broker_configs_plan_apply_read_back_and_rerun(spark: Any) -> None:
             ("default", "log.cleaner.threads", "3"),          # create, cluster-wide
             (None, "log.retention.ms", "86400000"),           # an empty cell is the default too
             (str(first), "log.cleaner.threads", "4"),         # alter
-            (str(first), "num.io.threads", "9"),              # unchanged
+            (f"0{first}", "num.io.threads", "9"),             # unchanged (0N is broker N)
             (str(first), "broker.id", "77"),                  # read-only (static)
             ("99", "log.cleaner.threads", "1"),               # no such broker
             ("b1", "log.cleaner.threads", "1"),               # not an id

@@ -45,8 +45,9 @@ NAME = "broker_configs"
 DEFAULT = "default"
 COLUMNS = {"broker": True, "config": True, "value": True}
 EXPORT_SCHEMA: Schema = (("broker", "string"), ("config", "string"), ("value", "string"))
+#: ``default`` for the cluster-wide resource; an id without leading zeros (``01`` is broker 1, one resource).
 _ENTITY = f"CASE WHEN _raw IS NULL OR trim(_raw) = '' OR lower(trim(_raw)) = '{DEFAULT}' THEN '{DEFAULT}' " \
-          "ELSE trim(_raw) END"
+          "WHEN trim(_raw) RLIKE '^[0-9]{1,9}$' THEN CAST(CAST(trim(_raw) AS INT) AS STRING) ELSE trim(_raw) END"
 _RULES = [when(f"entity != '{DEFAULT}' AND NOT entity RLIKE '^[0-9]+$'",
                "concat('broker must be a broker id or \\'default\\' (the cluster-wide default), not \\'', entity, "
                "'\\'')")]
