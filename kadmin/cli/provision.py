@@ -39,7 +39,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     mode.add_argument("--apply", action="store_true", help="make the changes")
     p.add_argument("--scope", action="append", default=[], metavar="FIELD=VALUE",
                    help="where --remove-unlisted may delete: topics=PREFIX, principals=PREFIX (e.g. User:t-), "
-                        "kinds=acls,topics (repeatable)")
+                        "groups=PREFIX, kinds=acls,topics (repeatable)")
     p.add_argument("--remove-unlisted", action="store_true",
                    help="delete in-scope entities the spec does not list (needs --scope)")
     p.add_argument("--batch-size", type=int, metavar="N", help="entities per request (default 1000)")

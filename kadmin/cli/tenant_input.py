@@ -3,10 +3,11 @@
 Why before Spark: a local Spark session costs tens of seconds (a JVM), and a misnamed file, a missing column,
 a ``password`` column or a word where a number belongs would only be refused after it.  This module finds the
 files (one per kind: ``topics``, ``topic_configs``, ``acls``, ``scram_users``, ``quotas``, ``groups_offsets``,
-each ``.csv``, ``.jsonl``/``.json`` or ``.parquet``), reads what it can cheaply (a CSV header, every JSON
-record, streamed, a Parquet schema) and applies the column table of :mod:`kadmin.spark.columns`; quota files get
-the checks of ``kadmin quotas provision`` (:mod:`kadmin.cli.provision_input`).  The cells of every row are left to
-Spark, which reports bad rows one by one as ``reject`` rows.
+``group_configs``, ``broker_configs``, each ``.csv``, ``.jsonl``/``.json`` or ``.parquet``), reads what it can
+cheaply (a CSV header, every JSON record, streamed, a Parquet schema) and applies the column table of
+:mod:`kadmin.spark.columns`; quota files get the checks of ``kadmin quotas provision``
+(:mod:`kadmin.cli.provision_input`).  The cells of every row are left to Spark, which reports bad rows one by
+one as ``reject`` rows.
 """
 
 from __future__ import annotations
@@ -34,9 +35,12 @@ spec files (one per kind; kinds left out are not touched), CSV with a header, JS
   quotas.csv         the format of 'kadmin quotas provision' (long or wide)
   groups_offsets.csv group,topic,partition,target                   target: earliest, latest, offset:N,
                                                                     timestamp:MS or timestamp:ISO-8601 with zone
+  group_configs.csv  group,config,value                             GROUP configs (Kafka 4.0+); empty value: remove
+  broker_configs.csv broker,config,value                            broker: an id, or default (cluster-wide);
+                                                                    dynamic configs only
 Deletions happen only with --remove-unlisted and only inside --scope (topics=PREFIX, principals=PREFIX,
-kinds=KIND,...).  --export DIR writes the cluster as such files (SCRAM passwords as env:KADMIN_SCRAM_<USER>
-references to set).  Full description and examples: docs/provision.md."""
+groups=PREFIX, kinds=KIND,...; broker configs only with kinds=broker_configs, of the brokers the spec names).
+--export DIR writes the cluster as such files (SCRAM passwords as env:KADMIN_SCRAM_<USER> references to set).  Full description and examples: docs/provision.md."""
 
 
 @dataclass(frozen=True)

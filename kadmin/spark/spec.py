@@ -21,11 +21,15 @@ Kinds and their columns (names are case-sensitive; optional columns may be left 
 * ``quotas``: :mod:`kadmin.spark.kinds.quotas.schema`'s format (long or wide), as for ``provision_quotas``;
 * ``groups_offsets`` (reset targets): ``group``, ``topic``, ``partition`` (int, optional: every partition),
   ``target`` (``earliest``, ``latest``, ``offset:N``, ``timestamp:MS`` or ``timestamp:<ISO-8601 with a
-  zone>``); see :mod:`kadmin.spark.kinds.groups_offsets`.  Resets are never deletions.
+  zone>``); see :mod:`kadmin.spark.kinds.groups_offsets`.  Resets are never deletions;
+* ``group_configs`` (long form): ``group``, ``config``, ``value`` (GROUP config resources, Kafka 4.0+; see
+  :mod:`kadmin.spark.kinds.group_configs`);
+* ``broker_configs`` (long form): ``broker`` (an id, or ``default`` for the cluster-wide default), ``config``,
+  ``value``: dynamic broker configs (see :mod:`kadmin.spark.kinds.broker_configs`).
 
 **Scope** (:class:`Scope`) says where deletions may happen: topic-name prefixes (topics and their configs),
-principal prefixes (ACLs by principal, SCRAM users and user quotas as ``User:<name>``), and the kinds that may
-lose entities.  Nothing is ever deleted without ``remove_unlisted=True`` *and* a scope; an entity outside the
+principal prefixes (ACLs by principal, SCRAM users and user quotas as ``User:<name>``), group-id prefixes (group
+configs), and the kinds that may lose entities (broker configs only when named there).  Nothing is ever deleted without ``remove_unlisted=True`` *and* a scope; an entity outside the
 scope is never read for deletion, so it cannot be touched.
 """
 
@@ -68,6 +72,8 @@ class Scope:
     topics: tuple[str, ...] = ()
     principals: tuple[str, ...] = ()
     kinds: tuple[str, ...] | None = None  # None: every kind the spec holds
+    #: Group-id prefixes (group configs); after ``kinds`` so that positional construction keeps working.
+    groups: tuple[str, ...] = ()
 
     def allows(self, kind: str) -> bool:
         return self.kinds is None or kind in self.kinds
@@ -78,8 +84,12 @@ class Scope:
     def principal_in_scope(self, principal: str) -> bool:
         return any(principal.startswith(p) for p in self.principals)
 
+    def group_in_scope(self, group: str) -> bool:
+        return any(group.startswith(p) for p in self.groups)
+
     def __str__(self) -> str:
         parts = [f"topics={p!r}" for p in self.topics] + [f"principals={p!r}" for p in self.principals]
+        parts += [f"groups={p!r}" for p in self.groups]
         if self.kinds is not None:
             parts.append("kinds=" + ",".join(self.kinds))
         return " ".join(parts) or "(nothing)"
@@ -88,15 +98,16 @@ class Scope:
 ScopeLike = Scope | Mapping[str, Any] | Iterable[str] | str | None
 
 _SCOPE_FIELDS = {"topic": "topics", "topics": "topics", "principal": "principals", "principals": "principals",
-                 "kind": "kinds", "kinds": "kinds"}
+                 "kind": "kinds", "kinds": "kinds", "group": "groups", "groups": "groups"}
 
 
 def parse_scope(scope: ScopeLike) -> Scope | None:
     """A :class:`Scope` from itself, a mapping (``{"topics": [...], "principals": [...], "kinds": [...]}``)
-    or strings ``topics=PREFIX``, ``principals=PREFIX``, ``kinds=acls,topics`` (what ``--scope`` takes)."""
+    or strings ``topics=PREFIX``, ``principals=PREFIX``, ``groups=PREFIX``, ``kinds=acls,topics`` (what
+    ``--scope`` takes)."""
     if scope is None or isinstance(scope, Scope):
         return scope
-    found: dict[str, list[str]] = {"topics": [], "principals": [], "kinds": []}
+    found: dict[str, list[str]] = {"topics": [], "principals": [], "kinds": [], "groups": []}
     kinds_given = False
     if isinstance(scope, Mapping):
         items: list[tuple[str, Any]] = list(scope.items())
@@ -107,13 +118,13 @@ def parse_scope(scope: ScopeLike) -> Scope | None:
         for text in scope:
             if not isinstance(text, str) or "=" not in text:
                 raise SpecError(f"scope item {text!r} is not NAME=VALUE (topics=PREFIX, principals=PREFIX, "
-                                "kinds=KIND,...)")
+                                "groups=PREFIX, kinds=KIND,...)")
             name, _, value = text.partition("=")
             items.append((name.strip(), value.split(",") if name.strip() in ("kind", "kinds") else [value]))
     for name, values in items:
         where = _SCOPE_FIELDS.get(name)
         if where is None:
-            raise SpecError(f"unknown scope field {name!r} (topics, principals or kinds)")
+            raise SpecError(f"unknown scope field {name!r} (topics, principals, groups or kinds)")
         if isinstance(values, str):
             values = [values]
         for v in values:
@@ -126,7 +137,7 @@ def parse_scope(scope: ScopeLike) -> Scope | None:
                     raise SpecError(f"scope names an unknown kind {v!r} (one of {', '.join(KINDS)})")
             found[where].append(v)
     return Scope(tuple(dict.fromkeys(found["topics"])), tuple(dict.fromkeys(found["principals"])),
-                 tuple(dict.fromkeys(found["kinds"])) if kinds_given else None)
+                 tuple(dict.fromkeys(found["kinds"])) if kinds_given else None, tuple(dict.fromkeys(found["groups"])))
 
 
 # --- secrets --------------------------------------------------------------------------------------------
@@ -169,6 +180,10 @@ class TenantSpec:
     #: Reset targets of consumer groups (see :mod:`kadmin.spark.kinds.groups_offsets`); after ``secrets`` so that
     #: positional construction keeps working.
     groups_offsets: DataFrame | None = None
+    #: Group configs (:mod:`kadmin.spark.kinds.group_configs`) and broker / cluster-default configs
+    #: (:mod:`kadmin.spark.kinds.broker_configs`).
+    group_configs: DataFrame | None = None
+    broker_configs: DataFrame | None = None
 
     def frames(self) -> dict[str, DataFrame]:
         return {k: getattr(self, k) for k in KINDS if getattr(self, k, None) is not None}
@@ -184,7 +199,7 @@ class TenantSpec:
         frames = list(self.frames().values())
         if not frames:
             raise SpecError("the spec holds no DataFrame: give at least one of topics, topic_configs, acls, "
-                            "scram_users, quotas, groups_offsets")
+                            "scram_users, quotas, groups_offsets, group_configs, broker_configs")
         return frames[0].sparkSession
 
     def check(self) -> None:

@@ -227,6 +227,11 @@ GROUP_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in (
     _d("share.heartbeat.interval.ms", INT, "5000", "heartbeat interval of share groups"),
     _d("share.record.lock.duration.ms", INT, "30000", "record lock duration of share groups"),
     _d("share.session.timeout.ms", INT, "45000", "session timeout of share groups"),
+    _d("share.auto.offset.reset", STRING, "latest", "where a share group starts without a share-partition state",
+       since="4.0", choices=("latest", "earliest")),
+    _d("streams.heartbeat.interval.ms", INT, "5000", "heartbeat interval of KIP-1071 streams groups", since="4.1"),
+    _d("streams.session.timeout.ms", INT, "45000", "session timeout of KIP-1071 streams groups", since="4.1"),
+    _d("streams.num.standby.replicas", INT, "0", "standby replicas of KIP-1071 streams groups", since="4.1"),
 )}
 
 CLIENT_METRICS_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in (

@@ -81,6 +81,10 @@ def test_scope_parsing() -> None:
     assert s.topic_in_scope("t-1") and not s.topic_in_scope("other") and not s.allows("quotas")
     assert parse_scope({"principals": "User:x"}) == Scope((), ("User:x",), None)
     assert parse_scope(None) is None
+    g = parse_scope(["groups=a-", "kinds=group_configs,broker_configs"])
+    assert g == Scope(kinds=("group_configs", "broker_configs"), groups=("a-",))
+    assert g.group_in_scope("a-billing") and not g.group_in_scope("b-x") and not s.group_in_scope("t-1")
+    assert "groups='a-'" in str(g)
     for bad in (["topics"], ["tenants=x"], ["kinds=groups"]):
         with pytest.raises(SpecError):
             parse_scope(bad)
@@ -122,3 +126,18 @@ def test_every_quota_json_record_is_checked(tmp_path: Path) -> None:
         check_file(find_files(str(quotas))[0])
     quotas.write_text("[" + ",\n".join(lines[:1499] + lines[1500:]) + "]")
     check_file(find_files(str(quotas))[0])
+
+
+def test_group_and_broker_config_files_are_kinds_checked_before_spark(tmp_path: Path) -> None:
+    spec = tmp_path / "spec"
+    spec.mkdir()
+    (spec / "broker_configs.csv").write_text("broker,config,value\ndefault,log.retention.ms,604800000\n1,x,\n")
+    (spec / "group_configs.jsonl").write_text('{"group": "g", "config": "consumer.session.timeout.ms", '
+                                              '"value": "60000"}\n')
+    files = find_files(str(spec))
+    assert [f.kind for f in files] == ["group_configs", "broker_configs"]
+    for f in files:
+        check_file(f)
+    (spec / "broker_configs.csv").write_text("broker_id,config,value\n1,x,y\n")
+    with pytest.raises(UsageError, match="missing column\\(s\\) broker"):
+        check_file(find_files(str(spec / "broker_configs.csv"))[0])

@@ -59,6 +59,12 @@ def seed(admin: AdminClient) -> None:
                                                                  Set("request_percentage", 12.5)]),
         ClientQuotaAlteration(ClientQuotaEntity({"user": "a", "client-id": "etl"}), [Set("consumer_byte_rate", 2048)]),
         ClientQuotaAlteration(ClientQuotaEntity({"client-id": None}), [Set("producer_byte_rate", 4096)])])
+    # Group configs (a group with no member yet: ListConfigResources finds it) and dynamic broker configs, per
+    # broker and cluster-wide.
+    first = min(n.node_id for n in admin.describe_cluster().nodes)
+    admin.alter_configs({ConfigResource.group("a-g"): [SetConfig("consumer.session.timeout.ms", "60000")],
+                         ConfigResource.broker(None): [SetConfig("log.cleaner.threads", "2")],
+                         ConfigResource.broker(first): [SetConfig("num.io.threads", "9")]})
 
 
 def cli(*args: str) -> Result:
@@ -80,7 +86,15 @@ def seen_by_confluent(bootstrap: str) -> dict[str, Any]:
                               ck.AclOperation.ANY, ck.AclPermissionType.ANY)
     acls = {(a.principal, a.host, a.operation.name, a.permission_type.name, a.restype.name, a.name,
              a.resource_pattern_type.name) for a in c.describe_acls(flt).result(10)}
-    return {"topics": topics, "configs": configs, "acls": acls}
+    (group,) = c.describe_configs([ck.ConfigResource("group", "a-g")]).values()
+    group_configs = {k: e.value for k, e in group.result(10).items() if e.source == ck.ConfigSource.GROUP_CONFIG.value}
+    brokers = {}  # each broker's own dynamic values and the cluster default's, as each broker reports them
+    for b in c.list_topics(timeout=10).brokers.values():  # librdkafka: one BROKER resource per call
+        ((res, fut),) = c.describe_configs([ck.ConfigResource("broker", str(b.id))]).items()
+        brokers[res.name] = {(k, e.source): e.value for k, e in fut.result(10).items()
+                             if e.source in (ck.ConfigSource.DYNAMIC_BROKER_CONFIG.value,
+                                             ck.ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG.value)}
+    return {"topics": topics, "configs": configs, "acls": acls, "group_configs": group_configs, "brokers": brokers}
 
 
 def kadmin_state(admin: AdminClient) -> dict[str, Any]:
@@ -95,7 +109,9 @@ def kadmin_state(admin: AdminClient) -> dict[str, Any]:
 
 @pytest.fixture
 def source() -> Iterator[tuple[FakeCluster, AdminClient]]:
-    with FakeCluster(brokers=3, authorizer=AUTHORIZER) as cluster, AdminClient(cluster.bootstrap) as admin:
+    # 4.1: GROUP config resources (4.0+) and ListConfigResources of groups (4.1+).
+    with FakeCluster(brokers=3, versions="4.1", authorizer=AUTHORIZER) as cluster, \
+            AdminClient(cluster.bootstrap) as admin:
         seed(admin)
         cluster.add_topic("o", partitions=2, offsets=6)
         cluster.commit("g", "o", 0, 4)
@@ -112,7 +128,7 @@ def test_export_then_provision_plans_nothing_and_recreates_the_cluster(
     result = export(admin, spark, str(spec), include_group_offsets=True)
     assert result.missing == {} and result.complete
     assert result.rows == {"scram_users": 3, "topics": 4, "topic_configs": 3, "acls": 5, "groups_offsets": 2,
-                           "quotas": 4}
+                           "quotas": 4, "group_configs": 1, "broker_configs": 2}
     assert sorted(os.listdir(spec)) == sorted(f"{k}.csv" for k in result.rows)
     assert result.password_refs == {"a": "env:KADMIN_SCRAM_A", "b.svc": "env:KADMIN_SCRAM_B_SVC"}
     assert (spec / "scram_users.csv").read_text().splitlines() == [
@@ -120,6 +136,9 @@ def test_export_then_provision_plans_nothing_and_recreates_the_cluster(
         "a,SCRAM-SHA-512,8192,env:KADMIN_SCRAM_A", "b.svc,SCRAM-SHA-512,10000,env:KADMIN_SCRAM_B_SVC"]
     assert "a-events,cleanup.policy,compact" in (spec / "topic_configs.csv").read_text()
     assert "g,o,0,offset:4" in (spec / "groups_offsets.csv").read_text()
+    assert (spec / "group_configs.csv").read_text().splitlines() == ["group,config,value",
+                                                                     "a-g,consumer.session.timeout.ms,60000"]
+    assert "default,log.cleaner.threads,2" in (spec / "broker_configs.csv").read_text()
     assert set(result.frames) == set(result.rows) and result.frames["topics"].count() == 4
 
     # The secrets are references the caller fills in; with them set, the dry run has nothing to say.
@@ -139,7 +158,8 @@ def test_export_then_provision_plans_nothing_and_recreates_the_cluster(
 
     # Against an empty cluster: everything is created, and an independent client reads it as the original.
     original = seen_by_confluent(cluster.bootstrap)
-    with FakeCluster(brokers=3, authorizer=AUTHORIZER) as fresh, AdminClient(fresh.bootstrap) as fresh_admin:
+    with FakeCluster(brokers=3, versions="4.1", authorizer=AUTHORIZER) as fresh, \
+            AdminClient(fresh.bootstrap) as fresh_admin:
         os.remove(spec / "groups_offsets.csv")  # a committed offset needs records: the empty o has none
         r = cli("-b", fresh.bootstrap, "-o", "json", "provision", str(spec), "--apply")
         assert r.code == 0, r.err
@@ -147,6 +167,8 @@ def test_export_then_provision_plans_nothing_and_recreates_the_cluster(
         assert recreated == original
         assert original["configs"]["a-events"] == {"retention.ms": "3600000", "cleanup.policy": "compact"}
         assert len(original["acls"]) == 5 and original["topics"]["a-events"] == (3, 2)
+        assert original["group_configs"] == {"consumer.session.timeout.ms": "60000"}
+        assert sorted(map(len, original["brokers"].values())) == [1, 1, 2]  # the default on each, one own
         assert kadmin_state(fresh_admin) == kadmin_state(admin)
 
 
@@ -206,7 +228,8 @@ def test_cli_export_refuses_a_non_empty_folder_and_writes_parquet(
     assert r.code == 0, r.err
     doc = r.json()
     assert {k["kind"]: k["rows"] for k in doc["kinds"]} == {"scram_users": 3, "topics": 4, "topic_configs": 3,
-                                                           "acls": 5, "quotas": 4}
+                                                           "acls": 5, "quotas": 4, "group_configs": 1,
+                                                           "broker_configs": 2}
     assert sorted(os.listdir(spec)) == sorted(f"{k['kind']}.parquet" for k in doc["kinds"])
     assert "KADMIN_SCRAM_B_SVC" in r.err and "password_ref" in r.err
     # The Parquet spec as provision reads it: nothing to change, and the references not set yet are named

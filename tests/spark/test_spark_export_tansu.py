@@ -44,7 +44,8 @@ def test_tansu_export_plans_nothing_and_recreates_its_topics(spark: Any, fresh_t
         result = export(admin, spark, str(spec), scope=[f"topics={prefix}"])
     assert set(result.missing) == {"scram_users", "quotas"}, result.missing
     assert "UNSUPPORTED_VERSION" in result.missing["quotas"]
-    assert result.rows == {"topics": 2, "topic_configs": 0, "acls": 0}
+    # Tansu has no dynamic broker configs and no group configs to export: read, and empty.
+    assert result.rows == {"topics": 2, "topic_configs": 0, "acls": 0, "group_configs": 0, "broker_configs": 0}
     assert os.listdir(spec) == ["topics.csv"]
     assert (spec / "topics.csv").read_text().splitlines() == [
         "name,partitions,replication_factor", f"{prefix}a,3,1", f"{prefix}b,1,1"]
