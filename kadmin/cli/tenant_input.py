@@ -40,7 +40,8 @@ spec files (one per kind; kinds left out are not touched), CSV with a header, JS
                                                                     dynamic configs only
 Deletions happen only with --remove-unlisted and only inside --scope (topics=PREFIX, principals=PREFIX,
 groups=PREFIX, kinds=KIND,...; broker configs only with kinds=broker_configs, of the brokers the spec names).
---export DIR writes the cluster as such files (SCRAM passwords as env:KADMIN_SCRAM_<USER> references to set).  Full description and examples: docs/provision.md."""
+--export DIR writes the cluster as such files (SCRAM passwords as env:KADMIN_SCRAM_<USER> references to set).
+Full description and examples: docs/provision.md."""
 
 
 @dataclass(frozen=True)
