@@ -8,13 +8,17 @@ nothing; a topic rejected by a policy takes its configs and grants with it, and 
 
 from __future__ import annotations
 
+import io
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from kadmin import AdminClient
+from kadmin.cli.main import main
 from kadmin.protocol.apis import ApiKey
 from kadmin.testing import FakeCluster
 from tests.spark.test_spark_tenants import ACLS, CONFIGS, QUOTAS, TOPICS, by_key, secrets
@@ -242,3 +246,62 @@ def test_a_bad_policy_is_a_value_error_before_anything_is_read(spark: Any,
         provision(spec, admin, "plan", policy={"rules": [{"name": "x", "kind": "min_rf", "min": 3}]})
     assert isinstance(exc.value, PolicyError)
     assert cluster.request_log == []
+
+
+SPEC_FILES = {
+    "topics.csv": 'name,partitions,replication_factor,configs\n'
+                  't1-orders,6,3,"{""min.insync.replicas"": ""2""}"\n'
+                  't1-events,64,3,\n'
+                  'Bad_Topic,1,1,\n'
+                  't1-audit,1,3,"{""min.insync.replicas"": ""1""}"\n',
+    "topic_configs.csv": "topic,config,value\nt1-orders,unclean.leader.election.enable,true\n"
+                         "t1-orders,retention.ms,1000\n",
+    "acls.csv": "principal,host,operation,permission,resource_type,resource_name,pattern_type\n"
+                "User:t1,*,ALTER,ALLOW,CLUSTER,kafka-cluster,LITERAL\n"
+                "User:t1,*,READ,ALLOW,TOPIC,*,LITERAL\n"
+                "User:t1,*,READ,ALLOW,TOPIC,t1,PREFIXED\n"
+                "User:t1,*,READ,ALLOW,TOPIC,t1-,PREFIXED\n",
+    "quotas.csv": "user,producer_byte_rate\nt1,20971520\nt2,1048576\n",
+}
+#: Every violation of SPEC_FILES under the docs' sample policy: (kind, key) -> the rules named, in order.
+VIOLATIONS = {
+    ("topics", "Bad_Topic"): ["topic-names", "min-rf"],
+    ("topics", "t1-events"): ["partition-bounds"],
+    ("topic_configs", "t1-audit:min.insync.replicas"): ["durable"],
+    ("topic_configs", "t1-orders:unclean.leader.election.enable"): ["no-unclean"],
+    ("acls", acl_key("User:t1", "ALTER", "CLUSTER", "kafka-cluster")): ["no-cluster-alter"],
+    ("acls", acl_key("User:t1", "READ", "TOPIC", "*")): ["no-wildcard-topics"],
+    ("acls", acl_key("User:t1", "READ", "TOPIC", "t1", "PREFIXED")): ["long-prefixes"],
+    ("quotas", "user=t1/producer_byte_rate"): ["produce-cap"],
+}
+
+
+def test_cli_validate_with_the_docs_sample_policy_reports_every_violation(
+        spark: Any, kafka: tuple[FakeCluster, AdminClient], tmp_path: Path) -> None:
+    """``kadmin provision --validate --policy`` with the sample of docs/provision.md: each violating row on
+    stderr with every rule it breaks, exit 1; the conforming rows validated by the brokers; nothing changed."""
+    from tests.cli.test_cli_policy_input import docs_policy_text
+
+    cluster, admin = kafka
+    spec = tmp_path / "spec"
+    spec.mkdir()
+    for name, text in SPEC_FILES.items():
+        (spec / name).write_text(text, encoding="utf-8")
+    policy = tmp_path / "policy.json"
+    policy.write_text(docs_policy_text(), encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["-b", cluster.bootstrap, "provision", str(spec), "--validate", "--policy", str(policy)],
+                stdout=out, stderr=err)
+    assert code == 1, err.getvalue()
+    reported = {}
+    for line in err.getvalue().splitlines():
+        m = re.match(r"kadmin: (\w+) (.+?): (rejected|failed|skipped): (.*)$", line)
+        if m:
+            reported[(m[1], m[2])] = (m[3], m[4])
+    assert set(reported) == set(VIOLATIONS), err.getvalue()
+    for key, rules in VIOLATIONS.items():
+        status, error = reported[key]
+        assert status == "rejected" and re.findall(r"policy rule '([\w-]+)'", error) == rules, (key, error)
+    assert "validated" in out.getvalue() and "t1-orders" in out.getvalue()
+    assert not [e for e in cluster.request_log if e.api_key in (ApiKey.CREATE_ACLS, ApiKey.ALTER_USER_SCRAM_CREDENTIALS)]
+    assert not {t.name for t in admin.list_topics()} & {"t1-orders", "t1-audit"}
