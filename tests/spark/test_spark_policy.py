@@ -56,10 +56,13 @@ class Case:
 SCHEMAS = {"topics": TOPICS, "topic_configs": CONFIGS, "acls": ACLS, "quotas": QUOTAS}
 CASES = {
     "topic_name": Case(
-        {"name": "names", "kind": "topic_name", "pattern": "t[0-9]+-[a-z.]+", "topics": ["t"]},
-        {"topics": [("t1-orders", 1, None, None), ("t1-Orders", 1, None, None), ("Ops_x", 1, None, None)]},
-        {("topics", "t1-Orders"): "(topic_name t[0-9]+-[a-z.]+): topic name t1-Orders does not match"},
-        {("topics", "t1-orders"): "create", ("topics", "Ops_x"): "create"}),  # Ops_x: not under the prefix
+        # a backslash reaches Spark's RLIKE as written (\\d, \\.), and the match is of the whole name
+        {"name": "names", "kind": "topic_name", "pattern": "t\\d+-[a-z]+(\\.[a-z]+)*", "topics": ["t"]},
+        {"topics": [("t1-orders.v", 1, None, None), ("t1-Orders", 1, None, None), ("t1-a_b", 1, None, None),
+                    ("Ops_x", 1, None, None)]},
+        {("topics", "t1-Orders"): "(topic_name t\\d+-[a-z]+(\\.[a-z]+)*): topic name t1-Orders does not match",
+         ("topics", "t1-a_b"): "topic name t1-a_b does not match"},
+        {("topics", "t1-orders.v"): "create", ("topics", "Ops_x"): "create"}),  # Ops_x: not under the prefix
     "min_replication_factor": Case(
         {"name": "min-rf", "kind": "min_replication_factor", "min": 3},
         {"topics": [("low", 1, 1, None), ("ok", 1, 3, None), ("unset", 1, None, None)]},
@@ -245,6 +248,9 @@ def test_a_bad_policy_is_a_value_error_before_anything_is_read(spark: Any,
     with pytest.raises(ValueError, match=r"rule 'x': unknown kind \"min_rf\"") as exc:
         provision(spec, admin, "plan", policy={"rules": [{"name": "x", "kind": "min_rf", "min": 3}]})
     assert isinstance(exc.value, PolicyError)
+    # a saved plan was checked when it was made: a policy goes with planning only
+    with pytest.raises(ValueError, match="scope, remove_unlisted and policy apply when planning"):
+        provision(spark.range(1), admin, "apply", policy={"rules": []})
     assert cluster.request_log == []
 
 
