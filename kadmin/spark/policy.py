@@ -49,7 +49,7 @@ class Rule:
 
     name: str
     kind: str
-    checks: str  # the spec kind: topics, topic_configs, acls, quotas
+    checks: str  # the spec kind: topics, topic_configs, acls, scram_users, quotas
     reason_sql: str
 
 
@@ -149,6 +149,10 @@ def _prefixed(col: str, prefixes: tuple[str, ...] | None) -> str:
     return "(" + " OR ".join(f"left({col}, {len(p)}) = {sql_string(p)}" for p in prefixes) + ")"
 
 
+#: SQL: a row's ``user`` as the principal a ``principals`` prefix is compared with.
+_AS_PRINCIPAL = "concat('User:', user)"
+
+
 def _in(col: str, values: tuple[str, ...]) -> str:
     return f"{col} IN ({', '.join(sql_string(v) for v in values)})"
 
@@ -241,13 +245,37 @@ def _min_prefixed(rule: str, p: Params) -> str:
 
 def _max_quota(rule: str, p: Params) -> str:
     principals = p.get("principals")
-    as_principal = "concat('User:', user)"
-    who = f"user IS NOT NULL AND {_prefixed(as_principal, principals)}" if principals else "true"
+    who = f"user IS NOT NULL AND {_prefixed(_AS_PRINCIPAL, principals)}" if principals else "true"
     most = f"CAST({sql_string(repr(p['max']))} AS DOUBLE)"
     cond = f"quota_key = {sql_string(p['quota_key'])} AND value IS NOT NULL AND value > {most} AND {who}"
     shown = ("CASE WHEN value = floor(value) AND abs(value) < 1e15 THEN CAST(CAST(value AS BIGINT) AS STRING) "
              "ELSE CAST(value AS STRING) END")
     return _reason(rule, "max_quota", f"{p['quota_key']} {_num_text(p['max'])}", cond, "quota_key, ' ', " + shown)
+
+
+_MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512")
+
+
+def _mechanisms(v: object) -> tuple[str, ...]:
+    """SCRAM mechanisms as the spec spells them (``SCRAM-SHA-512``, ``sha_512``...)."""
+    out = []
+    for t in _texts(v):
+        m = t.strip().upper().replace("_", "-")
+        m = m if m.startswith("SCRAM-") else "SCRAM-" + m
+        if m not in _MECHANISMS:
+            raise ValueError(f"has {t!r}, which is not one of {', '.join(_MECHANISMS)}")
+        out.append(m)
+    return tuple(dict.fromkeys(out))
+
+
+def _scram(rule: str, p: Params) -> str:
+    weak = ([f"NOT {_in('mechanism', p['mechanisms'])}"] if "mechanisms" in p else []) + \
+        ([f"iterations < {p['min_iterations']}"] if "min_iterations" in p else [])
+    cond = f"({' OR '.join(weak)}) AND {_prefixed(_AS_PRINCIPAL, p.get('principals'))}"
+    detail = " ".join(f"{f}={','.join(p[f]) if f == 'mechanisms' else p[f]}" for f in ("mechanisms", "min_iterations")
+                      if f in p)
+    return _reason(rule, "scram_credentials", detail, cond,
+                   "mechanism, ' with ', CAST(iterations AS STRING), ' iterations'")
 
 
 # --- rule kinds ----------------------------------------------------------------------------------------------
@@ -276,6 +304,10 @@ def _bounds(p: Params) -> str | None:
     return None
 
 
+def _scram_fields(p: Params) -> str | None:
+    return None if {"mechanisms", "min_iterations"} & set(p) else "needs 'mechanisms', 'min_iterations' or both"
+
+
 def _some_filter(p: Params) -> str | None:
     if not {"resource_types", "operations", "resource_names", "pattern_types", "principals"} & set(p):
         return "needs at least one of resource_types, operations, resource_names, pattern_types, principals"
@@ -299,6 +331,9 @@ RULE_KINDS: dict[str, RuleKind] = {
     "min_prefixed_length": RuleKind("acls", {"min": (_int(1), True),
                                              "resource_types": (_enum_names(ResourceType), False), **_PRINCIPALS},
                                     _min_prefixed),
+    "scram_credentials": RuleKind("scram_users", {"mechanisms": (_mechanisms, False),
+                                                  "min_iterations": (_int(1), False), **_PRINCIPALS},
+                                  _scram, _scram_fields),
     "max_quota": RuleKind("quotas", {"quota_key": (_text, True), "max": (_number, True), **_PRINCIPALS}, _max_quota),
 }
 _COMMON = ("name", "kind", "description")

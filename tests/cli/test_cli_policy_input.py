@@ -38,7 +38,7 @@ def test_the_docs_sample_loads_and_uses_every_rule_kind(tmp_path: Path) -> None:
     policy = load_policy(path)
     assert {r.kind for r in policy.rules} == set(RULE_KINDS)
     assert policy.source == str(path) and [r.name for r in policy.rules][:2] == ["topic-names", "min-rf"]
-    assert {r.checks for r in policy.rules} == {"topics", "topic_configs", "acls", "quotas"}
+    assert {r.checks for r in policy.rules} == {"topics", "topic_configs", "acls", "scram_users", "quotas"}
     # every rule kind is documented in the section's table
     section = DOCS.read_text(encoding="utf-8").split("\n## Policies\n")[1].split("\n## ")[0]
     assert all(f"| `{k}` |" in section for k in RULE_KINDS)
@@ -75,6 +75,10 @@ BAD: list[tuple[str, Any, str]] = [
      "rule 'acl' (forbidden_acls): 'operations' has 'ALTR', which is not one of"),
     ("no filter", {"rules": [{"name": "acl", "kind": "forbidden_acls"}]},
      "rule 'acl' (forbidden_acls): needs at least one of"),
+    ("scram mechanism", {"rules": [{"name": "s", "kind": "scram_credentials", "mechanisms": ["SHA-1"]}]},
+     "rule 's' (scram_credentials): 'mechanisms' has 'SHA-1', which is not one of SCRAM-SHA-256, SCRAM-SHA-512"),
+    ("scram nothing", {"rules": [{"name": "s", "kind": "scram_credentials"}]},
+     "rule 's' (scram_credentials): needs 'mechanisms', 'min_iterations' or both"),
     ("bounds", {"rules": [{"name": "p", "kind": "partitions", "min": 8, "max": 2}]},
      "rule 'p' (partitions): 'min' 8 is above 'max' 2"),
     ("no name", {"rules": [{"kind": "partitions", "min": 1}]}, "rule #1 needs a 'name'"),

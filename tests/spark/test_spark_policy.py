@@ -21,7 +21,7 @@ from kadmin import AdminClient
 from kadmin.cli.main import main
 from kadmin.protocol.apis import ApiKey
 from kadmin.testing import FakeCluster
-from tests.spark.test_spark_tenants import ACLS, CONFIGS, QUOTAS, TOPICS, by_key, secrets
+from tests.spark.test_spark_tenants import ACLS, CONFIGS, QUOTAS, TOPICS, USERS, by_key, secrets
 
 pytestmark = pytest.mark.spark
 
@@ -45,15 +45,17 @@ def acl_key(principal: str, op: str, rtype: str, name: str, pattern: str = "LITE
 @dataclass(frozen=True)
 class Case:
     """A rule, the spec rows ({kind: rows}), the keys it rejects ({(kind, key): the reason's text after the
-    rule's name}) and the keys planned as usual ({(kind, key): action})."""
+    rule's name}), the keys planned as usual ({(kind, key): action}) and the dependents of a rejected row,
+    skipped ({(kind, key): the reason's text})."""
 
     rule: dict[str, Any]
     rows: dict[str, list[tuple[Any, ...]]]
     rejected: dict[tuple[str, str], str]
     planned: dict[tuple[str, str], str] = field(default_factory=dict)
+    skipped: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
-SCHEMAS = {"topics": TOPICS, "topic_configs": CONFIGS, "acls": ACLS, "quotas": QUOTAS}
+SCHEMAS = {"topics": TOPICS, "topic_configs": CONFIGS, "acls": ACLS, "quotas": QUOTAS, "scram_users": USERS}
 CASES = {
     "topic_name": Case(
         # a backslash reaches Spark's RLIKE as written (\\d, \\.), and the match is of the whole name
@@ -120,6 +122,19 @@ CASES = {
          "(min_prefixed_length 3): PREFIXED TOPIC:t is 1 character(s)"},
         {("acls", acl_key("User:t1", "READ", "GROUP", "t1-", "PREFIXED")): "create",
          ("acls", acl_key("User:t1", "READ", "TOPIC", "x")): "create"}),
+    "scram_credentials": Case(
+        {"name": "strong-scram", "kind": "scram_credentials", "mechanisms": ["sha-512"], "min_iterations": 8192,
+         "principals": ["User:t"]},
+        {"scram_users": [("t1", None, None, "vault:a"), ("t2", "SCRAM-SHA-512", 4096, "vault:b"),
+                         ("t3", "scram_sha_512", 8192, "vault:c"), ("ops", None, None, "vault:d")],
+         "acls": [acl("User:t1", "READ", "TOPIC", "t1-a"), acl("User:t3", "READ", "TOPIC", "t3-a")]},
+        {("scram_users", "t1/SCRAM-SHA-256"):
+         "(scram_credentials mechanisms=SCRAM-SHA-512 min_iterations=8192): SCRAM-SHA-256 with 4096 iterations",
+         ("scram_users", "t2/SCRAM-SHA-512"): "SCRAM-SHA-512 with 4096 iterations"},
+        {("scram_users", "t3/SCRAM-SHA-512"): "create", ("scram_users", "ops/SCRAM-SHA-256"): "create",
+         ("acls", acl_key("User:t3", "READ", "TOPIC", "t3-a")): "create"},
+        {("acls", acl_key("User:t1", "READ", "TOPIC", "t1-a")):
+         "SCRAM user t1 could not be provisioned: its row t1/SCRAM-SHA-256 is rejected: policy rule 'strong-scram' "}),
     "max_quota": Case(
         {"name": "produce-cap", "kind": "max_quota", "quota_key": "producer_byte_rate", "max": 1048576,
          "principals": ["User:t"]},
@@ -153,6 +168,8 @@ def test_each_rule_kind_rejects_the_rows_breaking_it_by_name(spark: Any, kafka: 
         assert row["error"].startswith(f"policy rule '{case.rule['name']}' ") and why in row["error"], row
     for key, action in case.planned.items():
         assert plan[key]["action"] == action and plan[key]["status"] == "planned", plan[key]
+    for key, why in case.skipped.items():
+        assert plan[key]["status"] == "skipped" and why in plan[key]["error"], plan[key]
     assert not [r for k, r in plan.items() if r["status"] == "rejected" and k not in case.rejected]
     assert not [e for e in cluster.request_log if e.api_key in (ApiKey.CREATE_TOPICS, ApiKey.CREATE_ACLS)]
 
@@ -196,7 +213,7 @@ def test_no_policy_changes_nothing(spark: Any, kafka: tuple[FakeCluster, AdminCl
     elsewhere = []
     for case in CASES.values():
         rule = dict(case.rule)
-        if case.rule["kind"] in ("forbidden_acls", "min_prefixed_length", "max_quota"):
+        if case.rule["kind"] in ("forbidden_acls", "min_prefixed_length", "max_quota", "scram_credentials"):
             rule["principals"] = ["User:nobody-"]
         else:
             rule["topics"] = ["nobody-"]
@@ -268,6 +285,7 @@ SPEC_FILES = {
                 "User:t1,*,READ,ALLOW,TOPIC,t1,PREFIXED\n"
                 "User:t1,*,READ,ALLOW,TOPIC,t1-,PREFIXED\n",
     "quotas.csv": "user,producer_byte_rate\nt1,20971520\nt2,1048576\n",
+    "scram_users.csv": "user,mechanism,iterations,password_ref\nt9,SCRAM-SHA-256,4096,env:KADMIN_POLICY_TEST_UNSET\n",
 }
 #: Every violation of SPEC_FILES under the docs' sample policy: (kind, key) -> the rules named, in order.
 VIOLATIONS = {
@@ -279,6 +297,7 @@ VIOLATIONS = {
     ("acls", acl_key("User:t1", "READ", "TOPIC", "*")): ["no-wildcard-topics"],
     ("acls", acl_key("User:t1", "READ", "TOPIC", "t1", "PREFIXED")): ["long-prefixes"],
     ("quotas", "user=t1/producer_byte_rate"): ["produce-cap"],
+    ("scram_users", "t9/SCRAM-SHA-256"): ["strong-scram"],
 }
 
 
