@@ -43,8 +43,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--remove-unlisted", action="store_true",
                    help="delete in-scope entities the spec does not list (needs --scope)")
     p.add_argument("--policy", metavar="FILE",
-                   help="a JSON policy file: rows breaking one of its rules are rejected with the rule's name "
-                        "(checked before Spark starts; docs/provision.md, Policies)")
+                   help="a JSON policy file: rows breaking one of its rules are rejected with the "
+                        "rule's name (checked before Spark starts; docs/provision.md, Policies)")
     p.add_argument("--batch-size", type=int, metavar="N", help="entities per request (default 1000)")
     p.add_argument("--save-plan", metavar="DIR", help="also write the plan as Parquet to DIR")
     p.add_argument("--all", action="store_true", dest="show_all",

@@ -343,8 +343,8 @@ def provision(spec: TenantSpec | DataFrame, admin: AdminClient, mode: str = "pla
         needs_resolver = spec.scram_users is not None
     elif hasattr(spec, "columns") and hasattr(spec, "filter"):
         if scope is not None or remove_unlisted or checked_policy is not None:
-            raise SpecError("a saved plan already says what it deletes and rejects; scope, remove_unlisted and "
-                            "policy apply when planning")
+            raise SpecError("a saved plan already says what it deletes and rejects; scope, remove_unlisted "
+                            "and policy apply when planning")
         plan, resolver, needs_resolver = spec, secrets, True
     else:
         raise TypeError(f"spec must be a TenantSpec or a plan DataFrame, not {type(spec).__name__}")

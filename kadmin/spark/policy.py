@@ -1,10 +1,11 @@
 """Policies checked at plan time: a JSON file of named rules that a tenant spec's rows must follow.
 
 A policy is what a platform team promises about every tenant (names, replication, partition counts, configs
-nobody may set, grants nobody may get, quota ceilings), checked where the plan already checks each row's own
-content (:mod:`kadmin.spark.kinds`: each kind's rules are SQL over its desired rows), so a million rows stay in
-Spark and a violating row is ``rejected`` with the rule's name, as a malformed row is: nothing is sent for it,
-what depends on it is skipped, and the other rows go on.  No policy: the rows are not touched at all.
+nobody may set, grants nobody may get, SCRAM strength, quota ceilings), checked where the plan already checks
+each row's own content (:mod:`kadmin.spark.kinds`: each kind's rules are SQL over its desired rows), so a
+million rows stay in Spark and a violating row is ``rejected`` with the rule's name, as a malformed row is:
+nothing is sent for it, what depends on it is skipped, and the other rows go on.  No policy: the rows are not
+touched at all.
 
 The file format (docs/provision.md, "Policies")::
 
@@ -139,7 +140,7 @@ def _pattern(v: object) -> str:
     return text
 
 
-# --- SQL pieces ----------------------------------------------------------------------------------------------
+# --- SQL pieces ---------------------------------------------------------------------------------------------
 
 
 def _prefixed(col: str, prefixes: tuple[str, ...] | None) -> str:
@@ -237,10 +238,11 @@ def _forbidden_acls(rule: str, p: Params) -> str:
 def _min_prefixed(rule: str, p: Params) -> str:
     types = p.get("resource_types")
     cond = (f"pattern_type = 'PREFIXED' AND length(resource_name) < {p['min']} AND "
-            f"{_in('resource_type', types) if types else 'true'} AND {_prefixed('principal', p.get('principals'))}")
+            f"{_in('resource_type', types) if types else 'true'} AND "
+            f"{_prefixed('principal', p.get('principals'))}")
     return _reason(rule, "min_prefixed_length", str(p["min"]), cond,
-                   "'PREFIXED ', resource_type, ':', resource_name, ' is ', CAST(length(resource_name) AS STRING), "
-                   "' character(s)'")
+                   "'PREFIXED ', resource_type, ':', resource_name, ' is ', "
+                   "CAST(length(resource_name) AS STRING), ' character(s)'")
 
 
 def _max_quota(rule: str, p: Params) -> str:
@@ -248,9 +250,10 @@ def _max_quota(rule: str, p: Params) -> str:
     who = f"user IS NOT NULL AND {_prefixed(_AS_PRINCIPAL, principals)}" if principals else "true"
     most = f"CAST({sql_string(repr(p['max']))} AS DOUBLE)"
     cond = f"quota_key = {sql_string(p['quota_key'])} AND value IS NOT NULL AND value > {most} AND {who}"
-    shown = ("CASE WHEN value = floor(value) AND abs(value) < 1e15 THEN CAST(CAST(value AS BIGINT) AS STRING) "
-             "ELSE CAST(value AS STRING) END")
-    return _reason(rule, "max_quota", f"{p['quota_key']} {_num_text(p['max'])}", cond, "quota_key, ' ', " + shown)
+    shown = ("CASE WHEN value = floor(value) AND abs(value) < 1e15 "
+             "THEN CAST(CAST(value AS BIGINT) AS STRING) ELSE CAST(value AS STRING) END")
+    return _reason(rule, "max_quota", f"{p['quota_key']} {_num_text(p['max'])}", cond,
+                   "quota_key, ' ', " + shown)
 
 
 _MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512")
@@ -272,13 +275,13 @@ def _scram(rule: str, p: Params) -> str:
     weak = ([f"NOT {_in('mechanism', p['mechanisms'])}"] if "mechanisms" in p else []) + \
         ([f"iterations < {p['min_iterations']}"] if "min_iterations" in p else [])
     cond = f"({' OR '.join(weak)}) AND {_prefixed(_AS_PRINCIPAL, p.get('principals'))}"
-    detail = " ".join(f"{f}={','.join(p[f]) if f == 'mechanisms' else p[f]}" for f in ("mechanisms", "min_iterations")
-                      if f in p)
+    detail = " ".join(f"{f}={','.join(p[f]) if f == 'mechanisms' else p[f]}"
+                      for f in ("mechanisms", "min_iterations") if f in p)
     return _reason(rule, "scram_credentials", detail, cond,
                    "mechanism, ' with ', CAST(iterations AS STRING), ' iterations'")
 
 
-# --- rule kinds ----------------------------------------------------------------------------------------------
+# --- rule kinds ---------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -305,7 +308,9 @@ def _bounds(p: Params) -> str | None:
 
 
 def _scram_fields(p: Params) -> str | None:
-    return None if {"mechanisms", "min_iterations"} & set(p) else "needs 'mechanisms', 'min_iterations' or both"
+    if {"mechanisms", "min_iterations"} & set(p):
+        return None
+    return "needs 'mechanisms', 'min_iterations' or both"
 
 
 def _some_filter(p: Params) -> str | None:
@@ -324,22 +329,25 @@ RULE_KINDS: dict[str, RuleKind] = {
     "forbidden_configs": RuleKind("topic_configs", {"configs": (_texts, True), "values": (_texts, False),
                                                     **_TOPICS}, _forbidden_configs),
     "forbidden_acls": RuleKind("acls", {
-        "resource_types": (_enum_names(ResourceType), False), "operations": (_enum_names(AclOperation), False),
-        "resource_names": (_texts, False), "pattern_types": (_enum_names(PatternType, ("ANY", "MATCH", "UNKNOWN")),
-                                                              False),
-        "permissions": (_enum_names(AclPermissionType), False), **_PRINCIPALS}, _forbidden_acls, _some_filter),
-    "min_prefixed_length": RuleKind("acls", {"min": (_int(1), True),
-                                             "resource_types": (_enum_names(ResourceType), False), **_PRINCIPALS},
-                                    _min_prefixed),
+        "resource_types": (_enum_names(ResourceType), False),
+        "operations": (_enum_names(AclOperation), False),
+        "resource_names": (_texts, False),
+        "pattern_types": (_enum_names(PatternType, ("ANY", "MATCH", "UNKNOWN")), False),
+        "permissions": (_enum_names(AclPermissionType), False),
+        **_PRINCIPALS}, _forbidden_acls, _some_filter),
+    "min_prefixed_length": RuleKind("acls", {
+        "min": (_int(1), True), "resource_types": (_enum_names(ResourceType), False), **_PRINCIPALS},
+        _min_prefixed),
     "scram_credentials": RuleKind("scram_users", {"mechanisms": (_mechanisms, False),
                                                   "min_iterations": (_int(1), False), **_PRINCIPALS},
                                   _scram, _scram_fields),
-    "max_quota": RuleKind("quotas", {"quota_key": (_text, True), "max": (_number, True), **_PRINCIPALS}, _max_quota),
+    "max_quota": RuleKind("quotas", {"quota_key": (_text, True), "max": (_number, True), **_PRINCIPALS},
+                          _max_quota),
 }
 _COMMON = ("name", "kind", "description")
 
 
-# --- reading -------------------------------------------------------------------------------------------------
+# --- reading ------------------------------------------------------------------------------------------------
 
 
 def _rule(raw: object, index: int, seen: set[str]) -> Rule:
@@ -411,7 +419,8 @@ def load_policy(path: str | os.PathLike[str]) -> Policy:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise PolicyError(f"policy {source}: not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+        where = f"line {exc.lineno}, column {exc.colno}"
+        raise PolicyError(f"policy {source}: not JSON: {exc.msg} ({where})") from None
     return parse_policy(data, source)
 
 
@@ -429,5 +438,5 @@ def as_policy(policy: PolicyLike) -> Policy | None:
     raise TypeError(f"policy must be a Policy, a file's path or a mapping, not {type(policy).__name__}")
 
 
-__all__ = ["RULE_KINDS", "Policy", "PolicyError", "PolicyLike", "Rule", "RuleKind", "as_policy", "load_policy",
-           "parse_policy"]
+__all__ = ["RULE_KINDS", "Policy", "PolicyError", "PolicyLike", "Rule", "RuleKind", "as_policy",
+           "load_policy", "parse_policy"]

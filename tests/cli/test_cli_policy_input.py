@@ -1,9 +1,10 @@
-"""Policy files (``kadmin provision --policy``, ``provision(policy=...)``) read and checked before Spark starts: no
-JVM, no cluster.
+"""Policy files (``kadmin provision --policy``, ``provision(policy=...)``) read and checked before Spark
+starts: no JVM, no cluster.
 
-A bad policy must cost a second, not Spark's start-up, and must never become a rule that checks nothing: each
-case runs the real CLI in a subprocess with an unreachable bootstrap address and asserts exit 2 with the file,
-the rule and the problem named.  The sample of docs/provision.md ("Policies") is read as a reader would copy it.
+A bad policy must cost a second, not Spark's start-up, and must never become a rule that checks nothing: the
+CLI cases run the real CLI in a subprocess with an unreachable bootstrap address and assert exit 2 with the
+file, the rule and the problem named.  The sample of docs/provision.md ("Policies") is read as a reader would
+copy it.
 """
 
 from __future__ import annotations

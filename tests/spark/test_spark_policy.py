@@ -1,9 +1,10 @@
 """Policies checked at plan time (kadmin.spark.policy): real PySpark (the session ``spark`` fixture) against
 FakeCluster.
 
-One test per rule kind: a row breaking the rule is ``rejected`` with the rule's name and what it broke, the rows
-that conform (or that the rule's prefixes leave out) are planned as without a policy.  Then: no policy changes
-nothing; a topic rejected by a policy takes its configs and grants with it, and nothing of it is sent.
+One test per rule kind: a row breaking the rule is ``rejected`` with the rule's name and what it broke, the
+rows that conform (or that the rule's prefixes leave out) are planned as without a policy.  Then: no policy
+changes nothing; a topic rejected by a policy takes its configs and grants with it, and nothing of it is sent;
+the CLI's --validate reports every violation of the docs' sample policy.
 """
 
 from __future__ import annotations
@@ -226,8 +227,8 @@ def test_no_policy_changes_nothing(spark: Any, kafka: tuple[FakeCluster, AdminCl
 
 def test_a_rejected_topic_takes_its_configs_and_grants_with_it(spark: Any,
                                                                kafka: tuple[FakeCluster, AdminClient]) -> None:
-    """A new topic rejected by a policy: its configs rejected, its literal grants skipped naming the rule, nothing
-    of it sent; a grant on an existing topic whose row is rejected is no dangling grant, so it is made."""
+    """A new topic rejected by a policy: its configs rejected, its literal grants skipped naming the rule,
+    nothing of it sent; a grant on an existing topic whose row is rejected is no dangling grant: it is made."""
     from kadmin.spark import provision
 
     cluster, admin = kafka
@@ -304,7 +305,8 @@ VIOLATIONS = {
 def test_cli_validate_with_the_docs_sample_policy_reports_every_violation(
         spark: Any, kafka: tuple[FakeCluster, AdminClient], tmp_path: Path) -> None:
     """``kadmin provision --validate --policy`` with the sample of docs/provision.md: each violating row on
-    stderr with every rule it breaks, exit 1; the conforming rows validated by the brokers; nothing changed."""
+    stderr with every rule it breaks, exit 1; the conforming rows validated by the brokers; nothing
+    changed."""
     from tests.cli.test_cli_policy_input import docs_policy_text
 
     cluster, admin = kafka
