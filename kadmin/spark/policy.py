@@ -250,8 +250,9 @@ def _max_quota(rule: str, p: Params) -> str:
     who = f"user IS NOT NULL AND {_prefixed(_AS_PRINCIPAL, principals)}" if principals else "true"
     most = f"CAST({sql_string(repr(p['max']))} AS DOUBLE)"
     cond = f"quota_key = {sql_string(p['quota_key'])} AND value IS NOT NULL AND value > {most} AND {who}"
-    shown = ("CASE WHEN value = floor(value) AND abs(value) < 1e15 "
-             "THEN CAST(CAST(value AS BIGINT) AS STRING) ELSE CAST(value AS STRING) END")
+    # A whole number shown without ".0"; no floor(), which overflows a long (an error under ANSI) on a huge value.
+    shown = ("CASE WHEN NOT abs(value) < 1e15 THEN CAST(value AS STRING) "
+             "WHEN value % 1.0D = 0.0D THEN CAST(CAST(value AS BIGINT) AS STRING) ELSE CAST(value AS STRING) END")
     return _reason(rule, "max_quota", f"{p['quota_key']} {_num_text(p['max'])}", cond,
                    "quota_key, ' ', " + shown)
 

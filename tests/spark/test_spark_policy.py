@@ -142,8 +142,10 @@ CASES = {
         {"quotas": [("t1", None, None, "producer_byte_rate", 2097152.0),
                     ("t2", None, None, "producer_byte_rate", 1048576.0),
                     ("t1", None, None, "consumer_byte_rate", 9e9),
-                    ("ops", None, None, "producer_byte_rate", 5e7)]},
-        {("quotas", "user=t1/producer_byte_rate"): "(max_quota producer_byte_rate 1048576): producer_byte_rate 2097152"},
+                    ("ops", None, None, "producer_byte_rate", 5e7),
+                    ("t3", None, None, "producer_byte_rate", 1e17)]},  # shown as Spark writes a double
+        {("quotas", "user=t1/producer_byte_rate"): "(max_quota producer_byte_rate 1048576): producer_byte_rate 2097152",
+         ("quotas", "user=t3/producer_byte_rate"): "producer_byte_rate 1.0E17"},
         {("quotas", "user=t2/producer_byte_rate"): "create", ("quotas", "user=t1/consumer_byte_rate"): "create",
          ("quotas", "user=ops/producer_byte_rate"): "create"}),
 }
