@@ -42,6 +42,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                         "groups=PREFIX, kinds=acls,topics (repeatable)")
     p.add_argument("--remove-unlisted", action="store_true",
                    help="delete in-scope entities the spec does not list (needs --scope)")
+    p.add_argument("--policy", metavar="FILE",
+                   help="a JSON policy file: rows breaking one of its rules are rejected with the "
+                        "rule's name (checked before Spark starts; docs/provision.md, Policies)")
     p.add_argument("--batch-size", type=int, metavar="N", help="entities per request (default 1000)")
     p.add_argument("--save-plan", metavar="DIR", help="also write the plan as Parquet to DIR")
     p.add_argument("--all", action="store_true", dest="show_all",
@@ -62,6 +65,8 @@ def run(ctx: Context) -> int:
     args = ctx.args
     if args.batch_size is not None and args.batch_size < 1:
         raise UsageError(f"--batch-size must be at least 1, not {args.batch_size}")
+    if args.export is not None and args.policy is not None:
+        raise UsageError("--policy checks a spec's rows when planning; it does not go with --export")
     if args.export is not None:
         from kadmin.cli.provision_export import run_export
 
@@ -74,6 +79,7 @@ def run(ctx: Context) -> int:
     files = find_files(args.spec)
     for f in files:
         check_file(f)
+    policy = _policy(args.policy)
     scope = _scope(args.scope)
     if args.remove_unlisted and scope is None:
         raise UsageError("--remove-unlisted needs --scope (topics=PREFIX and/or principals=PREFIX): deletions "
@@ -98,7 +104,7 @@ def run(ctx: Context) -> int:
     spec = TenantSpec(secrets=env_or_file_secrets,
                       **{f.kind: read(f.path, f.fmt) for f in files})
     p = ctx.printer
-    options: dict[str, Any] = {"scope": scope, "remove_unlisted": args.remove_unlisted}
+    options: dict[str, Any] = {"scope": scope, "remove_unlisted": args.remove_unlisted, "policy": policy}
     if args.batch_size is not None:
         options["batch_size"] = args.batch_size
     with ctx.admin() as admin:
@@ -140,6 +146,18 @@ def run(ctx: Context) -> int:
             p.note(m.line())
         code = max(code, 1 if missing else 0)
     return code
+
+
+def _policy(path: str | None) -> Any:
+    """The policy file read and every rule checked (kadmin.spark.policy is pure: no Spark yet)."""
+    if path is None:
+        return None
+    from kadmin.spark.policy import PolicyError, load_policy
+
+    try:
+        return load_policy(path)
+    except PolicyError as exc:
+        raise UsageError(f"--policy: {exc}") from None
 
 
 def _scope(items: list[str]) -> Any:

@@ -67,6 +67,10 @@ _EXPORTS = {
     # a live cluster written as a spec (docs/provision.md, "Exporting a cluster")
     "export": "kadmin.spark.export",
     "ExportResult": "kadmin.spark.export",
+    # rules every spec row must follow, checked at plan time (docs/provision.md, "Policies")
+    "Policy": "kadmin.spark.policy",
+    "PolicyError": "kadmin.spark.policy",
+    "load_policy": "kadmin.spark.policy",
 }
 
 if TYPE_CHECKING:
@@ -83,6 +87,7 @@ if TYPE_CHECKING:
     from kadmin.spark.kinds.quotas.stream import provision_quotas
     from kadmin.spark.kinds.quotas.validate import RejectedRowsError
     from kadmin.spark.plan import PLAN_COLUMNS
+    from kadmin.spark.policy import Policy, PolicyError, load_policy
     from kadmin.spark.report import Progress, StderrProgress, summary
     from kadmin.spark.spec import Scope, SpecError, TenantSpec, env_or_file_secrets
 
@@ -106,6 +111,8 @@ __all__ = [
     "DEFAULT_ENTITY",
     "ExportResult",
     "PLAN_COLUMNS",
+    "Policy",
+    "PolicyError",
     "RESULT_COLUMNS",
     "TENANT_RESULT_COLUMNS",
     "Progress",
@@ -119,6 +126,7 @@ __all__ = [
     "drift",
     "env_or_file_secrets",
     "export",
+    "load_policy",
     "plan_quotas",
     "provision",
     "provision_quotas",

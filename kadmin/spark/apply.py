@@ -49,6 +49,7 @@ from pyspark.sql import functions as F
 from kadmin.spark.kinds import Phase, kinds, phases
 from kadmin.spark.kinds.context import OK, VALIDATED, Item, Outcomes
 from kadmin.spark.plan import CHANGES, PLAN_COLUMNS, PLANNED, build_plan
+from kadmin.spark.policy import PolicyLike, as_policy
 from kadmin.spark.report import Progress, StderrProgress
 from kadmin.spark.sender import Sender
 from kadmin.spark.spec import KINDS, ScopeLike, SecretResolver, SpecError, TenantSpec, parse_scope
@@ -313,7 +314,7 @@ def provision(spec: TenantSpec | DataFrame, admin: AdminClient, mode: str = "pla
               remove_unlisted: bool = False, secrets: SecretResolver | None = None,
               batch_size: int = DEFAULT_BATCH_SIZE, max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
               progress: TenantProgressCallback | None = None, allow_unknown_keys: bool = False,
-              report: list[ApplyReport] | None = None) -> DataFrame:
+              report: list[ApplyReport] | None = None, policy: PolicyLike = None) -> DataFrame:
     """Make the cluster's tenants match ``spec``: ``plan`` (nothing sent; the plan, also a drift report),
     ``validate`` (brokers check with validate_only where they can; nothing changes) or ``apply``.
 
@@ -321,7 +322,11 @@ def provision(spec: TenantSpec | DataFrame, admin: AdminClient, mode: str = "pla
     (saved and read back unchanged), which is then validated or applied as it is.  ``scope`` (a
     :class:`~kadmin.spark.spec.Scope`, a mapping or ``["topics=t-", "principals=User:t-", "kinds=acls"]``)
     is where ``remove_unlisted=True`` may delete; without a scope nothing is deleted (and asking to is an
-    error).  ``secrets`` resolves ``password_ref`` on the driver (default: the spec's)."""
+    error).  ``secrets`` resolves ``password_ref`` on the driver (default: the spec's).  ``policy`` (a
+    :class:`~kadmin.spark.policy.Policy`, a JSON policy file's path or its decoded mapping) rejects each spec
+    row that breaks one of its rules, with the rule's name (docs/provision.md, "Policies"); it is read and
+    checked first, so a bad policy is a ValueError before anything else."""
+    checked_policy = as_policy(policy)
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
     for name, b in (("remove_unlisted", remove_unlisted), ("allow_unknown_keys", allow_unknown_keys)):
@@ -333,13 +338,13 @@ def provision(spec: TenantSpec | DataFrame, admin: AdminClient, mode: str = "pla
     check_admin(admin)
     if isinstance(spec, TenantSpec):
         plan = build_plan(spec, admin, scope=parse_scope(scope), remove_unlisted=remove_unlisted,
-                          allow_unknown_keys=allow_unknown_keys)
+                          allow_unknown_keys=allow_unknown_keys, policy=checked_policy)
         resolver = secrets if secrets is not None else spec.secrets
         needs_resolver = spec.scram_users is not None
     elif hasattr(spec, "columns") and hasattr(spec, "filter"):
-        if scope is not None or remove_unlisted:
-            raise SpecError("a saved plan already says what it deletes; scope and remove_unlisted apply when "
-                            "planning")
+        if scope is not None or remove_unlisted or checked_policy is not None:
+            raise SpecError("a saved plan already says what it deletes and rejects; scope, remove_unlisted "
+                            "and policy apply when planning")
         plan, resolver, needs_resolver = spec, secrets, True
     else:
         raise TypeError(f"spec must be a TenantSpec or a plan DataFrame, not {type(spec).__name__}")

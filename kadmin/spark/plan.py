@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from pyspark.sql.types import StructType
 
     from kadmin.client import AdminClient
+    from kadmin.spark.policy import Policy
 
 log = logging.getLogger("kadmin.spark")
 
@@ -60,7 +61,7 @@ def plan_schema() -> StructType:
 
 
 def build_plan(spec: TenantSpec, admin: AdminClient, *, scope: Scope | None, remove_unlisted: bool,
-               allow_unknown_keys: bool = False) -> DataFrame:
+               allow_unknown_keys: bool = False, policy: Policy | None = None) -> DataFrame:
     """The plan of every kind the spec holds, one DataFrame (lazy except for the cluster reads and, when the
     cluster has topics, one small job collecting the desired topic names, whose state is the only one read
     selectively)."""
@@ -71,7 +72,7 @@ def build_plan(spec: TenantSpec, admin: AdminClient, *, scope: Scope | None, rem
     names = spec.kinds()
     ctx = PlanContext(spec, admin, scope, spec.session(), names,
                       {k: remove_unlisted and scope is not None and scope.allows(k) for k in names},
-                      allow_unknown_keys)
+                      allow_unknown_keys, policy=policy)
     for k in kinds():
         if k.name in names:
             ctx.parts[k.name] = _skip_dependents(k, k.plan(ctx), ctx)

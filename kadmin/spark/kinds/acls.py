@@ -166,7 +166,8 @@ def plan(ctx: PlanContext) -> DataFrame:
     df = ctx.frame_of(NAME)
     assert df is not None
     cols, why = read_kind("ACLs", SCHEMA, lambda: read_acls(ctx.admin, ctx.scope))
-    part = plan_acls(desired_acls(df), frame(ctx.spark, cols, SCHEMA), remove_unlisted=ctx.deletes[NAME])
+    part = plan_acls(ctx.police(NAME, desired_acls(df)), frame(ctx.spark, cols, SCHEMA),
+                     remove_unlisted=ctx.deletes[NAME])
     return unreadable(part, why)
 
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from kadmin.client import AdminClient
     from kadmin.spark.kinds import Phase, Row
+    from kadmin.spark.policy import Policy
     from kadmin.spark.spec import Scope, SecretResolver, TenantSpec
 
 OK, VALIDATED, FAILED, POSSIBLY_APPLIED, SKIPPED = "ok", "validated", "failed", "possibly-applied", "skipped"
@@ -36,6 +37,13 @@ class PlanContext:
     allow_unknown_keys: bool = False
     parts: dict[str, DataFrame] = field(default_factory=dict)
     shared: dict[str, Any] = field(default_factory=dict)
+    #: the rules every spec row must follow (:mod:`kadmin.spark.policy`); None: no check, no change
+    policy: Policy | None = None
+
+    def police(self, kind: str, desired: DataFrame) -> DataFrame:
+        """A kind's desired rows (with their ``reason`` column) with the policy's violations added to
+        ``reason``, so that a violating row is rejected as a malformed one is; without a policy, unchanged."""
+        return desired if self.policy is None else self.policy.check(kind, desired)
 
     def frame_of(self, kind: str) -> DataFrame | None:
         df: DataFrame | None = getattr(self.spec, kind, None)

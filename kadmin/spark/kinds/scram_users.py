@@ -179,7 +179,8 @@ def plan(ctx: PlanContext) -> DataFrame:
     df = ctx.frame_of(NAME)
     assert df is not None
     cols, why = read_kind("SCRAM credentials", SCHEMA, lambda: read_scram(ctx.admin, ctx.scope))
-    part = plan_scram(desired_scram(df), frame(ctx.spark, cols, SCHEMA), remove_unlisted=ctx.deletes[NAME])
+    part = plan_scram(ctx.police(NAME, desired_scram(df)), frame(ctx.spark, cols, SCHEMA),
+                      remove_unlisted=ctx.deletes[NAME])
     return unreadable(part, why)
 
 

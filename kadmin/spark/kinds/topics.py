@@ -205,11 +205,12 @@ def topic_state(ctx: PlanContext) -> dict[str, Any]:
     from kadmin.spark.kinds.topic_configs import desired_configs
 
     spec = ctx.spec
-    topics_d = desired_topics(spec.topics) if spec.topics is not None else None
+    topics_d = ctx.police(NAME, desired_topics(spec.topics)) if spec.topics is not None else None
     # Topics without a configs column hold no configs: leaving them out spares the plan an explode, a window
     # and an aggregation over rows that would all be empty.
     with_configs = topics_d if spec.topics is not None and "configs" in spec.topics.columns else None
     configs_d = desired_configs(with_configs, spec.topic_configs)
+    configs_d = ctx.police("topic_configs", configs_d) if configs_d is not None else None
     # The topics whose state matters: one small job over the raw name columns (no validation needed).
     raw = [df.selectExpr(f"CAST({sql_name(col)} AS STRING) AS n") for df, col in
            ((spec.topics, "name"), (spec.topic_configs, "topic")) if df is not None]
@@ -325,6 +326,17 @@ def _reassign(ctx: ApplyContext, wanted: list[tuple[str, int]]) -> dict[str, Bas
     return out
 
 
+def blocks(ctx: PlanContext) -> str | None:
+    """Topic rows that skip their grants at plan time: only a topic state that could not be read, without a
+    policy (a rejected topic row may well name an existing topic: a grant on it is no dangling grant); with a
+    policy, also a rejected topic that does not exist (a grant on it would wait for whoever creates it)."""
+    failed = "status = 'failed'" if ctx.shared.get("topic_state", {}).get("why") else None
+    if ctx.policy is None:
+        return failed
+    new_rejected = "(status = 'rejected' AND old_value IS NULL)"
+    return new_rejected if failed is None else f"({failed} OR {new_rejected})"
+
+
 def on_failure(ctx: ApplyContext, phase: Phase, item: Item, status: str, error: str) -> None:
     if status == POSSIBLY_APPLIED and phase.actions == ("create",):
         ctx.out.unsure.setdefault((NAME, item.name), error)
@@ -338,7 +350,5 @@ KIND = register(Kind(
             Phase(NAME, ("reassign",), "replicas reassigned", 40, _reassign_items),
             Phase(NAME, ("delete",), "topics deleted", 90, _delete)),
     owner_sql="key",
-    # Only a topic state that could not be read fails topic rows at plan time (a rejected topic row may well
-    # name an existing topic: a grant on it is no dangling grant).
-    blocks_sql=lambda ctx: "status = 'failed'" if ctx.shared.get("topic_state", {}).get("why") else None, owner_name=lambda a: a.get("name"), on_failure=on_failure,
+    blocks_sql=blocks, owner_name=lambda a: a.get("name"), on_failure=on_failure,
 ))

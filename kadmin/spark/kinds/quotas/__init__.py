@@ -8,7 +8,7 @@ quota never applies to a half-made tenant.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from kadmin.spark.kinds import Kind, Phase, Row, register
@@ -80,7 +80,8 @@ def _entity_text(prefix: str = "") -> str:
 
 
 def plan_quotas_kind(desired: DataFrame, current: DataFrame, *, remove_unlisted: bool,
-                     allow_unknown_keys: bool = False) -> DataFrame:
+                     allow_unknown_keys: bool = False,
+                     checked: Callable[[DataFrame], DataFrame] | None = None) -> DataFrame:
     """Quota keys in the plan's shape, from the quota pipeline's own validation and diff (the ones
     ``provision_quotas`` runs: :func:`kadmin.spark.kinds.quotas.validate.validate`, :func:`kadmin.spark.kinds.quotas.diff.diff`, exact
     double equality): ``set`` becomes create (no current value) or alter, ``remove`` delete.  Deletions of
@@ -90,6 +91,8 @@ def plan_quotas_kind(desired: DataFrame, current: DataFrame, *, remove_unlisted:
     from kadmin.spark.kinds.quotas.validate import validate
 
     v = validate(normalize(desired), allow_unknown_keys=allow_unknown_keys)
+    if checked is not None:  # a policy's rules (kadmin.spark.policy), on the validated rows
+        v = checked(v)
     key = f"concat({_entity_text()}, '/', coalesce(quota_key, '')) AS key"
     args = ("map_filter(map('user', user, 'client_id', client_id, 'ip', ip, 'quota_key', quota_key, "
             "'value', CAST({value} AS STRING)), (k, v) -> v IS NOT NULL)")
@@ -113,7 +116,7 @@ def plan(ctx: PlanContext) -> DataFrame:
     assert df is not None
     cols, why = read_kind("client quotas", SCHEMA, lambda: read_quotas(ctx.admin, ctx.scope))
     part = plan_quotas_kind(df, frame(ctx.spark, cols, SCHEMA), remove_unlisted=ctx.deletes[NAME],
-                            allow_unknown_keys=ctx.allow_unknown_keys)
+                            allow_unknown_keys=ctx.allow_unknown_keys, checked=lambda v: ctx.police(NAME, v))
     return unreadable(part, why)
 
 
