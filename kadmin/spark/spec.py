@@ -22,6 +22,11 @@ Kinds and their columns (names are case-sensitive; optional columns may be left 
 * ``groups_offsets`` (reset targets): ``group``, ``topic``, ``partition`` (int, optional: every partition),
   ``target`` (``earliest``, ``latest``, ``offset:N``, ``timestamp:MS`` or ``timestamp:<ISO-8601 with a
   zone>``); see :mod:`kadmin.spark.kinds.groups_offsets`.  Resets are never deletions.
+* ``acl_roles``: ``principal``, ``role`` (``producer`` / ``consumer``), ``topic``, ``pattern_type``, ``group``,
+  ``transactional_id``, ``idempotent``, ``host``: the bindings kafka-acls.sh's ``--producer`` / ``--consumer``
+  make; see :mod:`kadmin.spark.kinds.acl_roles`;
+* ``share_groups_offsets``: ``group``, ``topic``, ``partition``, ``target``, as ``groups_offsets`` but for a
+  share group's start offsets; see :mod:`kadmin.spark.kinds.share_groups_offsets`.
 
 **Scope** (:class:`Scope`) says where deletions may happen: topic-name prefixes (topics and their configs),
 principal prefixes (ACLs by principal, SCRAM users and user quotas as ``User:<name>``), and the kinds that may
@@ -169,6 +174,10 @@ class TenantSpec:
     #: Reset targets of consumer groups (see :mod:`kadmin.spark.kinds.groups_offsets`); after ``secrets`` so that
     #: positional construction keeps working.
     groups_offsets: DataFrame | None = None
+    #: Roles that expand to ACL bindings (:mod:`kadmin.spark.kinds.acl_roles`) and share groups' start offsets
+    #: (:mod:`kadmin.spark.kinds.share_groups_offsets`).
+    acl_roles: DataFrame | None = None
+    share_groups_offsets: DataFrame | None = None
 
     def frames(self) -> dict[str, DataFrame]:
         return {k: getattr(self, k) for k in KINDS if getattr(self, k, None) is not None}
@@ -184,7 +193,7 @@ class TenantSpec:
         frames = list(self.frames().values())
         if not frames:
             raise SpecError("the spec holds no DataFrame: give at least one of topics, topic_configs, acls, "
-                            "scram_users, quotas, groups_offsets")
+                            "scram_users, quotas, groups_offsets, acl_roles, share_groups_offsets")
         return frames[0].sparkSession
 
     def check(self) -> None:
