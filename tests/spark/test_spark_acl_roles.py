@@ -114,7 +114,7 @@ def test_a_binding_listed_by_acls_and_a_role_is_one_binding_and_deletions_spare_
 
     res = by_key(provision(spec, admin, "apply", scope=scope, remove_unlisted=True))
     assert {r["status"] for r in res.values()} == {"ok"}, res
-    assert {(a.principal, a.operation.name, a.resource_name) for a in cluster.acls} == {
+    assert {(a.principal, a.operation, a.name) for a in cluster.acls} == {
         ("User:svc-x", "READ", "events"), ("User:svc-x", "DESCRIBE", "events"), ("User:svc-x", "READ", "billing"),
         ("User:other", "ALTER", "events")}
 
@@ -128,7 +128,7 @@ def test_a_binding_listed_by_acls_and_a_role_is_one_binding_and_deletions_spare_
     provision(alone, admin, "apply", scope=scope, remove_unlisted=True)
     assert provision(alone, admin, "plan", scope=scope, remove_unlisted=True).filter(
         "action != 'unchanged'").count() == 0
-    assert {(a.principal, a.operation.name, a.resource_name) for a in cluster.acls} == {
+    assert {(a.principal, a.operation, a.name) for a in cluster.acls} == {
         ("User:svc-x", "READ", "events"), ("User:svc-x", "DESCRIBE", "events"), ("User:svc-x", "READ", "billing"),
         ("User:other", "ALTER", "events")}
 
@@ -161,6 +161,6 @@ def test_a_rejected_owner_skips_its_roles_and_a_bad_role_row_is_rejected_alone(
     assert "unknown role 'reader'" in why and "idempotent must be true or false, not 'maybe'" in why
     ok = {k for k, r in res.items() if k[0] == "acl_roles" and r["status"] == "ok"}
     assert len(ok) == 3 and all(k[1].startswith("User:t-ok ALLOW") for k in ok), ok
-    assert {(a.principal, a.resource_name) for a in cluster.acls} == {("User:t-ok", "t-ok-")}
+    assert {(a.principal, a.name) for a in cluster.acls} == {("User:t-ok", "t-ok-")}
     sent = [k for e in cluster.request_log if e.api_key == ApiKey.CREATE_ACLS for k in e.keys]
     assert sent and not [k for k in sent if "t-bad" in k], sent
