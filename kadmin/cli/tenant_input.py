@@ -3,8 +3,8 @@
 Why before Spark: a local Spark session costs tens of seconds (a JVM), and a misnamed file, a missing column,
 a ``password`` column or a word where a number belongs would only be refused after it.  This module finds the
 files (one per kind: ``topics``, ``topic_configs``, ``acls``, ``scram_users``, ``quotas``, ``groups_offsets``,
-each ``.csv``, ``.jsonl``/``.json`` or ``.parquet``), reads what it can cheaply (a CSV header, every JSON
-record, streamed, a Parquet schema) and applies the column table of :mod:`kadmin.spark.columns`; quota files get the checks of
+``acl_roles``, ``share_groups_offsets``, each ``.csv``, ``.jsonl``/``.json`` or ``.parquet``), reads what it can
+cheaply (a CSV header, every JSON record, streamed, a Parquet schema) and applies the column table of :mod:`kadmin.spark.columns`; quota files get the checks of
 ``kadmin quotas provision`` (:mod:`kadmin.cli.provision_input`).  The cells of every row are left to Spark,
 which reports bad rows one by one as ``reject`` rows.
 """
@@ -34,6 +34,9 @@ spec files (one per kind; kinds left out are not touched), CSV with a header, JS
   quotas.csv         the format of 'kadmin quotas provision' (long or wide)
   groups_offsets.csv group,topic,partition,target                   target: earliest, latest, offset:N,
                                                                     timestamp:MS or timestamp:ISO-8601 with zone
+  share_groups_offsets.csv  group,topic,partition,target           share groups' start offsets, same targets
+  acl_roles.csv      principal,role,topic,pattern_type,group,transactional_id,idempotent,host
+                     role: producer or consumer (the bindings of kafka-acls.sh --producer / --consumer)
 Deletions happen only with --remove-unlisted and only inside --scope (topics=PREFIX, principals=PREFIX,
 kinds=KIND,...).  --export DIR writes the cluster as such files (SCRAM passwords as env:KADMIN_SCRAM_<USER>
 references to set).  Full description and examples: docs/provision.md."""
