@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import confluent_kafka.admin as ck
+import confluent_kafka.admin
 import pytest
 
 from kadmin import AdminClient
@@ -20,6 +20,7 @@ from tests.spark.test_spark_tenants import ACLS, USERS, by_key, secrets
 from tests.support.cli import run_main
 
 pytestmark = pytest.mark.spark
+ck: Any = confluent_kafka.admin
 
 ROLES = ("principal string, role string, topic string, pattern_type string, `group` string, "
          "transactional_id string, idempotent string, host string")

@@ -145,9 +145,9 @@ def expand(df: DataFrame) -> tuple[DataFrame, DataFrame]:
         "principal", "host", "g.operation AS operation", "'ALLOW' AS permission",
         "g.resource_type AS resource_type", "g.resource_name AS resource_name", "g.pattern_type AS pattern_type",
         "role_label")
-    fields = [sql_name(f) for f in _FIELDS]
-    merged = grants.groupBy(*fields).agg({"role_label": "collect_set"}).selectExpr(
-        *fields, "array_join(array_sort(`collect_set(role_label)`), '; ') AS role")
+    from pyspark.sql import functions as F
+
+    merged = grants.groupBy(*_FIELDS).agg(F.array_join(F.array_sort(F.collect_set("role_label")), "; ").alias("role"))
     return _acls.desired_acls(merged, keep=("role",)), refused
 
 
