@@ -57,6 +57,13 @@ def test_start_offsets_are_set_read_back_two_ways_and_a_busy_group_fails_alone(s
         assert plan[(k, "sg-a/orders:2")]["status"] == "rejected"
         assert "relative" in plan[(k, "sg-a/orders:2")]["error"]
 
+        checked = by_key(provision(spec, admin, "validate"))
+        assert checked[(k, "sg-busy/orders:0")]["status"] == "failed"
+        assert "NON_EMPTY_GROUP" in checked[(k, "sg-busy/orders:0")]["error"]
+        assert checked[(k, "sg-a/orders:0")]["status"] == "validated"
+        assert starts(cluster, "sg-a") == {("orders", 0): 5}  # nothing written
+        assert not [e for e in cluster.request_log if e.api_key == ApiKey.ALTER_SHARE_GROUP_OFFSETS]
+
         res = by_key(provision(spec, admin, "apply"))
         assert res[(k, "sg-busy/orders:0")]["status"] == "failed"
         assert "NON_EMPTY_GROUP" in res[(k, "sg-busy/orders:0")]["error"]

@@ -20,8 +20,9 @@ the reason; the other groups and kinds go on.  A topic the spec creates starts a
 
 **Apply.**  One AlterShareGroupOffsets (``alter_share_group_offsets``) per group per batch (a group's rows travel
 together).  The coordinator refuses the whole request while the group has members: the rows of that group
-fail with its error (NON_EMPTY_GROUP; stop its share consumers first), alone.  ``validate`` sends nothing (the
-API has no validate_only): the rows were checked when planned.
+fail with its error (NON_EMPTY_GROUP; stop its share consumers first), alone.  ``validate`` writes nothing (the
+API has no validate_only): it describes the groups and fails the rows of a group with members with the error
+an apply would get.
 
 **Scope.**  Never deletions: ``remove_unlisted`` leaves start offsets the spec does not name alone.
 
@@ -107,7 +108,8 @@ def plan_share_offsets(df: DataFrame, admin: AdminClient, topic_plan: DataFrame 
 def alter_start_offsets(admin: AdminClient, payloads: list[tuple[str, str, str, int, int]], validate: bool,
                         ) -> dict[str, BaseException | None]:
     """``payloads``: (plan key, group, topic, partition, offset); one AlterShareGroupOffsets per group.
-    Returns {plan key: None or the error}; ``validate`` sends nothing."""
+    Returns {plan key: None or the error}; ``validate`` writes nothing (it fails the rows of groups with
+    members, as the coordinator would)."""
     from kadmin.errors import KafkaError
     from kadmin.types import TopicPartition
 
@@ -115,9 +117,10 @@ def alter_start_offsets(admin: AdminClient, payloads: list[tuple[str, str, str, 
     for key, group, topic, partition, offset in payloads:
         by_group.setdefault(group, {})[TopicPartition(topic, partition)] = (key, offset)
     out: dict[str, BaseException | None] = {}
+    busy = _busy(admin, list(by_group)) if validate else {}
     for group, wanted in by_group.items():
         if validate:
-            out.update(dict.fromkeys((k for k, _ in wanted.values()), None))
+            out.update(dict.fromkeys((k for k, _ in wanted.values()), busy.get(group)))
             continue
         try:
             got = admin.alter_share_group_offsets(group, {tp: o for tp, (_, o) in wanted.items()})
@@ -126,6 +129,19 @@ def alter_start_offsets(admin: AdminClient, payloads: list[tuple[str, str, str, 
             continue
         for tp, (k, _) in wanted.items():
             out[k] = got.get(tp, KafkaError(f"no result was returned for {tp}"))
+    return out
+
+
+def _busy(admin: AdminClient, groups: list[str]) -> dict[str, BaseException]:
+    """For ``validate`` (the API has no validate_only): the groups the coordinator would refuse now, because
+    they have members, with the error an apply would get (one ShareGroupDescribe)."""
+    from kadmin.errors import KafkaError, NonEmptyGroupError
+
+    out: dict[str, BaseException] = {}
+    for g, d in admin.describe_share_groups(groups).items():
+        if not isinstance(d, KafkaError) and d.members:
+            out[g] = NonEmptyGroupError(f"share group {g} has {len(d.members)} member(s): its coordinator refuses "
+                                        "start offsets until they leave (stop its share consumers first)")
     return out
 
 
