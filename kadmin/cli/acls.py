@@ -164,13 +164,17 @@ def cli_role_grants(args: argparse.Namespace) -> list[Grant] | None:
     from the one table of :mod:`kadmin.acl_roles` (which provisioning's ``acl_roles`` kind reads too).
 
     The same rules as kafka-acls.sh: a role needs a --topic, --consumer needs a --group, --producer takes no
-    --group and --consumer no --transactional-id, and a role replaces --operation and --cluster."""
+    --group and --consumer no --transactional-id, a role replaces --operation and --cluster, and it only
+    allows (no --deny-principal)."""
     if not (args.producer or args.consumer):
         if args.idempotent:
             raise UsageError("--idempotent goes with --producer")
         return None
     if args.operation:
         raise UsageError("--producer/--consumer choose the operations themselves: leave --operation out")
+    if args.deny_principal or args.deny_host:
+        raise UsageError("--producer/--consumer grant (ALLOW) only, as in kafka-acls.sh: leave --deny-principal and "
+                         "--deny-host out")
     if args.cluster:
         raise UsageError("--producer/--consumer name no --cluster (--idempotent adds the cluster's IDEMPOTENT_WRITE)")
     if args.idempotent and not args.producer:
