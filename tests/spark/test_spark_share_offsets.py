@@ -43,10 +43,11 @@ def test_start_offsets_are_set_read_back_two_ways_and_a_busy_group_fails_alone(s
             {"member_id": "m1", "client_id": "share-1", "subscribed_topic_names": ["orders"],
              "assigned": [("orders", 0)], "member_epoch": 2}], generation_id=2)
         cluster.set_share_offsets("sg-busy", {("orders", 0): 70})
-        spec = TenantSpec(share_groups_offsets=spark.createDataFrame([
+        rows = spark.createDataFrame([
             ("sg-a", "orders", "0", "offset:40"), ("sg-a", "orders", "1", "earliest"),
             ("sg-new", "orders", None, "latest"), ("sg-busy", "orders", "0", "offset:0"),
-            ("sg-a", "orders", "2", "shift-by:-5")], ROWS))
+            ("sg-a", "orders", "2", "shift-by:-5")], ROWS)
+        spec = TenantSpec(share_groups_offsets=rows)
         plan = by_key(provision(spec, admin, "plan"))
         k = "share_groups_offsets"
         assert (plan[(k, "sg-a/orders:0")]["old_value"], plan[(k, "sg-a/orders:0")]["new_value"]) == (
@@ -85,12 +86,18 @@ def test_start_offsets_are_set_read_back_two_ways_and_a_busy_group_fails_alone(s
         again = provision(spec, admin, "plan")
         assert sorted(r["key"] for r in again.filter("action != 'unchanged'").collect()) == [
             "sg-a/orders:2", "sg-busy/orders:0"]  # the refused row and the busy group: nothing else to do
+        done_rows = rows.filter("`group` != 'sg-busy' AND NOT target LIKE 'shift%'")
+        assert provision(TenantSpec(share_groups_offsets=done_rows), admin, "plan").filter(
+            "action != 'unchanged'").count() == 0
 
         done = export(admin, spark, str(tmp_path / "out"), include_group_offsets=True)
         assert done.rows[k] == 2 + 3 + 1
         assert "sg-busy" in " ".join(done.notes)
         assert 'sg-a,orders,0,offset:40' in (tmp_path / "out" / f"{k}.csv").read_text()
         assert k not in export(admin, spark, str(tmp_path / "plain")).rows  # only when asked
+        exported = spark.read.csv(str(tmp_path / "out" / f"{k}.csv"), header=True)
+        round_trip = provision(TenantSpec(share_groups_offsets=exported), admin, "plan")
+        assert round_trip.count() == 2 + 3 + 1 and round_trip.filter("action != 'unchanged'").count() == 0
 
 
 def test_a_broker_without_share_groups_fails_the_rows_alone(spark: Any) -> None:
