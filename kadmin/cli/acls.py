@@ -18,6 +18,7 @@ import itertools
 import textwrap
 from typing import TYPE_CHECKING, Any
 
+from kadmin.acl_roles import CONSUMER, PRODUCER, Grant, role_grants
 from kadmin.acls import (
     CLUSTER_NAME,
     VALID_OPERATIONS,
@@ -158,21 +159,22 @@ def principals(args: argparse.Namespace, default_host: str | None = "*") -> list
     return list(dict.fromkeys(out))
 
 
-def role_grants(args: argparse.Namespace) -> list[tuple[ResourceType, str, AclOperation]] | None:
-    """What kafka-acls.sh's ``--producer`` / ``--consumer`` expand to, resource by resource (None without them):
-
-    * producer: WRITE, DESCRIBE and CREATE on each topic; WRITE and DESCRIBE on each transactional id; with
-      ``--idempotent`` IDEMPOTENT_WRITE on the cluster;
-    * consumer: READ and DESCRIBE on each topic; READ on each group.
+def cli_role_grants(args: argparse.Namespace) -> list[Grant] | None:
+    """What kafka-acls.sh's ``--producer`` / ``--consumer`` expand to, resource by resource (None without them),
+    from the one table of :mod:`kadmin.acl_roles` (which provisioning's ``acl_roles`` kind reads too).
 
     The same rules as kafka-acls.sh: a role needs a --topic, --consumer needs a --group, --producer takes no
-    --group and --consumer no --transactional-id, and a role replaces --operation and --cluster."""
+    --group and --consumer no --transactional-id, a role replaces --operation and --cluster, and it only
+    allows (no --deny-principal)."""
     if not (args.producer or args.consumer):
         if args.idempotent:
             raise UsageError("--idempotent goes with --producer")
         return None
     if args.operation:
         raise UsageError("--producer/--consumer choose the operations themselves: leave --operation out")
+    if args.deny_principal or args.deny_host:
+        raise UsageError("--producer/--consumer grant (ALLOW) only, as in kafka-acls.sh: leave --deny-principal and "
+                         "--deny-host out")
     if args.cluster:
         raise UsageError("--producer/--consumer name no --cluster (--idempotent adds the cluster's IDEMPOTENT_WRITE)")
     if args.idempotent and not args.producer:
@@ -185,24 +187,12 @@ def role_grants(args: argparse.Namespace) -> list[tuple[ResourceType, str, AclOp
         raise UsageError("--group goes with --consumer, not --producer")
     if args.consumer and not args.producer and args.transactional_id:
         raise UsageError("--transactional-id goes with --producer, not --consumer")
-    out: list[tuple[ResourceType, str, AclOperation]] = []
-    for rt, name in resources(args):
-        if rt is ResourceType.TOPIC:
-            if args.producer:
-                out += [(rt, name, op) for op in (AclOperation.WRITE, AclOperation.DESCRIBE, AclOperation.CREATE)]
-            if args.consumer:
-                out += [(rt, name, op) for op in (AclOperation.READ, AclOperation.DESCRIBE)]
-        elif rt is ResourceType.TRANSACTIONAL_ID:
-            out += [(rt, name, op) for op in (AclOperation.WRITE, AclOperation.DESCRIBE)]
-        elif rt is ResourceType.GROUP:
-            out.append((rt, name, AclOperation.READ))
-    if args.idempotent:
-        out.append((ResourceType.CLUSTER, CLUSTER_NAME, AclOperation.IDEMPOTENT_WRITE))
-    return list(dict.fromkeys(out))
+    roles = [role for role, on in ((PRODUCER, args.producer), (CONSUMER, args.consumer)) if on]
+    return role_grants(roles, resources(args), idempotent=args.idempotent)
 
 
 def bindings_from_args(args: argparse.Namespace) -> list[AclBinding]:
-    roles = role_grants(args)
+    roles = cli_role_grants(args)
     if roles is not None:
         who = principals(args)
         if not who:
@@ -236,7 +226,7 @@ def bindings_from_args(args: argparse.Namespace) -> list[AclBinding]:
 
 
 def filters_from_args(args: argparse.Namespace) -> list[AclBindingFilter]:
-    roles = role_grants(args)
+    roles = cli_role_grants(args)
     if roles is not None:
         pt = _pattern_type(args.resource_pattern_type, (PatternType.LITERAL, PatternType.PREFIXED,
                                                         PatternType.ANY, PatternType.MATCH))

@@ -57,7 +57,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--force", action="store_true", help="with --export: write into a non-empty DIR, replacing "
                                                          "its spec files")
     p.add_argument("--include-group-offsets", action="store_true",
-                   help="with --export: also the consumer groups' committed offsets (groups_offsets)")
+                   help="with --export: also the consumer groups' committed offsets (groups_offsets) and the "
+                        "share groups' start offsets (share_groups_offsets)")
     p.set_defaults(run=run)
 
 

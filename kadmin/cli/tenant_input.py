@@ -3,11 +3,11 @@
 Why before Spark: a local Spark session costs tens of seconds (a JVM), and a misnamed file, a missing column,
 a ``password`` column or a word where a number belongs would only be refused after it.  This module finds the
 files (one per kind: ``topics``, ``topic_configs``, ``acls``, ``scram_users``, ``quotas``, ``groups_offsets``,
-``group_configs``, ``broker_configs``, each ``.csv``, ``.jsonl``/``.json`` or ``.parquet``), reads what it can
-cheaply (a CSV header, every JSON record, streamed, a Parquet schema) and applies the column table of
-:mod:`kadmin.spark.columns`; quota files get the checks of ``kadmin quotas provision``
-(:mod:`kadmin.cli.provision_input`).  The cells of every row are left to Spark, which reports bad rows one by
-one as ``reject`` rows.
+``group_configs``, ``broker_configs``, ``acl_roles``, ``share_groups_offsets``, each ``.csv``,
+``.jsonl``/``.json`` or ``.parquet``), reads what it can cheaply (a CSV header, every JSON record, streamed, a
+Parquet schema) and applies the column table of :mod:`kadmin.spark.columns`; quota files get the checks of
+``kadmin quotas provision`` (:mod:`kadmin.cli.provision_input`).  The cells of every row are left to Spark,
+which reports bad rows one by one as ``reject`` rows.
 """
 
 from __future__ import annotations
@@ -38,6 +38,9 @@ spec files (one per kind; kinds left out are not touched), CSV with a header, JS
   group_configs.csv  group,config,value                             GROUP configs (Kafka 4.0+); empty value: remove
   broker_configs.csv broker,config,value                            broker: an id, or default (cluster-wide);
                                                                     dynamic configs only
+  share_groups_offsets.csv  group,topic,partition,target           share groups' start offsets, same targets
+  acl_roles.csv      principal,role,topic,pattern_type,group,transactional_id,idempotent,host
+                     role: producer or consumer (the bindings of kafka-acls.sh --producer / --consumer)
 Deletions happen only with --remove-unlisted and only inside --scope (topics=PREFIX, principals=PREFIX,
 groups=PREFIX, kinds=KIND,...; broker configs only with kinds=broker_configs, of the brokers the spec names).
 --export DIR writes the cluster as such files (SCRAM passwords as env:KADMIN_SCRAM_<USER> references to set).

@@ -37,8 +37,9 @@ log = logging.getLogger("kadmin.spark")
 
 #: format -> the file extension ``kadmin provision`` reads it by.
 EXTENSIONS = {"csv": ".csv", "jsonl": ".jsonl", "parquet": ".parquet"}
-#: Kinds exported only when asked: a group's offsets are a position, not a configuration.
-OPTIONAL_KINDS = ("groups_offsets",)
+#: Kinds exported only when asked (``include_group_offsets``): a group's offsets (a consumer group's committed
+#: ones, a share group's start offsets) are a position, not a configuration.
+OPTIONAL_KINDS = ("groups_offsets", "share_groups_offsets")
 _SPEC_EXTENSIONS = (".csv", ".jsonl", ".ndjson", ".json", ".parquet", ".pq")
 
 
@@ -76,7 +77,7 @@ def export(admin: AdminClient, spark: Any, directory: str, *, scope: ScopeLike =
            include_group_offsets: bool = False, force: bool = False) -> ExportResult:
     """Write the cluster's topics (partitions, replication factor), their own configs, ACLs, SCRAM users
     (mechanism, iterations, a password *reference*), quotas and, with ``include_group_offsets``, consumer
-    groups' committed offsets into ``directory`` as a spec ``kadmin provision`` reads (``format``: csv, jsonl
+    groups' committed offsets and share groups' start offsets into ``directory`` as a spec ``kadmin provision`` reads (``format``: csv, jsonl
     or parquet).
 
     ``scope`` (as :func:`kadmin.spark.provision`'s: ``topics=PREFIX``, ``principals=PREFIX``, ``kinds=...``)

@@ -25,7 +25,12 @@ Kinds and their columns (names are case-sensitive; optional columns may be left 
 * ``group_configs`` (long form): ``group``, ``config``, ``value`` (GROUP config resources, Kafka 4.0+; see
   :mod:`kadmin.spark.kinds.group_configs`);
 * ``broker_configs`` (long form): ``broker`` (an id, or ``default`` for the cluster-wide default), ``config``,
-  ``value``: dynamic broker configs (see :mod:`kadmin.spark.kinds.broker_configs`).
+  ``value``: dynamic broker configs (see :mod:`kadmin.spark.kinds.broker_configs`);
+* ``acl_roles``: ``principal``, ``role`` (``producer`` / ``consumer``), ``topic``, ``pattern_type``, ``group``,
+  ``transactional_id``, ``idempotent``, ``host``: the bindings kafka-acls.sh's ``--producer`` / ``--consumer``
+  make; see :mod:`kadmin.spark.kinds.acl_roles`;
+* ``share_groups_offsets``: ``group``, ``topic``, ``partition``, ``target``, as ``groups_offsets`` but for a
+  share group's start offsets; see :mod:`kadmin.spark.kinds.share_groups_offsets`.
 
 **Scope** (:class:`Scope`) says where deletions may happen: topic-name prefixes (topics and their configs),
 principal prefixes (ACLs by principal, SCRAM users and user quotas as ``User:<name>``), group-id prefixes (group
@@ -184,6 +189,10 @@ class TenantSpec:
     #: (:mod:`kadmin.spark.kinds.broker_configs`).
     group_configs: DataFrame | None = None
     broker_configs: DataFrame | None = None
+    #: Roles that expand to ACL bindings (:mod:`kadmin.spark.kinds.acl_roles`) and share groups' start offsets
+    #: (:mod:`kadmin.spark.kinds.share_groups_offsets`).
+    acl_roles: DataFrame | None = None
+    share_groups_offsets: DataFrame | None = None
 
     def frames(self) -> dict[str, DataFrame]:
         return {k: getattr(self, k) for k in KINDS if getattr(self, k, None) is not None}
@@ -199,7 +208,8 @@ class TenantSpec:
         frames = list(self.frames().values())
         if not frames:
             raise SpecError("the spec holds no DataFrame: give at least one of topics, topic_configs, acls, "
-                            "scram_users, quotas, groups_offsets, group_configs, broker_configs")
+                            "scram_users, quotas, groups_offsets, group_configs, broker_configs, acl_roles, "
+                            "share_groups_offsets")
         return frames[0].sparkSession
 
     def check(self) -> None:

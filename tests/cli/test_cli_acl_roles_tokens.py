@@ -82,6 +82,7 @@ def test_consumer_shortcut_makes_and_removes_kafka_acls_consumer_bindings(cluste
     (["--producer", "--group", "g", "--topic", "t"], "--group goes with --consumer"),
     (["--producer"], "at least one --topic"),
     (["--idempotent", "--topic", "t", "--operation", "write"], "--idempotent goes with --producer"),
+    (["--producer", "--topic", "t", "--deny-principal", "User:bob"], "leave --deny-principal"),
 ])
 def test_role_shortcuts_are_refused_as_kafka_acls_refuses_them(cluster: FakeCluster, root_props: str,
                                                                args: list[str], says: str) -> None:

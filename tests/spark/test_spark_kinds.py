@@ -17,7 +17,7 @@ def test_every_kind_module_registers_one_kind_with_phases_in_one_order() -> None
 
     names = [k.name for k in kinds()]
     assert names == ["scram_users", "topics", "topic_configs", "acls", "groups_offsets", "quotas", "group_configs",
-                     "broker_configs"]
+                     "broker_configs", "acl_roles", "share_groups_offsets"]
     orders = [p.order for p in phases()]
     assert orders == sorted(orders) and len(set(orders)) == len(orders)
     assert [(p.kind, p.actions) for p in phases()][:2] == [("scram_users", ("create", "alter")),

@@ -91,11 +91,13 @@ def export(ctx: ExportContext) -> Columns:
     return pick(cols, keep, EXPORT_SCHEMA)
 
 
-def _acl_key(principal: str, host: str, op: str, perm: str, rt: str, name: str, pt: str) -> str:
+def acl_key(principal: str, host: str, op: str, perm: str, rt: str, name: str, pt: str) -> str:
     return (f"concat({principal}, ' ', {perm}, ' ', {op}, ' ', {rt}, ':', {pt}, ':', {name}, ' @', {host})")
 
 
-def desired_acls(df: DataFrame) -> DataFrame:
+def desired_acls(df: DataFrame, keep: tuple[str, ...] = ()) -> DataFrame:
+    """The spec's bindings in Kafka's spelling, with their key and the reasons a row is refused; ``keep``:
+    columns of ``df`` carried through (the role a binding comes from, :mod:`kadmin.spark.kinds.acl_roles`)."""
     from kadmin.acls import VALID_OPERATIONS, AclOperation, ResourceType
 
     cols = {
@@ -111,7 +113,7 @@ def desired_acls(df: DataFrame) -> DataFrame:
         f"{cols['principal']} AS principal", f"coalesce({cols['host']}, '*') AS host",
         f"{cols['operation']} AS operation", f"coalesce({cols['permission']}, 'ALLOW') AS permission",
         f"{cols['resource_type']} AS resource_type", f"{cols['resource_name']} AS resource_name",
-        f"coalesce({cols['pattern_type']}, 'LITERAL') AS pattern_type")
+        f"coalesce({cols['pattern_type']}, 'LITERAL') AS pattern_type", *map(sql_name, keep))
     types = [t.name for t in ResourceType if t not in (ResourceType.ANY, ResourceType.UNKNOWN)]
     ops = [o.name for o in AclOperation if o not in (AclOperation.ANY, AclOperation.UNKNOWN)]
     valid_pairs = " OR ".join(
@@ -137,16 +139,19 @@ def desired_acls(df: DataFrame) -> DataFrame:
         _when(f"{_in('resource_type', types)} AND {_in('operation', ops)} AND NOT ({valid_pairs})",
               "concat('operation ', operation, ' does not apply to ', resource_type, ' resources')"),
     ]
-    key = _acl_key(*(f"coalesce({c}, '')" for c in ("principal", "host", "operation", "permission",
+    key = acl_key(*(f"coalesce({c}, '')" for c in ("principal", "host", "operation", "permission",
                                                      "resource_type", "resource_name", "pattern_type")))
     return base.selectExpr("*", f"{key} AS key", f"{_reasons(rules)} AS reason").dropDuplicates(["key"])
 
 
-def plan_acls(desired: DataFrame, current: DataFrame, *, remove_unlisted: bool) -> DataFrame:
+def plan_acls(desired: DataFrame, current: DataFrame, *, remove_unlisted: bool,
+              kept: tuple[DataFrame, DataFrame] | None = None) -> DataFrame:
     """create / unchanged / reject per binding, and deletions of in-scope bindings the spec does not list.
-    A binding has no value to alter: a changed binding is a new binding plus the deletion of the old one."""
+    A binding has no value to alter: a changed binding is a new binding plus the deletion of the old one.
+    ``kept``: (keys, principals) that other rows of the spec want (the bindings its roles produce, and the
+    principals with a rejected role row): never deleted as unlisted."""
     fields = ("principal", "host", "operation", "permission", "resource_type", "resource_name", "pattern_type")
-    cur = current.selectExpr(f"{_acl_key(*fields)} AS key", *fields, "in_scope")
+    cur = current.selectExpr(f"{acl_key(*fields)} AS key", *fields, "in_scope")
     c = cur.selectExpr("key AS c_key")
     j = desired.join(c, desired["key"] == c["c_key"], "left")
     args = "map(" + ", ".join(f"{sql_string(f)}, {f}" for f in fields) + ")"
@@ -156,18 +161,32 @@ def plan_acls(desired: DataFrame, current: DataFrame, *, remove_unlisted: bool) 
                         "reason AS error", f"{args} AS args")
     out = _finish(rows, "acls")
     if remove_unlisted:
-        gone = _finish(_deletions(cur, desired.select("key"), "'present'", args), "acls")
-        out = out.unionByName(_hold_deletions(gone, desired.filter("reason IS NOT NULL").selectExpr(
-            "principal AS _held"), "args['principal']", "principal"))
+        keys, held = desired.select("key"), desired.filter("reason IS NOT NULL").selectExpr("principal AS _held")
+        if kept is not None:
+            keys, held = keys.unionByName(kept[0]), held.unionByName(kept[1])
+        gone = _finish(_deletions(cur, keys, "'present'", args), "acls")
+        out = out.unionByName(_hold_deletions(gone, held, "args['principal']", "principal"))
     return out
 
 
+def current_acls(ctx: PlanContext) -> tuple[DataFrame, str | None]:
+    """The cluster's bindings as a frame (and why they could not be read), read once for the two kinds that
+    diff against them (this one and ``acl_roles``)."""
+    got: tuple[DataFrame, str | None] | None = ctx.shared.get(NAME)
+    if got is None:
+        cols, why = read_kind("ACLs", SCHEMA, lambda: read_acls(ctx.admin, ctx.scope))
+        got = ctx.shared[NAME] = (frame(ctx.spark, cols, SCHEMA), why)
+    return got
+
+
 def plan(ctx: PlanContext) -> DataFrame:
+    from kadmin.spark.kinds.acl_roles import wanted_by_roles
+
     df = ctx.frame_of(NAME)
     assert df is not None
-    cols, why = read_kind("ACLs", SCHEMA, lambda: read_acls(ctx.admin, ctx.scope))
-    part = plan_acls(ctx.police(NAME, desired_acls(df)), frame(ctx.spark, cols, SCHEMA),
-                     remove_unlisted=ctx.deletes[NAME])
+    current, why = current_acls(ctx)
+    part = plan_acls(ctx.police(NAME, desired_acls(df)), current, remove_unlisted=ctx.deletes[NAME],
+                     kept=wanted_by_roles(ctx))
     return unreadable(part, why)
 
 

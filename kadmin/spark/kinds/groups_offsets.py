@@ -280,26 +280,27 @@ def plan_groups_offsets(df: DataFrame, admin: AdminClient, topic_plan: DataFrame
         state = read_state(admin, {r[0] for r in wanted}, {r[1] for r in wanted},
                            {(r[1], int(r[2])) for r in wanted if r[2] is not None})
     except KafkaError as exc:
-        return _unreadable(d, exc)
-    return _dedupe(_rows(_targets(d, state, topic_plan, spark)))
+        return unreadable_offsets(d, exc, KIND, "groups and offsets")
+    return dedupe_offsets(offset_rows(targets(d, state, topic_plan, spark), KIND))
 
 
-def _unreadable(d: DataFrame, exc: BaseException) -> DataFrame:
+def unreadable_offsets(d: DataFrame, exc: BaseException, kind: str, what: str) -> DataFrame:
     """The kind could not be planned at all (no coordinator, no ListOffsets...): every row fails with it, the
     other kinds go on (as an unreadable state does for the rest)."""
-    why = f"the cluster's groups and offsets could not be read: {_error_text(exc)}"
+    why = f"the cluster's {what} could not be read: {_error_text(exc)}"
     log.warning("%s", why)
     return d.selectExpr(
-        f"{sql_string(KIND)} AS kind",
+        f"{sql_string(kind)} AS kind",
         "concat(coalesce(grp, ''), '/', coalesce(topic, ''), ':', coalesce(CAST(partition AS STRING), '*')) AS key",
         "'reject' AS action", "CAST(NULL AS STRING) AS old_value", "target AS new_value",
         "CASE WHEN reason IS NOT NULL THEN 'rejected' ELSE 'failed' END AS status",
         f"coalesce(reason, {sql_string(why)}) AS error", "CAST(NULL AS map<string,string>) AS args")
 
 
-def _targets(d: DataFrame, state: dict[str, Columns], topic_plan: DataFrame | None, spark: Any) -> DataFrame:
+def targets(d: DataFrame, state: dict[str, Columns], topic_plan: DataFrame | None, spark: Any) -> DataFrame:
     """One row per (spec row, partition) joined with the cluster's state; ``fresh`` partitions (of a topic
-    the spec creates or grows) start at 0, other targets are clamped to [log start, log end]."""
+    the spec creates or grows) start at 0, other targets are clamped to [log start, log end].  Also the
+    share groups' start offsets' (:mod:`kadmin.spark.kinds.share_groups_offsets`: ``committed`` holds them)."""
     groups = frame(spark, state["groups"], GROUPS_SCHEMA)
     topics = frame(spark, state["topics"], TOPICS_SCHEMA)
     bounds = frame(spark, state["bounds"], BOUNDS_SCHEMA)
@@ -336,8 +337,9 @@ def _targets(d: DataFrame, state: dict[str, Columns], topic_plan: DataFrame | No
     return e.selectExpr("*", f"{requested} AS _req", f"{fresh} AS _fresh").selectExpr("*", f"{target} AS _target")
 
 
-def _rows(e: DataFrame) -> DataFrame:
-    """The plan rows: reject (the spec's fault), failed (the cluster's), alter or unchanged, with the reason."""
+def offset_rows(e: DataFrame, kind: str) -> DataFrame:
+    """The plan rows of ``kind``: reject (the spec's fault), failed (the cluster's), alter or unchanged, with
+    the reason."""
     fresh = "_fresh"
     missing = "concat('topic ', topic, ' does not exist and the spec does not create it')"
     no_part = ("concat('partition ', CAST(p AS STRING), ' of topic ', topic, ' does not exist (it has ', "
@@ -365,7 +367,7 @@ def _rows(e: DataFrame) -> DataFrame:
     status = ("CASE WHEN _rejected IS NOT NULL THEN 'rejected' WHEN _failed IS NOT NULL THEN 'failed' "
               "WHEN c_offset <=> _target THEN 'unchanged' ELSE 'planned' END")
     rows = e.selectExpr(
-        f"{sql_string(KIND)} AS kind", f"{key} AS key", f"{action} AS action",
+        f"{sql_string(kind)} AS kind", f"{key} AS key", f"{action} AS action",
         "CAST(c_offset AS STRING) AS old_value",
         f"CASE WHEN _target IS NOT NULL AND _rejected IS NULL AND _failed IS NULL THEN "
         f"concat(CAST(_target AS STRING), ' (', target, {clamp}, ')') ELSE target END AS new_value",
@@ -377,7 +379,7 @@ def _rows(e: DataFrame) -> DataFrame:
     return rows
 
 
-def _dedupe(rows: DataFrame) -> DataFrame:
+def dedupe_offsets(rows: DataFrame) -> DataFrame:
     """One row per key: identical rows (the same target twice, or a partition named by an "every partition"
     row and its own row with the same target) merge; different targets for one partition are all rejected."""
     w = "(PARTITION BY key ORDER BY coalesce(_sig, ''))"
@@ -482,4 +484,5 @@ register(Kind(
 ))
 
 
-__all__ = ["KIND", "commit_offsets", "desired_groups_offsets", "item_payload", "plan_groups_offsets", "read_state"]
+__all__ = ["KIND", "commit_offsets", "dedupe_offsets", "desired_groups_offsets", "item_payload", "offset_rows",
+           "plan_groups_offsets", "read_state", "targets", "unreadable_offsets"]
