@@ -165,3 +165,26 @@ def test_a_rejected_owner_skips_its_roles_and_a_bad_role_row_is_rejected_alone(
     assert {(a.principal, a.name) for a in cluster.acls} == {("User:t-ok", "t-ok-")}
     sent = [k for e in cluster.request_log if e.api_key == ApiKey.CREATE_ACLS for k in e.keys]
     assert sent and not [k for k in sent if "t-bad" in k], sent
+
+
+def test_a_policy_checks_the_bindings_a_role_expands_to(spark: Any, kafka: tuple[FakeCluster, AdminClient]) -> None:
+    """A role may not grant what the policy forbids an acls row: the idempotent producer's cluster grant and the
+    short prefixed grants are rejected by name, the role's other bindings are planned, and nothing is sent."""
+    from kadmin.spark import TenantSpec, provision
+
+    cluster, admin = kafka
+    policy = {"rules": [{"name": "no-cluster", "kind": "forbidden_acls", "resource_types": ["CLUSTER"]},
+                        {"name": "long-prefix", "kind": "min_prefixed_length", "min": 4}]}
+    spec = TenantSpec(acl_roles=roles(spark, [("User:svc-x", "producer", "ord-", "prefixed", None, "tx-", "true",
+                                               None)]))
+    plan = by_key(provision(spec, admin, "plan", policy=policy))
+    rejected = {k[1]: r["error"] for k, r in plan.items() if r["status"] == "rejected"}
+    assert set(rejected) == {"User:svc-x ALLOW IDEMPOTENT_WRITE CLUSTER:LITERAL:kafka-cluster @*",
+                             "User:svc-x ALLOW WRITE TRANSACTIONAL_ID:PREFIXED:tx- @*",
+                             "User:svc-x ALLOW DESCRIBE TRANSACTIONAL_ID:PREFIXED:tx- @*"}, rejected
+    assert rejected["User:svc-x ALLOW IDEMPOTENT_WRITE CLUSTER:LITERAL:kafka-cluster @*"].startswith(
+        "policy rule 'no-cluster' ")
+    assert all(e.startswith("policy rule 'long-prefix' ") for k, e in rejected.items() if "tx-" in k)
+    planned = sorted(k[1] for k, r in plan.items() if r["status"] == "planned")
+    assert planned == [f"User:svc-x ALLOW {op} TOPIC:PREFIXED:ord- @*" for op in ("CREATE", "DESCRIBE", "WRITE")]
+    assert not [e for e in cluster.request_log if e.api_key == ApiKey.CREATE_ACLS]
