@@ -92,7 +92,6 @@ class Connection:
         self._drain_lock = asyncio.Lock()
         self._outbuf: list[bytes] = []
         self._header_tails: dict[tuple[int, int], bytes] = {}
-        self._flush_scheduled = False
         #: Bytes written to the socket so far: lets callers (and tests) prove that nothing was sent.
         self.bytes_sent = 0
         #: (api_key, version) -> number of requests written, for diagnostics and tests.
@@ -362,9 +361,6 @@ class Connection:
             self.max_in_flight_seen = len(self._pending)
         self._outbuf.append(frame)
         self.bytes_sent += len(frame)
-        if not self._flush_scheduled:
-            self._flush_scheduled = True
-            asyncio.get_running_loop().call_soon(self._flush)
         self.requests_sent[(api_key, version)] += 1
         return fut
 
@@ -377,8 +373,8 @@ class Connection:
         return KafkaTimeoutError(f"{what}: the call's deadline passed ({doing})")
 
     async def _drain(self) -> None:
-        # Frames queued in the same event-loop turn leave in one write (one syscall instead of one per request):
-        # what makes hundreds of pipelined single-key lookups cheap.  Backpressure: writers wait for the socket
+        # Frames one submission queues leave in one write (one syscall instead of one per request): what makes
+        # hundreds of pipelined single-key lookups cheap.  Backpressure: writers wait for the socket
         # only when the transport holds more than _DRAIN_ABOVE unsent bytes.
         try:
             async with self._drain_lock:
@@ -389,7 +385,8 @@ class Connection:
             raise self._closed_error() from None
 
     def _flush(self) -> None:
-        self._flush_scheduled = False
+        """Write what ``_start`` queued, in one write: called by the submission once it has queued what it can
+        send now (a single request leaves at once, without waiting for the next event-loop turn)."""
         if not self._outbuf:
             return
         data = b"".join(self._outbuf) if len(self._outbuf) > 1 else self._outbuf[0]
@@ -608,7 +605,17 @@ class _Submission:
 
     def _send(self) -> bool:
         """Write requests while a slot is free and the peer is not throttling us; True when the transport's
-        buffer is over ``_DRAIN_ABOVE`` (the caller waits for the socket, then calls again)."""
+        buffer is over ``_DRAIN_ABOVE`` (the caller waits for the socket, then calls again).
+
+        What one call queues leaves in one write, at its end: a single request is on the wire before the
+        caller awaits its answer, not one event-loop turn later (issue #28, small calls)."""
+        try:
+            return self._queue()
+        finally:
+            if self.conn._outbuf:
+                self.conn._flush()
+
+    def _queue(self) -> bool:
         conn, todo, api_key, version = self.conn, self.todo, self.api_key, self.version
         while self.pos < len(todo) and not self.expired and self.hold is None:
             if conn._closed:

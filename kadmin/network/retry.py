@@ -103,6 +103,7 @@ async def retry_call(
     retry_if: Callable[[BaseException], bool] = is_retriable,
     on_retry: Callable[[BaseException, int], Awaitable[None] | None] | None = None,
     possibly_applied: bool = False,
+    first_failed: BaseException | None = None,
 ) -> T:
     """Await ``fn()`` until it succeeds, a non-retriable error escapes, or ``deadline`` passes.
 
@@ -110,7 +111,9 @@ async def retry_call(
     message names ``what`` and the last error (also chained as ``__cause__``), because "timed out" alone does not
     tell an operator whether the broker was down or merely slow.  ``on_retry(exc, attempt)`` runs before each
     backoff sleep, e.g. to drop a cached coordinator.  ``possibly_applied`` is copied onto the timeout error for
-    writes whose effect cannot be ruled out.
+    writes whose effect cannot be ruled out.  ``first_failed``: the caller made the first attempt itself and it
+    failed with this retriable error (the driver's lean first round): the retries start with the backoff that
+    would have followed it here.
     """
     attempts = 0
 
@@ -131,17 +134,16 @@ async def retry_call(
     # succeed at once, and for a small call tenacity's bookkeeping was a tenth of its client CPU (issue #28).
     # A first failure is handled as tenacity handles any (retry_if, wait, stop, before_sleep, sleep), and
     # tenacity takes over from the second attempt, its attempt n being attempt n + 1 here.
-    try:
-        return await one()
-    except BaseException as exc:  # noqa: BLE001 - what tenacity's attempt would catch, decided by retry_if
-        if not retry_if(exc):
-            raise
-        first = exc
-    sleep = min(backoff_delay(1, config.retry_backoff_s, config.retry_backoff_max_s), deadline.remaining())
-    if deadline.remaining() - sleep <= 0.001:
-        raise _timeout(what, attempts, first, possibly_applied) from first
-    await _before_sleep(what, first, 1, sleep, on_retry)
-    await asyncio.sleep(sleep)
+    if first_failed is not None:
+        attempts, first = 1, first_failed
+    else:
+        try:
+            return await one()
+        except BaseException as exc:  # noqa: BLE001 - what tenacity's attempt would catch, decided by retry_if
+            if not retry_if(exc):
+                raise
+            first = exc
+    await _first_backoff(what, first, attempts, deadline, config, on_retry, possibly_applied)
 
     def wait(rs: RetryCallState) -> float:
         d = backoff_delay(rs.attempt_number + 1, config.retry_backoff_s, config.retry_backoff_max_s)
@@ -172,6 +174,17 @@ async def retry_call(
         with attempt:
             return await one()
     raise AssertionError("unreachable: tenacity ended without a result")  # pragma: no cover
+
+
+async def _first_backoff(what: str, first: BaseException, attempts: int, deadline: Deadline, config: ClientConfig,
+                         on_retry: Callable[[BaseException, int], Awaitable[None] | None] | None,
+                         possibly_applied: bool) -> None:
+    """The backoff after a failed first attempt (or the timeout, when no time would be left after it)."""
+    sleep = min(backoff_delay(1, config.retry_backoff_s, config.retry_backoff_max_s), deadline.remaining())
+    if deadline.remaining() - sleep <= 0.001:
+        raise _timeout(what, attempts, first, possibly_applied) from first
+    await _before_sleep(what, first, 1, sleep, on_retry)
+    await asyncio.sleep(sleep)
 
 
 async def _before_sleep(what: str, exc: BaseException, attempt: int, sleep: float,
