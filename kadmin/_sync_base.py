@@ -6,7 +6,8 @@ the asyncio client, each of which copies its arguments (:func:`copied`) and runs
 
 Why a private loop: scripts, threads and Spark drivers call admin methods from code that has no event loop
 (or one they do not own).  One loop thread per client serves every calling thread; calls are submitted
-with ``run_coroutine_threadsafe`` and waited on, so the client is safe to share between threads.
+as tasks of that loop (one hand-over each way, see ``SyncClientBase._submit``) and waited on, so the client is
+safe to share between threads.
 After ``os.fork()`` the child must not use the parent's sockets or loop: the client refuses with a clear
 error instead.
 """

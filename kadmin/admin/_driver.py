@@ -38,7 +38,7 @@ from kadmin.errors import (
     UndecodableResponseError,
     UnsupportedVersionError,
 )
-from kadmin.network.negotiation import choose_version, usable_range
+from kadmin.network.negotiation import unsupported_version_error
 from kadmin.network.retry import Deadline, bounded, retry_call
 from kadmin.protocol import Message
 from kadmin.protocol.apis import ApiKey
@@ -317,11 +317,12 @@ class _Run(Generic[K]):
         try:
             try:
                 api, config = self.op.api, self.ctx.config
-                version = choose_version(api, neg.versions, config, node=conn.label)
+                usable = neg.usable(api, config)
+                if usable is None:
+                    raise unsupported_version_error(api, neg.versions, config, conn.label)
+                version = usable[1]
                 ceiling = self.op.version_ceiling(keys)
                 if ceiling is not None and version > ceiling:
-                    usable = usable_range(api, neg.versions, config)
-                    assert usable is not None  # choose_version found one
                     version = max(ceiling, usable[0])
                 built = self.op.build(node, keys, version)
             except UnsupportedVersionError as exc:

@@ -23,7 +23,6 @@ from kadmin.errors import (
     error_for_code,
 )
 from kadmin.network.metadata import metadata_request
-from kadmin.network.negotiation import usable_range
 from kadmin.network.retry import Deadline
 from kadmin.protocol import Message
 from kadmin.protocol.apis import ApiKey
@@ -123,7 +122,7 @@ class NodeSpeaking(Generic[K]):
         if not candidates:
             return None
         got = ctx.net.ready(candidates[0])
-        if got is None or usable_range(self.api, got[1].versions, ctx.config) is None:
+        if got is None or got[1].usable(self.api, ctx.config) is None:
             return None
         self._node = candidates[0]
         return self._node

@@ -583,6 +583,9 @@ class NetworkClient:
 
     def least_loaded_node(self) -> int:
         """A node to send an any-node request to: connected and least busy first, recently failed last."""
+        md = self._metadata
+        if md is not None and len(md.nodes) == 1:
+            return next(iter(md.nodes))  # (the only node: nothing to rank)
         order = self._nodes_by_preference()
         if not order:
             raise NoBrokersAvailableError("no nodes are known yet (call start() first)")
