@@ -103,10 +103,14 @@ class _CkStats:
         self.seen.set()
 
     def fresh(self, client: Any) -> int | None:
-        self.seen.clear()
+        """The count as of now: the second statistics callback from here on (the first may have been emitted
+        before now and waited for a poll; counted from it, a short case looked as if it sent fewer requests
+        than calls)."""
         deadline = time.monotonic() + 3.0
-        while not self.seen.is_set() and time.monotonic() < deadline:
-            client.poll(0.05)
+        for _ in range(2):
+            self.seen.clear()
+            while not self.seen.is_set() and time.monotonic() < deadline:
+                client.poll(0.05)
         return self.latest
 
 
@@ -416,12 +420,14 @@ def _on(bootstrap: str, label: str, quick: bool, sizes: dict[str, int] | None, r
     notes = [f"cluster {bootstrap}; every topic, group and quota entity under the prefix {prefix!r}, removed at "
              f"the end",
              f"{sizes['topics']} topics (1 partition, RF 1), {sizes['quotas']} client-id quotas, "
-             f"{sizes['calls']} calls per small-call case; the clients take turns, {repeat} runs each, the median "
-             "run by wall time counts; CPU is this process's (confluent-kafka's includes librdkafka's threads)"]
+             f"{sizes['calls']} calls per small-call case; the clients take turns (each run begun by another), "
+             f"{repeat} runs each, the median run by wall time counts; CPU is this process's (confluent-kafka's includes librdkafka's threads)"]
     try:
         fixtures = _fixtures(cleanup, prefix)
         for rep in range(repeat):
-            for name in CLIENTS:
+            # Each run starts with another client, so that none always follows the same one (a cluster busy
+            # after the previous client's last case would always slow down the same client's first one).
+            for name in CLIENTS[rep % len(CLIENTS):] + CLIENTS[:rep % len(CLIENTS)]:
                 try:
                     client: Any = (_Kadmin(bootstrap) if name == "kadmin" else _Confluent(bootstrap, ck_stats)
                                    if name == "confluent-kafka" else _KafkaPython(bootstrap))
