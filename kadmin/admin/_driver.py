@@ -298,8 +298,8 @@ class _Run(Generic[K]):
         """(node, its connection, what it negotiated) when the first round can go at once (see :func:`run`)."""
         ready = getattr(self.op.lookup, "ready", None)
         connection = getattr(self.ctx.net, "ready", None)  # (a test's stand-in network may have none)
-        if ready is None or connection is None:
-            return None
+        if ready is None or connection is None or self.deadline.expired:
+            return None  # (no time left: the usual path says so without sending, and nothing is in doubt)
         node = ready(self.ctx, self.pending)
         if node is None:
             return None
