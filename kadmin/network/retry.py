@@ -111,18 +111,19 @@ async def retry_call(
     message names ``what`` and the last error (also chained as ``__cause__``), because "timed out" alone does not
     tell an operator whether the broker was down or merely slow.  ``on_retry(exc, attempt)`` runs before each
     backoff sleep, e.g. to drop a cached coordinator.  ``possibly_applied`` is copied onto the timeout error for
-    writes whose effect cannot be ruled out.  ``first_failed``: the caller made the first attempt itself and it
-    failed with this retriable error (the driver's lean first round): the retries start with the backoff that
-    would have followed it here.
+    writes whose effect cannot be ruled out.  ``first_failed``: the first attempt, made by the caller (the driver's
+    lean round), failed with this retriable error: the retries start with the backoff that follows it.
     """
     attempts = 0
+    failed: list[BaseException] = []  # the latest failed attempt's error, for a timeout found before the next one
 
     async def one() -> T:
         nonlocal attempts
         attempts += 1
         remaining = deadline.remaining()
-        if remaining <= 0:
-            raise _timeout(what, attempts - 1, None, possibly_applied)
+        if remaining <= 0:  # (a backoff that overslept, on a loaded machine, ends past the deadline)
+            last = failed[-1] if failed else None
+            raise _timeout(what, attempts - 1, last, possibly_applied) from last
         if remaining == float("inf"):
             return await fn()
         try:
@@ -130,10 +131,7 @@ async def retry_call(
         except asyncio.TimeoutError:
             raise _timeout(what, attempts, None, possibly_applied) from None
 
-    # The first attempt runs on its own, without tenacity's retrying object and attempt manager: most calls
-    # succeed at once, and for a small call tenacity's bookkeeping was a tenth of its client CPU (issue #28).
-    # A first failure is handled as tenacity handles any (retry_if, wait, stop, before_sleep, sleep), and
-    # tenacity takes over from the second attempt, its attempt n being attempt n + 1 here.
+    # Attempt 1 runs without tenacity (a tenth of a small call's CPU, #28); tenacity's attempt n is n + 1 here.
     if first_failed is not None:
         attempts, first = 1, first_failed
     else:
@@ -143,6 +141,7 @@ async def retry_call(
             if not retry_if(exc):
                 raise
             first = exc
+    failed.append(first)
     await _first_backoff(what, first, attempts, deadline, config, on_retry, possibly_applied)
 
     def wait(rs: RetryCallState) -> float:
@@ -160,6 +159,7 @@ async def retry_call(
     async def before_sleep(rs: RetryCallState) -> None:
         exc = rs.outcome.exception() if rs.outcome is not None else None
         assert exc is not None
+        failed[:] = [exc]
         await _before_sleep(what, exc, rs.attempt_number + 1, rs.upcoming_sleep, on_retry)
 
     retrying = AsyncRetrying(
