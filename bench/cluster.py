@@ -68,7 +68,7 @@ class _Counter:
                 self.kadmin += 1
             return original(conn, api_key, version, body)
 
-        connection.Connection._start = counted  # type: ignore[method-assign]
+        connection.Connection._start = counted  # type: ignore[method-assign,assignment]
         self._undo.append(lambda: setattr(connection.Connection, "_start", original))
         try:
             from kafka.net.connection import KafkaConnection  # type: ignore[import-untyped]
