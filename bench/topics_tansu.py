@@ -57,7 +57,7 @@ def run(quick: bool = False) -> dict[str, Any]:
     # Imported here: the launcher lives with the tests' peers (free port, readiness, stop by PID).
     from kadmin.client import AdminClient
     from kadmin.topics import NewTopic
-    from tests.peers import start_tansu
+    from tests.support.peers import start_tansu
 
     n = 200 if quick else 1000
     offset_topics = 20 if quick else OFFSET_TOPICS

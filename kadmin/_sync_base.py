@@ -6,7 +6,8 @@ the asyncio client, each of which copies its arguments (:func:`copied`) and runs
 
 Why a private loop: scripts, threads and Spark drivers call admin methods from code that has no event loop
 (or one they do not own).  One loop thread per client serves every calling thread; calls are submitted
-with ``run_coroutine_threadsafe`` and waited on, so the client is safe to share between threads.
+as tasks of that loop (one hand-over each way, see ``SyncClientBase._submit``) and waited on, so the client is
+safe to share between threads.
 After ``os.fork()`` the child must not use the parent's sockets or loop: the client refuses with a clear
 error instead.
 """
@@ -121,24 +122,28 @@ class SyncClientBase:
             raise ClientClosedError("the AdminClient is closed")
 
     def _submit(self, coro: Coroutine[Any, Any, T], timeout: float | None) -> T:
-        import asyncio
-        import concurrent.futures
+        """Run ``coro`` as a task of the loop thread and wait for its outcome.
 
-        fut = asyncio.run_coroutine_threadsafe(coro, self._loop)
-        try:
-            # The coroutine enforces its own deadline; the margin here only guards against a stuck loop.
-            return fut.result(None if timeout is None else timeout + 30.0)
-        except concurrent.futures.TimeoutError:
-            fut.cancel()
-            raise KafkaTimeoutError("the call did not finish in time") from None
+        One cross-thread hand-over each way and nothing more (issue #28, small calls): the task is started by
+        one ``call_soon_threadsafe``, and the task itself hands its outcome over and releases a plain lock the
+        caller waits on, in the same loop turn as it ends (``run_coroutine_threadsafe`` adds a concurrent
+        future, its condition variable, and a done callback one turn later)."""
+        call = _Call(coro)
+        self._loop.call_soon_threadsafe(call.start, self._loop)
+        # The coroutine enforces its own deadline; the margin here only guards against a stuck loop.
+        if not call.done.acquire(timeout=-1 if timeout is None else timeout + 30.0):
+            self._loop.call_soon_threadsafe(call.cancel)
+            raise KafkaTimeoutError("the call did not finish in time")
+        if call.error is not None:
+            error, call.error = call.error, None  # (no cycle through the traceback)
+            raise error
+        return call.result  # type: ignore[no-any-return]
 
     def _call(self, coro: Coroutine[Any, Any, T], timeout: float | None) -> T:
         """Run one call of the async client on the loop thread and wait for it (what every method does)."""
-        from kadmin.network.retry import check_timeout
-
         try:
             self._check()
-            checked = check_timeout(timeout)
+            checked = _check_timeout(timeout)
         except (KafkaError, ValueError):
             coro.close()
             raise
@@ -185,6 +190,46 @@ class SyncClientBase:
                 self.close()
         except Exception:  # noqa: BLE001 - interpreter shutdown
             pass
+
+
+class _Call:
+    """One call handed to the loop thread: its coroutine, the task running it, and its outcome for the caller."""
+
+    __slots__ = ("coro", "task", "done", "result", "error")
+
+    def __init__(self, coro: Coroutine[Any, Any, Any]) -> None:
+        import _thread
+
+        self.coro = coro
+        self.task: asyncio.Task[None] | None = None
+        self.done = _thread.allocate_lock()
+        self.done.acquire()  # released once the outcome is in
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.task = loop.create_task(self._run())
+
+    async def _run(self) -> None:
+        try:
+            self.result = await self.coro
+        except BaseException as exc:  # noqa: BLE001 - every outcome goes to the caller, who raises it
+            self.error = exc
+        finally:
+            self.coro = None  # type: ignore[assignment]
+            self.done.release()
+
+    def cancel(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+        elif self.coro is not None:
+            self.coro.close()  # the caller gave up before the task started
+
+
+def _check_timeout(timeout: object) -> float | None:
+    from kadmin.network.retry import check_timeout
+
+    return check_timeout(timeout)
 
 
 #: What :func:`_next` answers for an exhausted async iterator (StopAsyncIteration is no result to hand over).

@@ -143,10 +143,11 @@ class AdminClient:
         self._started = False
 
     async def _begin(self, timeout: float | None) -> Deadline:
-        """The call's deadline, with the client started within it."""
+        """The call's deadline, with the client started within it (a started client takes no lock)."""
         checked = check_timeout(timeout)
         deadline = Deadline(checked if checked is not None else self.config.default_timeout_s)
-        await self.start(deadline)
+        if not self._started:
+            await self.start(deadline)
         return deadline
 
     async def _run(self, op: Operation[K], keys: Iterable[K], deadline: Deadline) -> dict[K, Any]:

@@ -38,6 +38,7 @@ from kadmin.errors import (
     UndecodableResponseError,
     UnsupportedVersionError,
 )
+from kadmin.network.negotiation import unsupported_version_error
 from kadmin.network.retry import Deadline, bounded, retry_call
 from kadmin.protocol import Message
 from kadmin.protocol.apis import ApiKey
@@ -46,6 +47,8 @@ if TYPE_CHECKING:
     from kadmin.admin.coordinators import CoordinatorCache
     from kadmin.config import ClientConfig
     from kadmin.network.client import NetworkClient
+    from kadmin.network.connection import Connection
+    from kadmin.network.negotiation import Negotiated
 
 log = logging.getLogger("kadmin.admin")
 
@@ -132,7 +135,11 @@ class Lookup(Protocol[K]):
     A lookup that sends every key to one node may answer with that node id alone.  A lookup class may set
     ``inline = True`` when it shares no work with other calls (its state belongs to the one operation, and
     what it awaits in the network client, connections and metadata, is shielded there): the driver then
-    awaits it in place instead of in a shielded task of its own (the small calls' path, issue #28)."""
+    awaits it in place instead of in a shielded task of its own (the small calls' path, issue #28).
+
+    A lookup may also have ``ready(ctx, keys) -> int | None``: the one node every key goes to when that is known
+    now, with nothing to ask or wait for (a cached coordinator, any connected node), else None.  The driver's
+    lean first round uses it (see :func:`run`); ``locate`` stays the lookup's answer in every other case."""
 
     async def locate(self, ctx: Context, keys: Sequence[K], deadline: Deadline) -> dict[K, int | Outcome] | int: ...
 
@@ -181,14 +188,28 @@ class Operation(Generic[K]):
 
 
 async def run(ctx: Context, op: Operation[K], keys: Iterable[K], deadline: Deadline) -> dict[K, Any]:
-    """Run ``op`` over ``keys``: {key: value or KafkaError} for every distinct key, in the keys' order."""
+    """Run ``op`` over ``keys``: {key: value or KafkaError} for every distinct key, in the keys' order.
+
+    The lean first round (issue #28, small calls): when the lookup names the one node now (``ready``) and that
+    node's connection can take a request now (:meth:`NetworkClient.ready`), the first round is built and sent
+    at once, bounded by the request's own timer (which ends at the call's deadline), without the lookup's and
+    the attempt's timeouts.  Its keys are folded as every round's are; keys left to retry go on to the usual
+    rounds after the first backoff, exactly as after a first round that left keys pending."""
     state = _Run(ctx, op, list(dict.fromkeys(keys)), deadline)
     if state.pending:
-        try:
-            await retry_call(state.round, deadline=deadline, config=ctx.config, what=op.name,
-                             retry_if=_keys_pending)
-        except (KafkaTimeoutError, _KeysPending):
-            pass  # the keys still pending get their timeout in finish()
+        first: BaseException | None = None
+        lean = state.lean_plan()
+        if lean is not None:
+            try:
+                await state.lean_round(*lean)
+            except _KeysPending as exc:
+                first = exc
+        if lean is None or first is not None:
+            try:
+                await retry_call(state.round, deadline=deadline, config=ctx.config, what=op.name,
+                                 retry_if=_keys_pending, first_failed=first)
+            except (KafkaTimeoutError, _KeysPending):
+                pass  # the keys still pending get their timeout in finish()
     return state.finish()
 
 
@@ -270,9 +291,56 @@ class _Run(Generic[K]):
             else:
                 await asyncio.gather(*(self._node_round(node, ks, retry) for node, ks in by_node.items()))
         finally:
-            if self.op.write:
-                for ks in self.unanswered.values():
-                    self.in_doubt.update(ks)
+            self._unanswered_in_doubt()
+        self._end_round(retry)
+
+    def lean_plan(self) -> tuple[int, Connection, Negotiated] | None:
+        """(node, its connection, what it negotiated) when the first round can go at once (see :func:`run`)."""
+        ready = getattr(self.op.lookup, "ready", None)
+        connection = getattr(self.ctx.net, "ready", None)  # (a test's stand-in network may have none)
+        if ready is None or connection is None or self.deadline.expired:
+            return None  # (no time left: the usual path says so without sending, and nothing is in doubt)
+        node = ready(self.ctx, self.pending)
+        if node is None:
+            return None
+        got = connection(node)
+        return None if got is None else (node, got[0], got[1])
+
+    async def lean_round(self, node: int, conn: Connection, neg: Negotiated) -> None:
+        """The first round with its node and connection known: ``round`` without the lookup and negotiation
+        awaits (same version choice, same build, same folding and in-doubt bookkeeping)."""
+        self.rounds += 1
+        retry: list[K] = []
+        keys = list(self.pending)
+        into = _Settled(self, node, retry)
+        self.unanswered = {}
+        try:
+            try:
+                api, config = self.op.api, self.ctx.config
+                usable = neg.usable(api, config)
+                if usable is None:
+                    raise unsupported_version_error(api, neg.versions, config, conn.label)
+                version = usable[1]
+                ceiling = self.op.version_ceiling(keys)
+                if ceiling is not None and version > ceiling:
+                    version = max(ceiling, usable[0])
+                built = self.op.build(node, keys, version)
+            except UnsupportedVersionError as exc:
+                into.update(dict.fromkeys(keys, Failed(exc)))
+            except KafkaError as exc:
+                into.update(dict.fromkeys(keys, _retry_or_fail(exc)))
+            else:
+                await self._send_built(node, keys, version, built, into, conn)
+        finally:
+            self._unanswered_in_doubt()
+        self._end_round(retry)
+
+    def _unanswered_in_doubt(self) -> None:
+        if self.op.write:
+            for ks in self.unanswered.values():
+                self.in_doubt.update(ks)
+
+    def _end_round(self, retry: list[K]) -> None:
         self.pending = retry
         if retry:
             log.debug("%s: %d key(s) to retry after round %d", self.op.name, len(retry), self.rounds)
@@ -362,6 +430,11 @@ class _Run(Generic[K]):
         except KafkaError as exc:
             into.update(dict.fromkeys(keys, _retry_or_fail(exc)))
             return
+        await self._send_built(node, keys, version, built, into)
+
+    async def _send_built(self, node: int, keys: list[K], version: int, built: Message | list[Sent] | Built[K],
+                          into: _Settled[K], conn: Connection | None = None) -> None:
+        """Send what ``build`` returned for ``keys`` (``conn``: the node's connection, known ready)."""
         if isinstance(built, Built):
             # Keys this version cannot carry fail alone; the rest travel (the architecture's per-key refusal).
             refused = built.refused
@@ -376,19 +449,23 @@ class _Run(Generic[K]):
             await self._pipelined(node, sends, version, into)
         elif len(sends) == 1:  # the small call's path: awaited here, without a gather and its task
             req, ks = sends[0]
-            await self._one(node, req, ks, version, into)
+            await self._one(node, req, ks, version, into, conn)
         else:
             await asyncio.gather(*(self._one(node, req, ks, version, into) for req, ks in sends))
 
-    async def _one(self, node: int, req: Message, keys: list[K], version: int, into: _Settled[K]) -> None:
+    async def _one(self, node: int, req: Message, keys: list[K], version: int, into: _Settled[K],
+                   conn: Connection | None = None) -> None:
         token = object()
         self.unanswered[token] = keys
+        net = self.ctx.net
         try:
             if self._bound is not None:
                 async with self._bound:
-                    resp = await self.ctx.net.send(node, req, version, deadline=self.deadline)
+                    resp = await net.send(node, req, version, deadline=self.deadline)
+            elif conn is not None:
+                resp = await net.send_on(conn, node, req, version, deadline=self.deadline)
             else:
-                resp = await self.ctx.net.send(node, req, version, deadline=self.deadline)
+                resp = await net.send(node, req, version, deadline=self.deadline)
         except KafkaError as exc:
             into.update(dict.fromkeys(keys, _not_sent(exc)))
             return

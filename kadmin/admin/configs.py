@@ -79,6 +79,17 @@ class ResourceNode:
             out.update(dict.fromkeys(others, where) if isinstance(where, int) else where)
         return out
 
+    def ready(self, ctx: Context, keys: Sequence[ConfigResource]) -> int | None:
+        """The one node every resource goes to, when known now (the driver's lean round): the broker all of
+        them name, or the node that speaks ``api`` for resources without a broker id."""
+        brokers = {k.broker_id for k in keys}
+        if len(brokers) != 1:
+            return None
+        [broker] = brokers
+        if broker is None:
+            return self.any.ready(ctx, keys)
+        return broker if broker in ctx.net.nodes else None
+
     def forget(self, ctx: Context, keys: Iterable[ConfigResource]) -> None:
         pass
 

@@ -180,6 +180,16 @@ class CoordinatorLookup:
                 out[k] = v
         return out
 
+    def ready(self, ctx: Context, keys: Sequence[str]) -> int | None:
+        """The cached coordinator, when every key has the same one (the driver's lean round)."""
+        cache, found = ctx.coordinators, None
+        for k in keys:
+            node = cache.get(self.key_type, k)
+            if node is None or (found is not None and node != found):
+                return None
+            found = node
+        return found
+
     def forget(self, ctx: Context, keys: Iterable[str]) -> None:
         ctx.coordinators.evict(self.key_type, keys)
 

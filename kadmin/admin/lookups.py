@@ -45,6 +45,15 @@ class AnyNode(Generic[K]):
         others = [n for n in ctx.net.nodes if n not in self._avoid]
         return others[0] if self._avoid and others else ctx.net.least_loaded_node()
 
+    def ready(self, ctx: Context, keys: Sequence[K]) -> int | None:
+        """The least loaded node, before any node failed this call (the driver's lean round)."""
+        if self._avoid:
+            return None
+        try:
+            return ctx.net.least_loaded_node()
+        except NoBrokersAvailableError:
+            return None
+
     def forget(self, ctx: Context, keys: Iterable[K]) -> None:
         pass
 
@@ -62,6 +71,10 @@ class AllNodes:
 
     async def locate(self, ctx: Context, keys: Sequence[int], deadline: Deadline) -> dict[int, int | Outcome]:
         return {k: k for k in keys}
+
+    def ready(self, ctx: Context, keys: Sequence[int]) -> int | None:
+        """One node's key is that node (the driver's lean round); several go through ``locate``."""
+        return keys[0] if len(keys) == 1 else None
 
     def forget(self, ctx: Context, keys: Iterable[int]) -> None:
         pass
@@ -99,6 +112,20 @@ class NodeSpeaking(Generic[K]):
 
     def _candidates(self, ctx: Context) -> list[int]:
         return candidate_nodes(ctx, self._avoid)
+
+    def ready(self, ctx: Context, keys: Sequence[K]) -> int | None:
+        """The node already chosen, or the first candidate when its ready connection speaks ``api`` (what
+        ``locate`` would pick without a request); None when that needs asking (the driver's lean round)."""
+        if self._node is not None:
+            return self._node
+        candidates = self._candidates(ctx)
+        if not candidates:
+            return None
+        got = ctx.net.ready(candidates[0])
+        if got is None or got[1].usable(self.api, ctx.config) is None:
+            return None
+        self._node = candidates[0]
+        return self._node
 
     async def locate(self, ctx: Context, keys: Sequence[K], deadline: Deadline) -> dict[K, int | Outcome] | int:
         if self._node is not None:

@@ -521,6 +521,29 @@ class NetworkClient:
 
     # ----------------------------------------------------------------------------------------------- requests
 
+    def ready(self, node_id: int) -> tuple[Connection, Negotiated] | None:
+        """The node's connection and its negotiation when a request can be written on it now, with nothing to
+        await first (metadata fresh, node known, connected, negotiated, session valid); None otherwise, and
+        then :meth:`send` does what is missing.  The lean path of single-node calls (issue #28)."""
+        md = self._metadata
+        if md is None or self._closed or self._stale or node_id not in md.nodes \
+                or md.age_s > self._config.metadata_max_age_s or os.getpid() != self._pid:
+            return None
+        st = self._states.get(node_id)
+        if st is None or not st.usable():
+            return None
+        assert st.conn is not None and st.negotiated is not None
+        return st.conn, st.negotiated
+
+    async def send_on(self, conn: Connection, node_id: int, request: Message, version: int, *,
+                      deadline: Deadline) -> Any:
+        """:meth:`send` on the connection :meth:`ready` gave for ``node_id``, at a version chosen from its
+        negotiation (so nothing is checked again)."""
+        response = await conn.request(request, version, deadline=deadline)
+        if type(request).API_KEY == ApiKey.METADATA:
+            await self._check_metadata_answer(node_id, response, version, deadline)
+        return response
+
     async def send(self, node_id: int, request: Message, version: int, *, deadline: Deadline) -> Any:
         """Send ``request`` at ``version`` to a node and return the decoded response.
 
@@ -560,6 +583,9 @@ class NetworkClient:
 
     def least_loaded_node(self) -> int:
         """A node to send an any-node request to: connected and least busy first, recently failed last."""
+        md = self._metadata
+        if md is not None and len(md.nodes) == 1:
+            return next(iter(md.nodes))  # (the only node: nothing to rank)
         order = self._nodes_by_preference()
         if not order:
             raise NoBrokersAvailableError("no nodes are known yet (call start() first)")

@@ -92,7 +92,6 @@ class Connection:
         self._drain_lock = asyncio.Lock()
         self._outbuf: list[bytes] = []
         self._header_tails: dict[tuple[int, int], bytes] = {}
-        self._flush_scheduled = False
         #: Bytes written to the socket so far: lets callers (and tests) prove that nothing was sent.
         self.bytes_sent = 0
         #: (api_key, version) -> number of requests written, for diagnostics and tests.
@@ -230,7 +229,7 @@ class Connection:
           less), counted from the call (or from the end of a hold).  When the request timeout itself passes,
           the peer is considered stuck and the connection is closed, as Kafka's clients do; when only the
           caller's deadline passes, the connection stays up and late answers are read and dropped.
-        * Writes: frames queued in one event-loop turn leave in one write; the call waits for the socket only
+        * Writes: the frames one call queues at once leave in one write; the call waits for the socket only
           when the transport holds more than ``_DRAIN_ABOVE`` unsent bytes.
         * Without a task, a timer or a waiter per request, so thousands of requests cost little more than
           their bytes.
@@ -242,15 +241,60 @@ class Connection:
 
     async def _one(self, api_key: int, version: int, body: bytes, deadline: Deadline, decode: bool) -> Any:
         """:meth:`submit` of one encoded request: its response, or its error raised."""
-        outcome: list[tuple[Any, KafkaError | None]] = []
         if self.reauthenticate is not None and self.reauth_at is not None:
             await self._renew_session(api_key, deadline)  # KIP-368: a session due for renewal first
+        budget = deadline.remaining()
+        if not self._closed and self._free_slots > 0 and not self._slot_waiters and budget > 0 \
+                and not (self.throttle_until and self.throttle_until > time.monotonic()):
+            return await self._single(api_key, version, body, budget, decode)
+        outcome: list[tuple[Any, KafkaError | None]] = []
         await _Submission(self, api_key, version, (body,), deadline,
                           lambda _i, response, error: outcome.append((response, error)), decode).run()
         response, error = outcome[0]
         if error is not None:
             raise error
         return response
+
+    async def _single(self, api_key: int, version: int, body: bytes, budget: float, decode: bool) -> Any:
+        """One request when nothing holds it back (open, a free slot nobody queues for, no throttle, time
+        left): what a :class:`_Submission` of one does, without its object, its wake future and the loop turn
+        between the answer and its caller (issue #28, small calls).  The caller awaits the answer's future
+        itself; the timer fails that future when the time is up (the reader drops a late answer)."""
+        self._free_slots -= 1
+        try:
+            fut = self._start(api_key, version, body)
+        except KafkaError:
+            self._release_slot()
+            raise
+        self._flush()
+        request_timeout = self._config.request_timeout_s
+        timer = asyncio.get_running_loop().call_later(min(request_timeout, budget), _time_up, fut)
+        try:
+            if self._writer.transport.get_write_buffer_size() > _DRAIN_ABOVE:
+                with contextlib.suppress(KafkaConnectionError):
+                    await self._drain()  # a failed write closed the connection: the future has its error
+            frame = await fut
+        except _TimeUp:
+            err = self._timeout_error(api_key, version, budget, request_timeout, "waiting for the response")
+            if isinstance(err, KafkaConnectionError):
+                await self.close(err)
+            raise err from None
+        except KafkaError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a connection failure of another kind, as _Submission says it
+            raise KafkaConnectionError(str(exc)) from exc
+        finally:
+            timer.cancel()
+            self._release_slot()
+            if not fut.done():
+                fut.cancel()  # (the caller was cancelled: a late answer is read and dropped by the reader)
+        if not decode:
+            return frame
+        try:
+            return self._decode(frame, api_key, version)
+        except KafkaConnectionError as bad:
+            await self.close(bad.__cause__)
+            raise
 
     def _decode(self, frame: bytes, api_key: int, version: int) -> Any:
         """The response message of ``frame``; notes its throttle time.
@@ -362,9 +406,6 @@ class Connection:
             self.max_in_flight_seen = len(self._pending)
         self._outbuf.append(frame)
         self.bytes_sent += len(frame)
-        if not self._flush_scheduled:
-            self._flush_scheduled = True
-            asyncio.get_running_loop().call_soon(self._flush)
         self.requests_sent[(api_key, version)] += 1
         return fut
 
@@ -377,8 +418,8 @@ class Connection:
         return KafkaTimeoutError(f"{what}: the call's deadline passed ({doing})")
 
     async def _drain(self) -> None:
-        # Frames queued in the same event-loop turn leave in one write (one syscall instead of one per request):
-        # what makes hundreds of pipelined single-key lookups cheap.  Backpressure: writers wait for the socket
+        # Frames one submission queues leave in one write (one syscall instead of one per request): what makes
+        # hundreds of pipelined single-key lookups cheap.  Backpressure: writers wait for the socket
         # only when the transport holds more than _DRAIN_ABOVE unsent bytes.
         try:
             async with self._drain_lock:
@@ -389,7 +430,8 @@ class Connection:
             raise self._closed_error() from None
 
     def _flush(self) -> None:
-        self._flush_scheduled = False
+        """Write what ``_start`` queued, in one write: called by the submission once it has queued what it can
+        send now (a single request leaves at once, without waiting for the next event-loop turn)."""
         if not self._outbuf:
             return
         data = b"".join(self._outbuf) if len(self._outbuf) > 1 else self._outbuf[0]
@@ -608,7 +650,17 @@ class _Submission:
 
     def _send(self) -> bool:
         """Write requests while a slot is free and the peer is not throttling us; True when the transport's
-        buffer is over ``_DRAIN_ABOVE`` (the caller waits for the socket, then calls again)."""
+        buffer is over ``_DRAIN_ABOVE`` (the caller waits for the socket, then calls again).
+
+        What one call queues leaves in one write, at its end: a single request is on the wire before the
+        caller awaits its answer, not one event-loop turn later (issue #28, small calls)."""
+        try:
+            return self._queue()
+        finally:
+            if self.conn._outbuf:
+                self.conn._flush()
+
+    def _queue(self) -> bool:
         conn, todo, api_key, version = self.conn, self.todo, self.api_key, self.version
         while self.pos < len(todo) and not self.expired and self.hold is None:
             if conn._closed:
@@ -760,6 +812,15 @@ class _Submission:
         wake = self.wake
         if wake is not None and not wake.done():
             wake.set_result(None)
+
+
+class _TimeUp(Exception):
+    """What the timer of :meth:`Connection._single` fails the answer's future with."""
+
+
+def _time_up(fut: asyncio.Future[bytes]) -> None:
+    if not fut.done():
+        fut.set_exception(_TimeUp())
 
 
 @functools.cache

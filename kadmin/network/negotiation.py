@@ -142,6 +142,20 @@ class Negotiated:
     attempts: tuple[int, ...]
     reconnects: int = 0
     finalized_features: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    #: usable_range per API for one client's config (the table and the pins never change): see ``usable``.
+    _usable: dict[int, tuple[int, int] | None] = field(default_factory=dict, compare=False, repr=False)
+    _usable_config: list[ClientConfig] = field(default_factory=list, compare=False, repr=False)
+
+    def usable(self, api_key: int, config: ClientConfig) -> tuple[int, int] | None:
+        """:func:`usable_range` for this table, worked out once per API (the lean path asks on every call)."""
+        if not self._usable_config or self._usable_config[0] is not config:
+            self._usable.clear()
+            self._usable_config[:] = [config]
+        cache = self._usable
+        if api_key in cache:
+            return cache[api_key]
+        got = cache[api_key] = usable_range(api_key, self.versions, config)
+        return got
 
 
 def _advertised_api_versions_max(body: bytes) -> int | None:

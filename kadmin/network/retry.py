@@ -103,6 +103,7 @@ async def retry_call(
     retry_if: Callable[[BaseException], bool] = is_retriable,
     on_retry: Callable[[BaseException, int], Awaitable[None] | None] | None = None,
     possibly_applied: bool = False,
+    first_failed: BaseException | None = None,
 ) -> T:
     """Await ``fn()`` until it succeeds, a non-retriable error escapes, or ``deadline`` passes.
 
@@ -110,16 +111,19 @@ async def retry_call(
     message names ``what`` and the last error (also chained as ``__cause__``), because "timed out" alone does not
     tell an operator whether the broker was down or merely slow.  ``on_retry(exc, attempt)`` runs before each
     backoff sleep, e.g. to drop a cached coordinator.  ``possibly_applied`` is copied onto the timeout error for
-    writes whose effect cannot be ruled out.
+    writes whose effect cannot be ruled out.  ``first_failed``: the first attempt, made by the caller (the driver's
+    lean round), failed with this retriable error: the retries start with the backoff that follows it.
     """
     attempts = 0
+    failed: list[BaseException] = []  # the latest failed attempt's error, for a timeout found before the next one
 
     async def one() -> T:
         nonlocal attempts
         attempts += 1
         remaining = deadline.remaining()
-        if remaining <= 0:
-            raise _timeout(what, attempts - 1, None, possibly_applied)
+        if remaining <= 0:  # (a backoff that overslept, on a loaded machine, ends past the deadline)
+            last = failed[-1] if failed else None
+            raise _timeout(what, attempts - 1, last, possibly_applied) from last
         if remaining == float("inf"):
             return await fn()
         try:
@@ -127,21 +131,18 @@ async def retry_call(
         except asyncio.TimeoutError:
             raise _timeout(what, attempts, None, possibly_applied) from None
 
-    # The first attempt runs on its own, without tenacity's retrying object and attempt manager: most calls
-    # succeed at once, and for a small call tenacity's bookkeeping was a tenth of its client CPU (issue #28).
-    # A first failure is handled as tenacity handles any (retry_if, wait, stop, before_sleep, sleep), and
-    # tenacity takes over from the second attempt, its attempt n being attempt n + 1 here.
-    try:
-        return await one()
-    except BaseException as exc:  # noqa: BLE001 - what tenacity's attempt would catch, decided by retry_if
-        if not retry_if(exc):
-            raise
-        first = exc
-    sleep = min(backoff_delay(1, config.retry_backoff_s, config.retry_backoff_max_s), deadline.remaining())
-    if deadline.remaining() - sleep <= 0.001:
-        raise _timeout(what, attempts, first, possibly_applied) from first
-    await _before_sleep(what, first, 1, sleep, on_retry)
-    await asyncio.sleep(sleep)
+    # Attempt 1 runs without tenacity (a tenth of a small call's CPU, #28); tenacity's attempt n is n + 1 here.
+    if first_failed is not None:
+        attempts, first = 1, first_failed
+    else:
+        try:
+            return await one()
+        except BaseException as exc:  # noqa: BLE001 - what tenacity's attempt would catch, decided by retry_if
+            if not retry_if(exc):
+                raise
+            first = exc
+    failed.append(first)
+    await _first_backoff(what, first, attempts, deadline, config, on_retry, possibly_applied)
 
     def wait(rs: RetryCallState) -> float:
         d = backoff_delay(rs.attempt_number + 1, config.retry_backoff_s, config.retry_backoff_max_s)
@@ -158,6 +159,7 @@ async def retry_call(
     async def before_sleep(rs: RetryCallState) -> None:
         exc = rs.outcome.exception() if rs.outcome is not None else None
         assert exc is not None
+        failed[:] = [exc]
         await _before_sleep(what, exc, rs.attempt_number + 1, rs.upcoming_sleep, on_retry)
 
     retrying = AsyncRetrying(
@@ -172,6 +174,17 @@ async def retry_call(
         with attempt:
             return await one()
     raise AssertionError("unreachable: tenacity ended without a result")  # pragma: no cover
+
+
+async def _first_backoff(what: str, first: BaseException, attempts: int, deadline: Deadline, config: ClientConfig,
+                         on_retry: Callable[[BaseException, int], Awaitable[None] | None] | None,
+                         possibly_applied: bool) -> None:
+    """The backoff after a failed first attempt (or the timeout, when no time would be left after it)."""
+    sleep = min(backoff_delay(1, config.retry_backoff_s, config.retry_backoff_max_s), deadline.remaining())
+    if deadline.remaining() - sleep <= 0.001:
+        raise _timeout(what, attempts, first, possibly_applied) from first
+    await _before_sleep(what, first, 1, sleep, on_retry)
+    await asyncio.sleep(sleep)
 
 
 async def _before_sleep(what: str, exc: BaseException, attempt: int, sleep: float,

@@ -230,3 +230,18 @@ def test_retry_call_bounds_a_hanging_attempt() -> None:
     with pytest.raises(KafkaTimeoutError, match="list groups"):
         asyncio.run(retry_call(hang, deadline=Deadline(0.2), config=_fast_cfg(), what="list groups"))
     assert time.monotonic() - t0 < 1
+
+
+def test_retry_call_timeout_found_at_an_attempts_start_still_names_the_last_error() -> None:
+    # A backoff that ends past the deadline (a loaded machine oversleeps; here on_retry takes the time): the next
+    # attempt finds no time left, and the timeout still says what the attempts before it failed with.
+    async def never() -> None:
+        raise NotCoordinatorError("still moving")
+
+    async def slow(exc: BaseException, attempt: int) -> None:
+        await asyncio.sleep(0.3)
+
+    with pytest.raises(KafkaTimeoutError) as info:
+        asyncio.run(retry_call(never, deadline=Deadline(0.2), config=_fast_cfg(), what="describe g", on_retry=slow))
+    assert "describe g" in str(info.value) and "still moving" in str(info.value)
+    assert isinstance(info.value.__cause__, NotCoordinatorError)

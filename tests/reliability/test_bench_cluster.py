@@ -27,7 +27,8 @@ def test_every_case_reports_time_cpu_and_requests_and_only_the_prefix_is_touched
         result = bench_cluster.run(sizes={"topics": 4, "quotas": 6, "calls": 2}, repeat=1)
         cases = {r["case"]: r for r in result["rows"]}
         assert set(cases) == {"create topics", "delete topics", "describe_cluster, per call",
-                              "list_topics, per call", "alter client quotas", "describe client quotas"}
+                              "list_topics, per call", "alter client quotas", "describe client quotas",
+                              "describe one group, per call", "describe configs of one topic, per call"}
         for row in cases.values():
             assert row["kadmin_s"] > 0 and row["kadmin_cpu_s"] >= 0 and row["kadmin_requests"] >= 1
             assert row["kafka-python_s"] > 0 and row["kafka-python_requests"] >= 1
@@ -38,7 +39,9 @@ def test_every_case_reports_time_cpu_and_requests_and_only_the_prefix_is_touched
         # Only the run's prefix was touched, and it was cleaned up.
         assert sorted(c.topics) == ["users-own-topic"]
         with AdminClient(c.bootstrap, **FAST) as a:
+            assert a.list_consumer_groups().groups == ()  # the small calls' group went with the prefix
+        with AdminClient(c.bootstrap, **FAST) as a:
             assert a.describe_client_quotas(ClientQuotaFilter.all()) == {mine: {"producer_byte_rate": 5.0}}
     # The request counting was undone: kadmin's connections are the library's own again.
     from kadmin.network import connection
-    assert connection._Submission.__init__.__qualname__ == "_Submission.__init__"
+    assert connection.Connection._start.__qualname__ == "Connection._start"
