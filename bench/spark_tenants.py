@@ -36,6 +36,7 @@ import argparse
 import contextlib
 import gc
 import json
+import logging
 import math
 import os
 import subprocess
@@ -46,6 +47,8 @@ import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger("bench.spark_tenants")
 
 BATCH = 1000
 PASSWORD_ENV = "KADMIN_BENCH_TENANT_PASSWORD"
@@ -427,11 +430,14 @@ def run(quick: bool = False, tenants: int | None = None, loop_tenants: int | Non
     try:
         run_spark(spark, max(20, min(n // 50, 2000)))  # warm-up: JVM, codegen
         spark_res = run_spark(spark, n)
+        log.info("spark: %s", json.dumps(spark_res))  # each stage as it ends: a long run stopped early keeps them
         traced = trace_spark(spark, n) if trace else None
+        log.info("traced: %s", json.dumps(traced))
         jvm_peak_mb = _rss_mb(_jvm_pid(spark))
     finally:
         spark.stop()
     direct = run_direct(n)
+    log.info("direct: %s", json.dumps(direct))
     loop = run_loop(m)
     return _summary(n, m, spark_res, direct, loop, traced, jvm_peak_mb)
 
@@ -503,6 +509,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.fake_child:
         return fake_child()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     tenants = args.tenants or (tenants_for(args.entities) if args.entities else None)
     res = run(args.quick, tenants, args.loop_tenants, args.trace)
     print(json.dumps({k: v for k, v in res.items() if k != "rows"}, indent=2, default=str))
