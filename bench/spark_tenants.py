@@ -312,6 +312,8 @@ def run_spark(spark: Any, n: int) -> dict[str, Any]:
         statuses = {r["status"]: r["count"] for r in results.groupBy("status").count().collect()}
         results.unpersist()
         counts = fake.counts()
+        log.info("spark apply of %d tenants: %.1f s, %s, requests %s, memory %s", n, apply_s, statuses, counts,
+                 json.dumps(memory))
         fake.clear()
         gc.collect()
         peaks = Peaks(driver=os.getpid(), jvm=_jvm_pid(spark))
