@@ -499,6 +499,12 @@ def _summary(n: int, m: int, spark_res: dict[str, Any], direct: dict[str, Any], 
             "entities": total, "loop_tenants": m}
 
 
+def rebuild(saved: dict[str, Any]) -> dict[str, Any]:
+    """The full result (rows included) from what :func:`main` printed."""
+    return _summary(saved["tenants"], saved["loop_tenants"], saved["spark"], saved["direct"], saved["loop"],
+                    saved.get("traced"), saved.get("peak_jvm_rss_mb"))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     size = ap.add_mutually_exclusive_group()
