@@ -22,7 +22,7 @@ def merge(name: str, result: dict[str, Any], elapsed_s: float) -> Path:
     path = bm.RESULTS / "latest.json"
     old: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {"mode": "full", "modules": []}
     record: dict[str, Any] = {"result": result, "table": None, "name": name, "run_utc": bm._now(),
-                              "commit": bm._commit(), "recorded_by": "python -m bench.record"}
+                              "commit": bm._commit(), "elapsed_s": elapsed_s, "recorded_by": "python -m bench.record"}
     record["normalized"], record["shape_problems"] = bm.normalize(name, result)
     by_name = {m["name"]: dict(m, from_previous_run=True) for m in old.get("modules", []) if m.get("name") != name}
     by_name[name] = record
