@@ -19,7 +19,7 @@ def merge(name: str, result: dict[str, Any], elapsed_s: float) -> Path:
     bm = importlib.import_module("bench.__main__")
     if "rows" not in result:
         result = importlib.import_module(f"bench.{name}").rebuild(result)
-    path = bm.RESULTS / "latest.json"
+    path: Path = bm.RESULTS / "latest.json"
     old: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {"mode": "full", "modules": []}
     record: dict[str, Any] = {"result": result, "table": None, "name": name, "run_utc": bm._now(),
                               "commit": bm._commit(), "elapsed_s": elapsed_s, "recorded_by": "python -m bench.record"}

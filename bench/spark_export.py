@@ -35,7 +35,7 @@ READ_CHUNK = 1000
 def seed(admin: Any, n: int) -> None:
     from kadmin.topics import NewTopic
 
-    topics = [NewTopic(f"exp-{i:06d}", 1, 1, configs=CONFIGS if i % 10 == 0 else None) for i in range(n)]
+    topics = [NewTopic(f"exp-{i:06d}", 1, 1, configs=CONFIGS if i % 10 == 0 else {}) for i in range(n)]
     for i in range(0, n, 1000):
         failed = {k: v for k, v in admin.create_topics(topics[i:i + 1000]).items() if isinstance(v, BaseException)}
         if failed:
