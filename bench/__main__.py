@@ -58,7 +58,7 @@ from typing import Any
 log = logging.getLogger("bench")
 
 MODULES = ("codec", "groups", "quotas", "security", "topics", "topics_tansu", "transactions", "spark_provision",
-           "spark_tenants")
+           "spark_tenants", "spark_export")
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 README = ROOT / "README.md"
