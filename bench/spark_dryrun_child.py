@@ -85,7 +85,8 @@ def _wrap_reader(cls: type, name: str) -> None:
 
 
 def _variant() -> None:
-    """KADMIN_BENCH_SPARK_VARIANT (JSON: {"conf": {...}, "small_conf": {...}, "java": [...], "master": "local[1]"})
+    """KADMIN_BENCH_SPARK_VARIANT (JSON: {"conf": {...}, "small_conf": {...}, "small_java": [...], "master": "local[1]",
+    "local_csv": false})
     changes the session kadmin starts, to measure one setting against another in the same bench run."""
     import os
 
@@ -97,9 +98,13 @@ def _variant() -> None:
     v = json.loads(text)
     s.LEAN_CONF.update(v.get("conf", {}))
     s.SMALL_CONF.update(v.get("small_conf", {}))
-    s.LEAN_JAVA_OPTIONS = tuple(v.get("java", s.LEAN_JAVA_OPTIONS))
+    s.SMALL_JAVA_OPTIONS = tuple(v.get("small_java", s.SMALL_JAVA_OPTIONS))
     if "master" in v:
         s.DEFAULT_MASTER = v["master"]
+    if "local_csv" in v:
+        import kadmin.cli.provision_frames as frames
+
+        frames.LOCAL_CSV = v["local_csv"]
 
 
 def main(argv: list[str]) -> int:

@@ -90,7 +90,7 @@ def run(ctx: Context) -> int:
 
     small = spec_bytes(files) <= SMALL_SPEC_BYTES
     spark = spark_session(ctx.debug, "kadmin provision", small=small)
-    spec = TenantSpec(secrets=env_or_file_secrets, **{f.kind: read_spec_file(spark, f) for f in files})
+    spec = TenantSpec(secrets=env_or_file_secrets, **{f.kind: read_spec_file(spark, f, small) for f in files})
     p = ctx.printer
     options: dict[str, Any] = {"scope": scope, "remove_unlisted": args.remove_unlisted}
     if args.batch_size is not None:

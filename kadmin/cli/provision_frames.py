@@ -50,12 +50,51 @@ def csv_text_schema(path: str) -> Any | None:
     return StructType([StructField(n, StringType(), True) for n in header])
 
 
-def read_spec_file(spark: Any, spec: SpecFile) -> Any:
+def csv_local_frame(spark: Any, path: str, schema: Any) -> Any | None:
+    """A small CSV file as a DataFrame of its rows (a local relation: Spark plans it without a file scan, and
+    the plan's projections and filters over it are folded at planning time), read as Spark's CSV reader reads
+    it here: every cell text, an empty cell null, a short row padded with nulls, a longer one cut, blank lines
+    skipped.  None (Spark reads the file) when a cell holds a line break, which Spark's line-by-line reader
+    would split, or when PySpark < 4 or pyarrow cannot make a local relation."""
+    try:
+        import pyarrow as pa  # type: ignore[import-untyped]
+        import pyspark
+    except ImportError:
+        return None
+    if int(pyspark.__version__.split(".")[0]) < 4:  # createDataFrame(pyarrow.Table) is new in Spark 4.0
+        return None
+    import csv
+
+    width = len(schema.fields)
+    cols: list[list[str | None]] = [[] for _ in range(width)]
+    with open(path, encoding="utf-8", newline="") as f:
+        reader = csv.reader(f)
+        next(reader, None)
+        for record in reader:
+            if not record:
+                continue
+            if any("\n" in cell or "\r" in cell for cell in record):
+                return None
+            record = (record + [""] * width)[:width]
+            for i, cell in enumerate(record):
+                cols[i].append(cell if cell != "" else None)
+    table = pa.table({str(i): pa.array(c, type=pa.string()) for i, c in enumerate(cols)})
+    return spark.createDataFrame(table.rename_columns([f.name for f in schema.fields]), schema=schema)
+
+
+#: Whether a small spec's CSV files are read in Python (:func:`csv_local_frame`) rather than by Spark.
+LOCAL_CSV = True
+
+
+def read_spec_file(spark: Any, spec: SpecFile, small: bool = False) -> Any:
     """One spec file as a DataFrame: a CSV as text columns, with "" inside a quoted cell a quote, as in RFC 4180
-    (a configs cell holds JSON: ``"{""retention.ms"": ""1000""}"``)."""
+    (a configs cell holds JSON: ``"{""retention.ms"": ""1000""}"``); a small spec's CSV as local rows."""
     if spec.fmt == "csv":
         schema = csv_text_schema(spec.path)
         if schema is not None:
+            local = csv_local_frame(spark, spec.path, schema) if small and LOCAL_CSV else None
+            if local is not None:
+                return local
             return spark.read.csv(spec.path, schema=schema, header=True, escape='"')
         return spark.read.csv(spec.path, header=True, inferSchema=False, escape='"')
     from kadmin.cli.quotas import _read_frame

@@ -33,13 +33,19 @@ LEAN_CONF: dict[str, str] = {
     "spark.ui.showConsoleProgress": "false",
     "spark.sql.shuffle.partitions": "4",
 }
-#: What a small run (spec files of a few thousand rows) changes in them.
+#: What a small run (spec files of a few thousand rows) changes in them: one shuffle partition; no adaptive
+#: execution (it plans stage by stage, a Spark job per stage, which costs more than it saves on a few rows);
+#: no whole-stage code generation (compiling Java for each stage in a cold JVM costs more than the rows).
 SMALL_CONF: dict[str, str] = {
     "spark.sql.shuffle.partitions": "1",
+    "spark.sql.adaptive.enabled": "false",
+    "spark.sql.codegen.wholeStage": "false",
 }
 
-#: JVM options of a local driver kadmin starts (its one JVM: driver and executor).
-LEAN_JAVA_OPTIONS: tuple[str, ...] = ()
+#: JVM options of the local JVM (driver and executor) a small run starts: the client compiler only (a short
+#: run does not live long enough to repay the optimizing compiler's threads) and the serial collector (a
+#: small heap; no concurrent GC threads on a machine with few cores).
+SMALL_JAVA_OPTIONS: tuple[str, ...] = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
 
 DEFAULT_MASTER = "local[2]"
 
@@ -68,7 +74,7 @@ def spark_session(debug: bool, app: str = "kadmin", small: bool = False) -> Any:
         # Bound to loopback: no look-up of the machine's name, which can stall on a badly set up host.
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         builder = builder.config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-    java = list(LEAN_JAVA_OPTIONS) if master.startswith("local") else []
+    java = list(SMALL_JAVA_OPTIONS) if small and master.startswith("local") else []
     log4j: str | None = None
     if not debug:
         fd, log4j = tempfile.mkstemp(prefix="kadmin-log4j2-", suffix=".properties")
