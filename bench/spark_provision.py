@@ -32,6 +32,15 @@ Fairness (what is kept out of the timers, and why):
   it, ~2.5 s once warm); the direct path has no JVM, so only the Spark side needs a warm-up.  The warm-up
   is not timed and its cluster state is cleared before the timed run.
 ``quick=True``: 10,000 entities.
+
+Dry runs of ``kadmin provision`` (issue #29: the start-up of a small spec), not part of ``run()`` (each is a
+fresh process with its own JVM, tens of seconds): ``python -m bench.spark_provision --dry-run [--repeat N]
+[--baseline TREE] [--variants JSON] [--cases A,B]`` runs the CLI's dry run of a 4-row spec (a topic, an ACL, a
+SCRAM user, a quota) and of the README's sample (``examples/tenants``: 750 entities) against a FakeCluster in a
+child process (``python -m kadmin.testing --authorizer``), ``N`` times each (default 3), interleaved with the
+same runs of ``TREE``'s kadmin (e.g. the main branch's checkout: the "before") and of each variant of the
+session settings (:mod:`bench.spark_dryrun_child` says how); it prints the medians per phase (import, JVM and
+session start, spec reading, the Spark actions and how many Spark jobs they ran, the rest of the CLI, exit).
 """
 
 from __future__ import annotations
