@@ -55,7 +55,7 @@ def test_a_header_spark_would_rename_or_a_cell_with_a_line_break_is_left_to_spar
 
 
 def test_the_one_job_report_equals_the_spark_side_report(spark: Any) -> None:
-    rows = [("topics", f"t{i:02d}", "unchanged" if i % 3 == 0 else "create", None, "x",
+    rows: list[tuple[Any, ...]] = [("topics", f"t{i:02d}", "unchanged" if i % 3 == 0 else "create", None, "x",
              "rejected" if i % 5 == 0 else "planned", "why" if i % 5 == 0 else None) for i in range(40)]
     rows += [("acls", "User:é b", "create", None, "present", "planned", None),
              ("acls", "User:a z", "delete", "present", None, "skipped", "owner rejected")]
