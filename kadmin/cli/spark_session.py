@@ -6,7 +6,8 @@ and on a small spec that is nearly all of its wall time.  Each setting of a smal
 spec and the 750-entity sample (``python -m bench.spark_provision --dry-run --variants``, medians of 3 on a
 shared 2-core machine): the JVM's client compiler alone took the 4-row dry run from 27.9 s to 17.0 s; adaptive
 execution off takes its Spark jobs from 12 to 4; the others (serial collector, no whole-stage codegen, CSV as
-local rows) each saved 0.2-0.5 s, within the noise; ``local[1]`` saved nothing and is not used.
+local rows) each saved 0.2-0.5 s there, within the noise, and nothing measurable on the sample; ``local[1]``
+saved nothing on either and is not used (figures: bench/results/spark_dryrun.md).
 
 No process-wide side effects beyond the session kadmin itself starts: a session that already exists (a
 caller's, a test's) is used exactly as it is, never reconfigured; under ``spark-submit`` the submitted master
