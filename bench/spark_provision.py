@@ -32,6 +32,15 @@ Fairness (what is kept out of the timers, and why):
   it, ~2.5 s once warm); the direct path has no JVM, so only the Spark side needs a warm-up.  The warm-up
   is not timed and its cluster state is cleared before the timed run.
 ``quick=True``: 10,000 entities.
+
+Dry runs of ``kadmin provision`` (issue #29: the start-up of a small spec), not part of ``run()`` (each is a
+fresh process with its own JVM, tens of seconds): ``python -m bench.spark_provision --dry-run [--repeat N]
+[--baseline TREE] [--variants JSON] [--cases A,B]`` runs the CLI's dry run of a 4-row spec (a topic, an ACL, a
+SCRAM user, a quota) and of the README's sample (``examples/tenants``: 750 entities) against a FakeCluster in a
+child process (``python -m kadmin.testing --authorizer``), ``N`` times each (default 3), interleaved with the
+same runs of ``TREE``'s kadmin (e.g. the main branch's checkout: the "before") and of each variant of the
+session settings (:mod:`bench.spark_dryrun_child` says how); it prints the medians per phase (import, JVM and
+session start, spec reading, the Spark actions and how many Spark jobs they ran, the rest of the CLI, exit).
 """
 
 from __future__ import annotations
@@ -95,9 +104,9 @@ def _alterations(n: int) -> list[Any]:
 
 
 @contextlib.contextmanager
-def _cluster_process() -> Iterator[str]:
+def _cluster_process(*extra: str) -> Iterator[str]:
     """``python -m kadmin.testing`` in a child process; yields its bootstrap address."""
-    proc = subprocess.Popen([sys.executable, "-m", "kadmin.testing", "--brokers", str(BROKERS)],
+    proc = subprocess.Popen([sys.executable, "-m", "kadmin.testing", "--brokers", str(BROKERS), *extra],
                             stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
@@ -216,9 +225,114 @@ def run(quick: bool, small_warmup: bool = False) -> dict[str, Any]:
     return {"name": "spark_provision", "rows": [row], "notes": notes, "targets": targets, "figures": fig}
 
 
+# --- dry runs of ``kadmin provision``: a 4-row spec and the README's 750-entity sample ----------------------
+
+SAMPLE_SPEC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "tenants")
+CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "spark_dryrun_child.py")
+DRY_PASSWORD_ENV = "KADMIN_BENCH_DRY_PASSWORD"
+#: one row per kind that has a column table: a topic, an ACL, a SCRAM user, a quota (one key)
+SMALL_SPEC = {
+    "topics.csv": "name,partitions,replication_factor,configs\nb01-orders,3,3,\n",
+    "acls.csv": "principal,host,operation,permission,resource_type,resource_name,pattern_type\n"
+                "User:b01,*,READ,ALLOW,TOPIC,b01-,PREFIXED\n",
+    "scram_users.csv": f"user,mechanism,iterations,password_ref\nb01,SCRAM-SHA-512,8192,env:{DRY_PASSWORD_ENV}\n",
+    "quotas.csv": "user,producer_byte_rate\nb01,1048576\n",
+}
+PHASES = ("total_s", "import_s", "session_s", "read_s", "jobs_s", "other_s", "exit_s")
+
+
+def _small_spec(where: str) -> str:
+    os.makedirs(where, exist_ok=True)
+    for name, text in SMALL_SPEC.items():
+        with open(os.path.join(where, name), "w", encoding="utf-8") as f:
+            f.write(text)
+    return where
+
+
+def _dry_run_once(tree: str, spec: str, bootstrap: str, variant: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One ``kadmin provision SPEC --dry-run`` in a fresh process (its own JVM), with ``tree``'s kadmin (and the
+    session settings ``variant`` changes): the phases of :mod:`bench.spark_dryrun_child`, and the process's
+    wall time measured here."""
+    env = {**os.environ, "PYTHONPATH": tree, DRY_PASSWORD_ENV: "bench-only", "KADMIN_TENANT_PASSWORD": "bench-only"}
+    if variant:
+        env["KADMIN_BENCH_SPARK_VARIANT"] = json.dumps(variant)
+    t = time.time()
+    proc = subprocess.run([sys.executable, CHILD, spec, bootstrap], env=env, capture_output=True, text=True,
+                          timeout=900, check=False)
+    end = time.time()
+    if proc.returncode != 0 or not proc.stdout.strip():
+        raise RuntimeError(f"dry-run child failed ({proc.returncode}): {proc.stderr[-2000:]}")
+    st = json.loads(proc.stdout.strip().splitlines()[-1])
+    if st["code"] not in (0, 1):
+        raise RuntimeError(f"kadmin provision exited {st['code']}: {st.get('stderr')}")
+    jobs_s = sum(j["s"] for j in st["jobs"])
+    session_s = st.get("session_s", 0.0)
+    return {"total_s": end - t, "import_s": st["t_imported"] - t, "session_s": session_s, "read_s": st["read_s"],
+            "jobs_s": jobs_s, "other_s": st["cli_s"] - session_s - st["read_s"] - jobs_s,
+            "exit_s": end - st["t_end"], "actions": len(st["jobs"]),
+            "spark_jobs": sum(j["spark_jobs"] for j in st["jobs"]), "job_list": st["jobs"],
+            "summary": st["summary"], "code": st["code"]}
+
+
+def _median(xs: list[float]) -> float:
+    ys = sorted(xs)
+    return ys[len(ys) // 2] if len(ys) % 2 else (ys[len(ys) // 2 - 1] + ys[len(ys) // 2]) / 2
+
+
+def dry_runs(repeat: int = 3, baseline: str | None = None, variants: dict[str, Any] | None = None,
+             cases: tuple[str, ...] = ("4-row spec", "750-entity sample")) -> dict[str, Any]:
+    """The 4-row and the sample spec's dry runs, ``repeat`` times each, interleaved (case, tree) so that the
+    machine's load falls on all alike; medians per phase.  ``baseline``: another tree's kadmin (e.g. the main
+    branch's checkout) timed in the same run, as the "before".  ``variants``: name -> session settings to time
+    against this tree's own (see :mod:`bench.spark_dryrun_child`)."""
+    import tempfile
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    trees: dict[str, tuple[str, Any]] = {"this": (here, None), **({"baseline": (baseline, None)} if baseline else {}),
+                                         **{name: (here, v) for name, v in (variants or {}).items()}}
+    runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    with tempfile.TemporaryDirectory(prefix="kadmin-bench-dry-") as tmp, \
+            _cluster_process("--authorizer") as bootstrap:
+        specs = {"4-row spec": _small_spec(os.path.join(tmp, "small")), "750-entity sample": SAMPLE_SPEC}
+        for _ in range(repeat):
+            for case in cases:
+                for tree_name, (tree, variant) in trees.items():
+                    r = _dry_run_once(tree, specs[case], bootstrap, variant)
+                    log.warning("%s %s: %.1f s", case, tree_name, r["total_s"])
+                    runs.setdefault((case, tree_name), []).append(r)
+    rows = []
+    for (case, tree_name), rs in runs.items():
+        row: dict[str, Any] = {"case": case, "tree": tree_name, "runs": len(rs)}
+        for k in (*PHASES, "actions", "spark_jobs"):
+            row[k] = round(_median([r[k] for r in rs]), 2)
+        row["summary"] = rs[0]["summary"]
+        row["job_list_first_run"] = rs[0]["job_list"]
+        rows.append(row)
+    return {"rows": rows, "load_average": os.getloadavg(), "repeat": repeat}
+
+
+def _dry_table(result: dict[str, Any]) -> str:
+    head = "| case | tree | " + " | ".join(PHASES) + " | actions | spark jobs |"
+    lines = [head, "|" + "---|" * (len(PHASES) + 4)]
+    for r in result["rows"]:
+        lines.append(f"| {r['case']} | {r['tree']} | " + " | ".join(f"{r[k]:.2f}" for k in PHASES)
+                     + f" | {r['actions']:g} | {r['spark_jobs']:g} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     logging.basicConfig(level=logging.WARNING)
+    if "--dry-run" in args:
+        # python -m bench.spark_provision --dry-run [--repeat N] [--baseline TREE] [--variants JSON] [--cases A,B]
+        repeat = int(args[args.index("--repeat") + 1]) if "--repeat" in args else 3
+        baseline = args[args.index("--baseline") + 1] if "--baseline" in args else None
+        variants = json.loads(args[args.index("--variants") + 1]) if "--variants" in args else None
+        cases = tuple(args[args.index("--cases") + 1].split(",")) if "--cases" in args else None
+        result = dry_runs(repeat, baseline, variants, *((cases,) if cases else ()))
+        print(json.dumps(result, indent=2, sort_keys=True))
+        print(_dry_table(result))
+        return 0
     print(json.dumps(run(quick="--quick" in args, small_warmup="--small-warmup" in args), indent=2, sort_keys=True))
     return 0
 

@@ -90,20 +90,14 @@ def run(ctx: Context) -> int:
     if importlib.util.find_spec("pyspark") is None:
         raise UsageError("provision needs PySpark: install kadmin with its [spark] extra")
     build_config(args.bootstrap_server, args.command_config, check_timeout(args.timeout))
-    from kadmin.cli.quotas import _read_frame, _spark_session
-
-    def read(path: str, fmt: str) -> Any:
-        if fmt == "csv":
-            # Text columns (kadmin parses numbers), and "" inside a quoted cell is a quote, as in RFC 4180:
-            # a configs cell holds JSON ("{""retention.ms"": ""1000""}").
-            return spark.read.csv(path, header=True, inferSchema=False, escape='"')
-        return _read_frame(spark, path, fmt)
+    from kadmin.cli.provision_frames import SMALL_SPEC_BYTES, read_spec_file, spec_bytes
+    from kadmin.cli.spark_session import spark_session
     from kadmin.spark.apply import StderrProgress, provision
     from kadmin.spark.spec import TenantSpec, env_or_file_secrets
 
-    spark = _spark_session(ctx.debug)
-    spec = TenantSpec(secrets=env_or_file_secrets,
-                      **{f.kind: read(f.path, f.fmt) for f in files})
+    small = spec_bytes(files) <= SMALL_SPEC_BYTES
+    spark = spark_session(ctx.debug, "kadmin provision", small=small)
+    spec = TenantSpec(secrets=env_or_file_secrets, **{f.kind: read_spec_file(spark, f, small) for f in files})
     p = ctx.printer
     options: dict[str, Any] = {"scope": scope, "remove_unlisted": args.remove_unlisted, "policy": policy}
     if args.batch_size is not None:
@@ -124,21 +118,8 @@ def run(ctx: Context) -> int:
             results = provision(spec, admin, mode, progress=progress_line(StderrProgress(p.err), mode)
                                 if mode != "plan" else None,
                                 **options)
-        results = results.persist()
-        try:
-            counts = {(r["kind"], r["action"], r["status"]): int(r["count"])
-                      for r in results.groupBy("kind", "action", "status").count().collect()}
-            shown = results if args.show_all else results.filter(results["action"] != "unchanged")
-            shown = shown.orderBy("kind", "key")
-            if not p.json and not args.show_all:
-                shown = shown.limit(SHOWN)
-            rows = [r.asDict() for r in shown.select("kind", "key", "action", "old_value", "new_value", "status",
-                                                     "error").collect()]
-            bad = [r.asDict() for r in results.filter(results["status"].isin(*NOT_OK))
-                   .select("kind", "key", "status", "error").orderBy("kind", "key").limit(100).collect()]
-        finally:
-            results.unpersist()
-    code = report(ctx, mode, counts, rows, bad)
+        got = _report_rows(results, small, args.show_all, p.json)
+    code = report(ctx, mode, got.counts, got.rows, got.bad)
     if mode == "plan":  # the dry run resolves every password_ref too (an --apply run fails those rows itself)
         from kadmin.cli.password_refs import unresolved_password_refs
 
@@ -159,6 +140,20 @@ def _policy(path: str | None) -> Any:
         return load_policy(path)
     except PolicyError as exc:
         raise UsageError(f"--policy: {exc}") from None
+
+
+def _report_rows(results: Any, small: bool, show_all: bool, json_out: bool) -> Any:
+    """The counts, listed rows and rows not ok of ``results``: for a small spec in one Spark job (a plan that
+    turns out long is reported the large way), else counted in Spark and only the listed rows collected."""
+    from kadmin.cli.provision_frames import large_report, small_report
+
+    shown = None if json_out or show_all else SHOWN
+    options: dict[str, Any] = {"show_all": show_all, "shown": shown, "not_ok": NOT_OK, "bad_cap": 100}
+    try:
+        got = small_report(results, **options) if small else None
+        return got if got is not None else large_report(results, **options)
+    finally:
+        results.unpersist()  # an apply's results are cached by apply_plan
 
 
 def _scope(items: list[str]) -> Any:

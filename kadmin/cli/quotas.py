@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import math
 import re
-import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -385,52 +384,12 @@ def _read_frame(spark: Any, path: str, fmt: str) -> Any:
     return spark.read.json(path, multiLine=multiline)
 
 
-_LOG4J2 = """\
-rootLogger.level = error
-rootLogger.appenderRef.console.ref = console
-appender.console.type = Console
-appender.console.name = console
-appender.console.target = SYSTEM_ERR
-appender.console.layout.type = PatternLayout
-appender.console.layout.pattern = spark: %p %c{1}: %m%n
-"""
-
-
 def _spark_session(debug: bool) -> Any:
-    """A local Spark session for one CLI run: loopback only, no UI, and quiet unless --debug (Spark's own
-    INFO/WARN lines would bury the one line a failing command prints)."""
-    import os
-    import tempfile
+    """The run's Spark session (:func:`kadmin.cli.spark_session.spark_session`); named here so that tests can
+    refuse Spark before the input is checked."""
+    from kadmin.cli.spark_session import spark_session
 
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    from pyspark.sql import SparkSession
-
-    builder = SparkSession.builder.appName("kadmin quotas provision")
-    # Under spark-submit the master is already chosen (and the gateway is up); otherwise a small local
-    # session, or the master named by KADMIN_SPARK_MASTER.
-    log4j: str | None = None
-    if "PYSPARK_GATEWAY_PORT" not in os.environ:
-        master = os.environ.get("KADMIN_SPARK_MASTER", "local[2]")
-        builder = builder.master(master).config("spark.ui.enabled", "false") \
-            .config("spark.ui.showConsoleProgress", "false").config("spark.sql.shuffle.partitions", "4")
-        if master.startswith("local"):
-            # Bound to loopback: no look-up of the machine's name, which can stall on a badly set up host.
-            os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-            builder = builder.config("spark.driver.host", "127.0.0.1") \
-                .config("spark.driver.bindAddress", "127.0.0.1")
-        if not debug:
-            fd, log4j = tempfile.mkstemp(prefix="kadmin-log4j2-", suffix=".properties")
-            with os.fdopen(fd, "w") as f:
-                f.write(_LOG4J2)
-            builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log4j}")
-    try:
-        session = builder.getOrCreate()
-    finally:
-        if log4j is not None:  # read by the JVM at start-up, not needed after
-            os.unlink(log4j)
-    session.sparkContext.setLogLevel("DEBUG" if debug else "ERROR")
-    return session
+    return spark_session(debug, "kadmin quotas provision")
 
 
 SHOWN_CHANGES = 20
