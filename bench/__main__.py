@@ -210,7 +210,8 @@ def normalize(name: str, raw: dict[str, Any]) -> tuple[dict[str, Any], list[str]
         extra = {k: raw[k] for k in ("plan_s", "send_phase_s", "rerun_s", "alter_requests", "target_alter_requests",
                                      "rerun_alter_requests", "peak_python_mb_apply") if k in raw}
         if extra:
-            raw = dict(raw, notes=[*raw.get("notes", []), "figures: " + ", ".join(f"{k}={v}" for k, v in extra.items())])
+            raw = dict(raw, notes=[*raw.get("notes", []),
+                                   "figures: " + ", ".join(f"{k}={v}" for k, v in extra.items())])
     else:
         problems.append("neither 'rows' nor a known shape: no ratios could be read")
     targets: list[dict[str, Any]] = []

@@ -421,7 +421,8 @@ def _on(bootstrap: str, label: str, quick: bool, sizes: dict[str, int] | None, r
              f"the end",
              f"{sizes['topics']} topics (1 partition, RF 1), {sizes['quotas']} client-id quotas, "
              f"{sizes['calls']} calls per small-call case; the clients take turns (each run begun by another), "
-             f"{repeat} runs each, the median run by wall time counts; CPU is this process's (confluent-kafka's includes librdkafka's threads)"]
+             f"{repeat} runs each, the median run by wall time counts; CPU is this process's (confluent-kafka's "
+             f"includes librdkafka's threads)"]
     try:
         fixtures = _fixtures(cleanup, prefix)
         for rep in range(repeat):

@@ -91,7 +91,8 @@ def _alterations(n: int, offset: int) -> list[ClientQuotaAlteration]:
 
 def _applied(cluster: FakeCluster, alts: Sequence[ClientQuotaAlteration]) -> bool:
     state = cluster.quotas
-    return all(state.get(tuple(a.entity.items())) == {"producer_byte_rate": float(a.ops[0].value)}  # type: ignore[union-attr]
+    return all(state.get(tuple(a.entity.items()))
+               == {"producer_byte_rate": float(a.ops[0].value)}  # type: ignore[union-attr]
                for a in alts)
 
 
@@ -134,7 +135,8 @@ def _kafka_python(cluster: FakeCluster, admin: Any, alts: list[ClientQuotaAltera
         # (the values are already floats; no validation, no per-entity bookkeeping).
         built = []
         for i in range(0, len(alts), batch):
-            entries = [([(t, n) for t, n in a.entity.items()], [(op.key, op.value, False) for op in a.ops])  # type: ignore[union-attr]
+            entries = [([(t, n) for t, n in a.entity.items()],
+                        [(op.key, op.value, False) for op in a.ops])  # type: ignore[union-attr]
                        for a in alts[i:i + batch]]
             built.append(AlterClientQuotasRequest(entries=entries, validate_only=False))
         return built
@@ -313,9 +315,11 @@ def _headline_turns(broker: Any, admin: AdminClient, peer: Any, n: int, runs: in
 
         def alter() -> Any:
             # Inside the timer, as kadmin's building is (see _kafka_python): the user's data into its tuples.
-            req = AlterClientQuotasRequest(entries=[([(t, name) for t, name in a.entity.items()],
-                                                     [(op.key, op.value, False) for op in a.ops])  # type: ignore[union-attr]
-                                                    for a in alts], validate_only=False)
+            req = AlterClientQuotasRequest(
+                entries=[([(t, name) for t, name in a.entity.items()],
+                          [(op.key, op.value, False) for op in a.ops])  # type: ignore[union-attr]
+                         for a in alts],
+                validate_only=False)
             return peer._manager.run(lambda: peer._manager.send(req, node_id=node))
 
         row, resp = _timed_turn(broker, ALTER, alter)
@@ -485,7 +489,8 @@ def run(quick: bool = False, *, n: int | None = None, batch_sizes: Sequence[int]
                             "what": f"batch {batch}, concurrency {conc}: requests, state, requests in flight",
                             "target": f"{expected:,} requests (ceil(N/batch)), all applied, <= {conc} in flight",
                             "measured": f"{k['requests']:,} requests, "
-                                        f"{'all' if k['applied'] else 'NOT all'} applied, {k['max_in_flight']} in flight",
+                                        f"{'all' if k['applied'] else 'NOT all'} applied, "
+                                        f"{k['max_in_flight']} in flight",
                             "met": k["requests"] == expected and bool(k["applied"]) and k["max_in_flight"] <= conc})
         finally:
             peer.close()

@@ -293,7 +293,8 @@ def run(quick: bool = False) -> dict[str, Any]:
                              ("brokers", f"describe configs of {len(node_ids)} brokers", "describe_configs")):
         k = best[case]["kadmin"]
         requests = {c: counts[case][c][api] for c in CLIENTS}
-        cases.append({"case": label, "kadmin_s": round(k, 4), "confluent_kafka_s": round(best[case]["confluent-kafka"], 4),
+        cases.append({"case": label, "kadmin_s": round(k, 4),
+                      "confluent_kafka_s": round(best[case]["confluent-kafka"], 4),
                       "kafka_python_s": round(best[case]["kafka-python"], 4), "requests": requests,
                       "metadata_requests": {c: counts[case][c]["metadata"] for c in CLIENTS},
                       "cpu_ms_of_best_run": {c: {"client": round(cpu[case][c][0] * 1000, 1),

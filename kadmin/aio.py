@@ -832,7 +832,8 @@ class AdminClient:
         life = tokens.check_period(max_lifetime_ms, "max_lifetime_ms")
         deadline = await self._begin(timeout)
         op = admin_tokens.CreateDelegationToken(who, life, owner)
-        return _value(await self._run(op, [admin_tokens.TOKEN], deadline), admin_tokens.TOKEN)  # type: ignore[no-any-return]
+        got = await self._run(op, [admin_tokens.TOKEN], deadline)
+        return _value(got, admin_tokens.TOKEN)  # type: ignore[no-any-return]
 
     async def renew_delegation_token(self, hmac: bytes, *, renew_period_ms: int = -1,
                                      timeout: float | None = None) -> int:
@@ -841,7 +842,8 @@ class AdminClient:
         key = tokens.check_hmac(hmac)
         period = tokens.check_period(renew_period_ms, "renew_period_ms")
         deadline = await self._begin(timeout)
-        return _value(await self._run(admin_tokens.RenewDelegationToken(period), [key], deadline), key)  # type: ignore[no-any-return]
+        got = await self._run(admin_tokens.RenewDelegationToken(period), [key], deadline)
+        return _value(got, key)  # type: ignore[no-any-return]
 
     async def expire_delegation_token(self, hmac: bytes, *, expiry_period_ms: int = -1,
                                       timeout: float | None = None) -> int:
@@ -850,7 +852,8 @@ class AdminClient:
         key = tokens.check_hmac(hmac)
         period = tokens.check_period(expiry_period_ms, "expiry_period_ms")
         deadline = await self._begin(timeout)
-        return _value(await self._run(admin_tokens.ExpireDelegationToken(period), [key], deadline), key)  # type: ignore[no-any-return]
+        got = await self._run(admin_tokens.ExpireDelegationToken(period), [key], deadline)
+        return _value(got, key)  # type: ignore[no-any-return]
 
     async def describe_delegation_tokens(self, owners: Iterable[str] | None = None, *,
                                          timeout: float | None = None) -> list[tokens.DelegationToken]:

@@ -362,7 +362,8 @@ class VersionCodegen:
             self.emit_tagged_encode([f for f in fields if self.tagged(f)])
         else:
             s(f"if {obj}._unknown_tags:")
-            s(f"    raise BadData('tagged fields are set but version {self.version} of {self.msg.name} is not flexible')")
+            s(f"    raise BadData('tagged fields are set but version {self.version} of {self.msg.name} "
+              f"is not flexible')")
         self.eobj = saved
 
     def is_fixed(self, f: Field) -> bool:

@@ -200,7 +200,8 @@ class Message(Struct):
         except Exception as exc:  # noqa: BLE001
             raise cls._decode_error(buf, version, exc) from None
         if exact and pos != blen:
-            raise ProtocolError(f"{cls.NAME} v{version}: {blen - pos} trailing byte(s) after the message at offset {pos}")
+            raise ProtocolError(f"{cls.NAME} v{version}: {blen - pos} trailing byte(s) after the message "
+                                f"at offset {pos}")
         return obj
 
     @classmethod

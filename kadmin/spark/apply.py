@@ -210,7 +210,8 @@ def apply_plan(plan: DataFrame, admin: AdminClient, *, mode: str = "apply", secr
         raise ValueError(f"apply_plan mode must be 'apply' or 'validate', not {mode!r}")
     missing = [c for c in PLAN_COLUMNS if c not in plan.columns]
     if missing:
-        raise SpecError(f"not a provisioning plan: no column(s) {', '.join(missing)} (expected {', '.join(PLAN_COLUMNS)})")
+        raise SpecError(f"not a provisioning plan: no column(s) {', '.join(missing)} "
+                        f"(expected {', '.join(PLAN_COLUMNS)})")
     for name, v in (("batch_size", batch_size), ("max_concurrency", max_concurrency)):
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
             raise ValueError(f"{name} must be a positive int, not {v!r}")

@@ -77,8 +77,8 @@ def export(admin: AdminClient, spark: Any, directory: str, *, scope: ScopeLike =
            include_group_offsets: bool = False, force: bool = False) -> ExportResult:
     """Write the cluster's topics (partitions, replication factor), their own configs, ACLs, SCRAM users
     (mechanism, iterations, a password *reference*), quotas and, with ``include_group_offsets``, consumer
-    groups' committed offsets and share groups' start offsets into ``directory`` as a spec ``kadmin provision`` reads (``format``: csv, jsonl
-    or parquet).
+    groups' committed offsets and share groups' start offsets into ``directory`` as a spec
+    ``kadmin provision`` reads (``format``: csv, jsonl or parquet).
 
     ``scope`` (as :func:`kadmin.spark.provision`'s: ``topics=PREFIX``, ``principals=PREFIX``, ``kinds=...``)
     narrows what is exported; a field it leaves out narrows nothing.  With ``force`` the spec files already

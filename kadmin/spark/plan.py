@@ -18,12 +18,12 @@ Plan columns (:data:`PLAN_COLUMNS`, schema :func:`plan_schema`):
 
 What is decided where: the rules that make a row invalid are SQL expressions evaluated in Spark (a rejected
 row never stops the valid ones, and every row says all that is wrong with it); the cluster's state comes from
-:mod:`kadmin.spark.kinds` (one module per kind: its columns, its state, its diff); the join is a plain left join, and deletions (only with
-``remove_unlisted`` and only of entities the :class:`~kadmin.spark.spec.Scope` covers) are the in-scope
-current entities *anti-joined* against every desired key, rejected rows included; and since a typo in a key
-field (a mechanism, an operation) makes a key that names nothing, no entity of an owner (a SCRAM user, an ACL
-principal, a topic's configs, a quota entity) with a rejected row is deleted: those deletions are ``skipped``
-with the reason, so a typo never becomes a deletion.
+:mod:`kadmin.spark.kinds` (one module per kind: its columns, its state, its diff); the join is a plain left
+join, and deletions (only with ``remove_unlisted`` and only of entities the :class:`~kadmin.spark.spec.Scope`
+covers) are the in-scope current entities *anti-joined* against every desired key, rejected rows included;
+and since a typo in a key field (a mechanism, an operation) makes a key that names nothing, no entity of an
+owner (a SCRAM user, an ACL principal, a topic's configs, a quota entity) with a rejected row is deleted:
+those deletions are ``skipped`` with the reason, so a typo never becomes a deletion.
 
 This module is generic: it plans each kind of the spec in the registry's order (owners before the kinds that
 depend on them) and then skips the dependents of rejected or failed owners (:func:`_skip_dependents`).

@@ -34,8 +34,9 @@ Kinds and their columns (names are case-sensitive; optional columns may be left 
 
 **Scope** (:class:`Scope`) says where deletions may happen: topic-name prefixes (topics and their configs),
 principal prefixes (ACLs by principal, SCRAM users and user quotas as ``User:<name>``), group-id prefixes (group
-configs), and the kinds that may lose entities (broker configs only when named there).  Nothing is ever deleted without ``remove_unlisted=True`` *and* a scope; an entity outside the
-scope is never read for deletion, so it cannot be touched.
+configs), and the kinds that may lose entities (broker configs only when named there).  Nothing is ever
+deleted without ``remove_unlisted=True`` *and* a scope; an entity outside the scope is never read for
+deletion, so it cannot be touched.
 """
 
 from __future__ import annotations

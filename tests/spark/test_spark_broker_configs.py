@@ -37,7 +37,8 @@ def dynamic_by_confluent(bootstrap: str, broker: int) -> dict[str, dict[str, str
     (fut,) = c.describe_configs([ck.ConfigResource("broker", str(broker))]).values()
     entries = fut.result(10)
     # An entry shows its highest-precedence source; the default's value also shows in its synonyms.
-    default = {e.name: e.value for e in entries.values() if e.source == ck.ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG.value}
+    default = {e.name: e.value for e in entries.values()
+               if e.source == ck.ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG.value}
     own = {e.name: e.value for e in entries.values() if e.source == ck.ConfigSource.DYNAMIC_BROKER_CONFIG.value}
     return {"own": own, "default": default}
 
@@ -81,7 +82,8 @@ def test_broker_configs_plan_apply_read_back_and_rerun(spark: Any) -> None:
         checked = rows_of(provision(spec, admin, "validate", **scope))
         assert {k for k, v in checked.items() if v[1] == "validated"} == {k for k, v in got.items()
                                                                          if v[1] == "planned"}
-        assert dynamic_by_confluent(cluster.bootstrap, third) == {"own": {}, "default": {"message.max.bytes": "2000000"}}
+        assert (dynamic_by_confluent(cluster.bootstrap, third)
+                == {"own": {}, "default": {"message.max.bytes": "2000000"}})
 
         applied = rows_of(provision(spec, admin, "apply", **scope))
         assert {k for k, v in applied.items() if v[1] == "ok"} == {k for k, v in got.items() if v[1] == "planned"}

@@ -182,7 +182,8 @@ def test_a_kind_the_caller_may_not_describe_is_reported_and_the_others_written(s
         admin.create_topics([NewTopic("a-events", 3, 2, configs={"retention.ms": "3600000"}), NewTopic("b-jobs", 1, 1)])
         admin.alter_user_scram_credentials([ScramUpsertion("a", "SCRAM-SHA-256", "pw-a", 4096),
                                             ScramUpsertion("b", "SCRAM-SHA-256", "pw-b", 4096)])
-        admin.alter_client_quotas([ClientQuotaAlteration(ClientQuotaEntity({"user": u}), [Set("producer_byte_rate", 1024)])
+        admin.alter_client_quotas([ClientQuotaAlteration(ClientQuotaEntity({"user": u}),
+                                                         [Set("producer_byte_rate", 1024)])
                                    for u in ("a", "b")])
         spec = tmp_path / "spec"
         result = export(admin, spark, str(spec), format="jsonl", scope=["topics=a-", "principals=User:a"])

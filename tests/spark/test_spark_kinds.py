@@ -61,7 +61,8 @@ def test_a_new_kind_is_one_registration() -> None:
     from kadmin.spark.apply import _group_sql
     from kadmin.spark.kinds import Kind, Phase, kinds, phases, register
 
-    new = Kind(name="widgets", order=99, columns={"widget": True}, plan=lambda ctx: None,  # type: ignore[arg-type,return-value]
+    new = Kind(name="widgets", order=99, columns={"widget": True},
+               plan=lambda ctx: None,  # type: ignore[arg-type,return-value]
                phases=(Phase("widgets", ("create",), "widgets made", 999, lambda ctx, batch: {}),),
                items=lambda ctx, phase, rows: [], group="args['box']")
     register(new)

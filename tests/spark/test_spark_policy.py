@@ -74,7 +74,8 @@ CASES = {
     "partitions": Case(
         {"name": "parts", "kind": "partitions", "min": 2, "max": 12},
         {"topics": [("few", 1, None, None), ("many", 24, None, None), ("fine", 12, None, None)]},
-        {("topics", "few"): "(partitions 2..12): partitions 1", ("topics", "many"): "(partitions 2..12): partitions 24"},
+        {("topics", "few"): "(partitions 2..12): partitions 1",
+         ("topics", "many"): "(partitions 2..12): partitions 24"},
         {("topics", "fine"): "create"}),
     "min_insync_replicas": Case(
         {"name": "durable", "kind": "min_insync_replicas", "min": 2},
@@ -97,12 +98,14 @@ CASES = {
          ("topics", "f"): "create"}),
     "forbidden_acls": Case(
         {"name": "no-cluster-alter", "kind": "forbidden_acls", "resource_types": ["cluster"], "operations": ["alter"]},
-        {"acls": [acl("User:t1", "ALTER", "CLUSTER", "kafka-cluster"), acl("User:t1", "ALL", "CLUSTER", "kafka-cluster"),
+        {"acls": [acl("User:t1", "ALTER", "CLUSTER", "kafka-cluster"),
+                  acl("User:t1", "ALL", "CLUSTER", "kafka-cluster"),
                   acl("User:t1", "DESCRIBE", "CLUSTER", "kafka-cluster"),
                   acl("User:t1", "ALTER", "CLUSTER", "kafka-cluster", perm="DENY"),
                   acl("User:t1", "ALTER", "TOPIC", "t1-x")]},
         {("acls", acl_key("User:t1", "ALTER", "CLUSTER", "kafka-cluster")):
-         "(forbidden_acls resource_types=CLUSTER operations=ALTER): ALLOW ALTER on CLUSTER:LITERAL:kafka-cluster to User:t1",
+         "(forbidden_acls resource_types=CLUSTER operations=ALTER): "
+         "ALLOW ALTER on CLUSTER:LITERAL:kafka-cluster to User:t1",
          ("acls", acl_key("User:t1", "ALL", "CLUSTER", "kafka-cluster")): "ALLOW ALL on CLUSTER"},
         {("acls", acl_key("User:t1", "DESCRIBE", "CLUSTER", "kafka-cluster")): "create",
          ("acls", acl_key("User:t1", "ALTER", "CLUSTER", "kafka-cluster", perm="DENY")): "create",
@@ -332,5 +335,6 @@ def test_cli_validate_with_the_docs_sample_policy_reports_every_violation(
         status, error = reported[key]
         assert status == "rejected" and re.findall(r"policy rule '([\w-]+)'", error) == rules, (key, error)
     assert "validated" in out.getvalue() and "t1-orders" in out.getvalue()
-    assert not [e for e in cluster.request_log if e.api_key in (ApiKey.CREATE_ACLS, ApiKey.ALTER_USER_SCRAM_CREDENTIALS)]
+    assert not [e for e in cluster.request_log
+                if e.api_key in (ApiKey.CREATE_ACLS, ApiKey.ALTER_USER_SCRAM_CREDENTIALS)]
     assert not {t.name for t in admin.list_topics()} & {"t1-orders", "t1-audit"}

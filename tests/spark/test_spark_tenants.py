@@ -90,7 +90,8 @@ def spec_for(spark: Any, tenants: list[str], **extra: Any) -> Any:
         secrets=secrets, **extra)
 
 
-def test_plan_validate_apply_rerun_and_drift(tspark: Any, kafka: tuple[FakeCluster, AdminClient], tmp_path: Path) -> None:
+def test_plan_validate_apply_rerun_and_drift(tspark: Any, kafka: tuple[FakeCluster, AdminClient],
+                                             tmp_path: Path) -> None:
     spark = tspark
     from kadmin.spark import TENANT_RESULT_COLUMNS, drift, provision
 
@@ -235,7 +236,8 @@ def test_scope_and_remove_unlisted_touch_nothing_outside(tspark: Any, kafka: tup
     assert "other-topic" in cluster.topics and cluster.topic_configs("other-topic") == {"segment.ms": "1000"}
     assert "outsider" in cluster.scram_users and "t-old" not in cluster.scram_users
     assert any(a.principal == "User:outsider" for a in _acls(cluster))
-    assert set(map(ClientQuotaEntity, cluster.quotas)) == {ClientQuotaEntity({"user": u}) for u in ("outsider", "t-new")}
+    assert (set(map(ClientQuotaEntity, cluster.quotas))
+            == {ClientQuotaEntity({"user": u}) for u in ("outsider", "t-new")})
 
     # A scope limited to ACLs deletes ACLs only, even with everything else unlisted.
     cluster.add_topic("t-extra", partitions=1)

@@ -100,7 +100,8 @@ def _role_reasons() -> str:
     return _reasons([
         _when(f"role IS NULL OR NOT role IN ({p}, {c})",
               f"concat('unknown role ', {q}, coalesce(role, ''), {q}, ' (producer or consumer)')"),
-        _when("topic IS NULL", "'topic is empty (the topic, or with pattern_type PREFIXED the prefix, the role is on)'"),
+        _when("topic IS NULL",
+              "'topic is empty (the topic, or with pattern_type PREFIXED the prefix, the role is on)'"),
         _when(f"role = {c} AND grp IS NULL", "'a consumer role needs a group (the consumer group it reads as)'"),
         _when(f"role = {p} AND grp IS NOT NULL", "'group goes with a consumer role, not a producer'"),
         _when(f"role = {c} AND txn IS NOT NULL", "'transactional_id goes with a producer role, not a consumer'"),
@@ -205,7 +206,8 @@ def _binding_rows(own: DataFrame, cur: DataFrame) -> DataFrame:
     return _finish(j.selectExpr(
         "key", "CASE WHEN reason IS NOT NULL THEN 'reject' WHEN c_key IS NULL THEN 'create' ELSE 'unchanged' END "
                "AS action",
-        "CASE WHEN c_key IS NOT NULL THEN 'present' END AS old_value", "concat('present (role ', role, ')') AS new_value",
+        "CASE WHEN c_key IS NOT NULL THEN 'present' END AS old_value",
+        "concat('present (role ', role, ')') AS new_value",
         "reason AS error", f"{args} AS args"), NAME)
 
 

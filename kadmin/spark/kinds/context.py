@@ -161,5 +161,5 @@ def int_or_none(text: str | None) -> int | None:
     return None if text is None or text == "" else int(text)
 
 
-__all__ = ["FAILED", "OK", "POSSIBLY_APPLIED", "SKIPPED", "VALIDATED", "ApplyContext", "ExportContext", "Item", "Outcomes",
-           "PlanContext", "all_ok", "error_text", "int_or_none", "one_per_row", "status_of"]
+__all__ = ["FAILED", "OK", "POSSIBLY_APPLIED", "SKIPPED", "VALIDATED", "ApplyContext", "ExportContext", "Item",
+           "Outcomes", "PlanContext", "all_ok", "error_text", "int_or_none", "one_per_row", "status_of"]

@@ -222,7 +222,8 @@ def _read_times(admin: AdminClient, partitions: dict[str, list[Any]], times: Ite
                 add("times", tp.topic, tp.partition, ts, got.offset, None)
             else:
                 why = _error_text(got) if isinstance(got, BaseException) else "no offset was returned"
-                add("times", tp.topic, tp.partition, ts, None, f"the offset of {tp} at {ts} ms could not be read: {why}")
+                add("times", tp.topic, tp.partition, ts, None,
+                    f"the offset of {tp} at {ts} ms could not be read: {why}")
 
 
 def _read_groups(admin: AdminClient, group_list: list[str], wanted: set[str], out: dict[str, Columns],
@@ -351,8 +352,8 @@ def offset_rows(e: DataFrame, kind: str) -> DataFrame:
                 "WHEN p IS NULL THEN concat('topic ', topic, ' is created by this spec with the default partition "
                 "count of the broker, unknown here: give its partitions in topics, or name the partition') "
                 f"WHEN n IS NOT NULL AND p >= n THEN {no_part} "
-                f"WHEN g_error IS NULL AND g_state IS NOT NULL AND NOT g_state IN ({', '.join(map(sql_string, INACTIVE))}) "
-                f"THEN {active} END")
+                "WHEN g_error IS NULL AND g_state IS NOT NULL "
+                f"AND NOT g_state IN ({', '.join(map(sql_string, INACTIVE))}) THEN {active} END")
     failed = (f"CASE WHEN g_error IS NOT NULL THEN g_error WHEN t_error IS NOT NULL THEN concat('topic ', topic, "
               f"' could not be described: ', t_error) WHEN NOT {fresh} AND b_error IS NOT NULL THEN b_error "
               f"WHEN NOT {fresh} AND s_error IS NOT NULL THEN s_error WHEN c_error IS NOT NULL THEN c_error "

@@ -1,9 +1,9 @@
 """The ``quotas`` kind: client quota keys per entity (user, client-id, ip), set, altered or removed.
 
-The rows are the quota pipeline's own (:mod:`kadmin.spark.kinds.quotas.schema` formats, :mod:`kadmin.spark.kinds.quotas.validate`
-rules, exact double equality), so a spec's quotas and ``provision_quotas`` can never disagree.  An entity's keys
-travel as one ``ClientQuotaAlteration`` (Kafka applies an entity's ops together); quotas are sent last, so a
-quota never applies to a half-made tenant.
+The rows are the quota pipeline's own (:mod:`kadmin.spark.kinds.quotas.schema` formats,
+:mod:`kadmin.spark.kinds.quotas.validate` rules, exact double equality), so a spec's quotas and
+``provision_quotas`` can never disagree.  An entity's keys travel as one ``ClientQuotaAlteration`` (Kafka
+applies an entity's ops together); quotas are sent last, so a quota never applies to a half-made tenant.
 """
 
 from __future__ import annotations
@@ -83,9 +83,10 @@ def plan_quotas_kind(desired: DataFrame, current: DataFrame, *, remove_unlisted:
                      allow_unknown_keys: bool = False,
                      checked: Callable[[DataFrame], DataFrame] | None = None) -> DataFrame:
     """Quota keys in the plan's shape, from the quota pipeline's own validation and diff (the ones
-    ``provision_quotas`` runs: :func:`kadmin.spark.kinds.quotas.validate.validate`, :func:`kadmin.spark.kinds.quotas.diff.diff`, exact
-    double equality): ``set`` becomes create (no current value) or alter, ``remove`` delete.  Deletions of
-    unlisted keys are those of in-scope entities (a :class:`~kadmin.spark.spec.Scope` of principals)."""
+    ``provision_quotas`` runs: :func:`kadmin.spark.kinds.quotas.validate.validate`,
+    :func:`kadmin.spark.kinds.quotas.diff.diff`, exact double equality): ``set`` becomes create (no current
+    value) or alter, ``remove`` delete.  Deletions of unlisted keys are those of in-scope entities (a
+    :class:`~kadmin.spark.spec.Scope` of principals)."""
     from kadmin.spark.kinds.quotas.diff import diff
     from kadmin.spark.kinds.quotas.schema import normalize
     from kadmin.spark.kinds.quotas.validate import validate

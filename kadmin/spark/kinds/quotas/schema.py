@@ -146,7 +146,8 @@ def normalize(df: DataFrame, format: str | None = None) -> DataFrame:
     for original in key_columns:
         value, unparsed = _value_columns(df, original)
         specified = f"({sql_name(original)} IS NOT NULL AND NOT {_is_blank(df, original)})"
-        cells.append(f"named_struct({sql_string(KEY_COLUMN)}, {sql_string(original)}, {sql_string(VALUE_COLUMN)}, {value}, "
+        cells.append(f"named_struct({sql_string(KEY_COLUMN)}, {sql_string(original)}, "
+                     f"{sql_string(VALUE_COLUMN)}, {value}, "
                      f"{sql_string(UNPARSED)}, {unparsed}, '_specified', {specified})")
     exploded = df.selectExpr(*entity_cols, f"explode(array({', '.join(cells)})) AS _cell")
     return exploded.filter("_cell._specified").selectExpr(

@@ -122,13 +122,15 @@ def validate(df: DataFrame, *, allow_unknown_keys: bool = False) -> DataFrame:
         _when(f"{is_ip} AND ({user} IS NOT NULL OR {client} IS NOT NULL)",
               sql_string("ip cannot be combined with user or client_id in one entity")),
         _when(f"NOT {key_ok}", sql_string("quota_key is empty")),
-        _when(f"{unparsed} IS NOT NULL", "concat(" + ", ".join((sql_string("value '"), unparsed, sql_string("' is not a number"))) + ")"),
+        _when(f"{unparsed} IS NOT NULL",
+              "concat(" + ", ".join((sql_string("value '"), unparsed, sql_string("' is not a number"))) + ")"),
         _when(f"isnan({value}) OR abs({value}) = {_double(float('inf'))}",
               f"concat('value must be a finite number, not ', {value_str})"),
         _when(f"{value} < 0", f"concat('value must be >= 0, not ', {value_str})"),
         *_whole_number_rules(key, value, value_str, rules_table.maximum),
-        _when(unknown_key, "concat(" + ", ".join((sql_string("unknown quota key '"), key, sql_string("' for "), kind_name,
-                                                   "' entities (known: '", known_list, "')'")) + ")"),
+        _when(unknown_key,
+              "concat(" + ", ".join((sql_string("unknown quota key '"), key, sql_string("' for "), kind_name,
+                                     "' entities (known: '", known_list, "')'")) + ")"),
     ]
 
     # One shuffle for both: within each (entity, key), rows ordered by value; the first row of each run of
