@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kadmin.errors import KafkaError
+from kadmin.spark.kinds._sql import error_text
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -122,11 +122,6 @@ class ApplyContext:
     allow_unknown_keys: bool = False
     #: set by the sender: records a non-ok outcome and what depends on it
     fail: Callable[[Phase, Item, str, str], None] = field(default=lambda *_: None)
-
-
-def error_text(err: BaseException) -> str:
-    name = getattr(err, "name", None) if isinstance(err, KafkaError) else None
-    return f"{name or type(err).__name__}: {err}"
 
 
 def status_of(err: BaseException) -> str:

@@ -41,11 +41,11 @@ nothing (OffsetCommit has no validate_only): the rows were checked when planned.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from kadmin.spark.kinds import Kind, Owner, Phase, Row, register
-from kadmin.spark.kinds._sql import Columns, Schema, frame, int_column
+from kadmin.spark.kinds._sql import Columns, Schema, error_text, frame, int_column
 from kadmin.spark.kinds.context import ApplyContext, ExportContext, Item, PlanContext, one_per_row
 from kadmin.spark.sqltext import sql_name, sql_string
 
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
     from kadmin.client import AdminClient
+    from kadmin.types import TopicPartition
 
 log = logging.getLogger("kadmin.spark")
 
@@ -71,11 +72,6 @@ TIMES_SCHEMA: Schema = (("s_topic", "string"), ("s_partition", "bigint"), ("s_ts
                         ("s_offset", "bigint"), ("s_error", "string"))
 COMMITTED_SCHEMA: Schema = (("c_group", "string"), ("c_topic", "string"), ("c_partition", "bigint"),
                             ("c_offset", "bigint"), ("c_error", "string"))
-
-
-def _error_text(err: BaseException) -> str:
-    name = getattr(err, "name", None)
-    return f"{name or type(err).__name__}: {err}"
 
 
 # --- the spec rows ----------------------------------------------------------------------------------------
@@ -179,7 +175,7 @@ def _read_topics(admin: AdminClient, topic_list: list[str], add: Add) -> dict[st
         if isinstance(d, UnknownTopicOrPartitionError):
             continue  # not there: the plan says so (or the spec creates it)
         if isinstance(d, KafkaError):
-            add("topics", name, None, _error_text(d))
+            add("topics", name, None, error_text(d))
             continue
         add("topics", name, len(d.partitions), None)
         partitions[name] = [TopicPartition(name, p.partition) for p in d.partitions]
@@ -198,7 +194,7 @@ def _read_bounds(admin: AdminClient, every: list[Any], add: Add) -> None:
         lo, hi = starts.get(tp), ends.get(tp)
         bad = next((x for x in (lo, hi) if not isinstance(x, ListedOffset)), None)
         if bad is not None or not isinstance(lo, ListedOffset) or not isinstance(hi, ListedOffset):
-            why = _error_text(bad) if isinstance(bad, BaseException) else "no log offsets were returned"
+            why = error_text(bad) if isinstance(bad, BaseException) else "no log offsets were returned"
             add("bounds", tp.topic, tp.partition, None, None, f"the log offsets of {tp} could not be read: {why}")
         else:
             add("bounds", tp.topic, tp.partition, lo.offset, hi.offset, None)
@@ -221,9 +217,25 @@ def _read_times(admin: AdminClient, partitions: dict[str, list[Any]], times: Ite
             if isinstance(got, ListedOffset):
                 add("times", tp.topic, tp.partition, ts, got.offset, None)
             else:
-                why = _error_text(got) if isinstance(got, BaseException) else "no offset was returned"
+                why = error_text(got) if isinstance(got, BaseException) else "no offset was returned"
                 add("times", tp.topic, tp.partition, ts, None,
                     f"the offset of {tp} at {ts} ms could not be read: {why}")
+
+
+def add_positions(add: Add, group: str, positions: Mapping[TopicPartition, Any], wanted: set[str],
+                  offset_of: Callable[[Any], int | None], what: str) -> None:
+    """One ``committed`` row per position of ``group`` on a wanted topic: its offset (``offset_of``; None when
+    the answer is the partition's error), else that error as the row's reason; for consumer groups' committed
+    offsets and share groups' start offsets alike."""
+    for tp, answer in positions.items():
+        if tp.topic not in wanted:
+            continue
+        offset = offset_of(answer)
+        if offset is not None:
+            add("committed", group, tp.topic, tp.partition, offset, None)
+        else:
+            add("committed", group, tp.topic, tp.partition, None,
+                f"the {what} of {tp} could not be read: {error_text(answer)}")
 
 
 def _read_groups(admin: AdminClient, group_list: list[str], wanted: set[str], out: dict[str, Columns],
@@ -238,7 +250,7 @@ def _read_groups(admin: AdminClient, group_list: list[str], wanted: set[str], ou
         if isinstance(gd, GroupIdNotFoundError):
             add("groups", g, None, 0, None)  # unknown: writing offsets creates it
         elif isinstance(gd, KafkaError) or gd is None:
-            why = _error_text(gd) if gd is not None else "it was not described"
+            why = error_text(gd) if gd is not None else "it was not described"
             add("groups", g, None, None, f"group {g} could not be described: {why}")
         else:
             add("groups", g, gd.state, len(gd.members), None)
@@ -251,16 +263,10 @@ def _read_groups(admin: AdminClient, group_list: list[str], wanted: set[str], ou
             # Every row of the group carries it, through a group-level error.
             errors = out["groups"]["g_error"]
             i = group_list.index(g)
-            errors[i] = errors[i] or f"the committed offsets of group {g} could not be read: {_error_text(res)}"
+            errors[i] = errors[i] or f"the committed offsets of group {g} could not be read: {error_text(res)}"
             continue
-        for tp, om in res.items():
-            if tp.topic not in wanted:
-                continue
-            if isinstance(om, OffsetAndMetadata):
-                add("committed", g, tp.topic, tp.partition, om.offset, None)
-            else:
-                add("committed", g, tp.topic, tp.partition, None,
-                    f"the committed offset of {tp} could not be read: {_error_text(om)}")
+        add_positions(add, g, res, wanted, lambda om: om.offset if isinstance(om, OffsetAndMetadata) else None,
+                      "committed offset")
 
 
 # --- the plan ---------------------------------------------------------------------------------------------
@@ -288,7 +294,7 @@ def plan_groups_offsets(df: DataFrame, admin: AdminClient, topic_plan: DataFrame
 def unreadable_offsets(d: DataFrame, exc: BaseException, kind: str, what: str) -> DataFrame:
     """The kind could not be planned at all (no coordinator, no ListOffsets...): every row fails with it, the
     other kinds go on (as an unreadable state does for the rest)."""
-    why = f"the cluster's {what} could not be read: {_error_text(exc)}"
+    why = f"the cluster's {what} could not be read: {error_text(exc)}"
     log.warning("%s", why)
     return d.selectExpr(
         f"{sql_string(kind)} AS kind",
@@ -453,7 +459,7 @@ def export(ctx: ExportContext) -> Columns:
     listed = ctx.admin.list_consumer_groups()
     if listed.errors:  # a partial listing would export a partial spec as if it were whole
         broker, err = min(listed.errors.items())
-        raise KafkaError(f"broker {broker} could not list its groups: {_error_text(err)}")
+        raise KafkaError(f"broker {broker} could not list its groups: {error_text(err)}")
     groups = listed.group_ids()
     cols: Columns = {n: [] for n, _ in EXPORT_SCHEMA}
     committed = ctx.admin.list_consumer_group_offsets(groups) if groups else {}
@@ -461,7 +467,7 @@ def export(ctx: ExportContext) -> Columns:
         res = committed.get(g)
         if isinstance(res, KafkaError) or res is None:
             ctx.notes.append(f"groups_offsets: group {g} left out: "
-                             f"{_error_text(res) if res is not None else 'no answer'}")
+                             f"{error_text(res) if res is not None else 'no answer'}")
             continue
         for tp, om in sorted(res.items(), key=lambda kv: (kv[0].topic, kv[0].partition)):
             if isinstance(om, OffsetAndMetadata) and ctx.topic_wanted(tp.topic):

@@ -74,14 +74,9 @@ def read_start_offsets(admin: AdminClient, groups: Iterable[str], topics: Iterab
             add("groups", g, None, None, f"the start offsets of share group {g} could not be read: {error_text(res)}")
         else:
             add("groups", g, None, 0, None)
-            for tp, v in res.items():
-                if tp.topic not in wanted:
-                    continue
-                if isinstance(v, SharePartitionOffset):
-                    add("committed", g, tp.topic, tp.partition, v.start_offset, None)
-                else:
-                    add("committed", g, tp.topic, tp.partition, None,
-                        f"the start offset of {tp} could not be read: {error_text(v)}")
+            _offsets.add_positions(
+                add, g, res, wanted, lambda v: v.start_offset if isinstance(v, SharePartitionOffset) else None,
+                "start offset")
     log.info("read the start offsets of %d share group(s): %d partition(s)", len(group_list),
              len(out["committed"]["c_group"]))
     return out
