@@ -15,12 +15,10 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
-from kadmin.admin._driver import Done, Operation, Outcome
-from kadmin.admin.coordinators import CoordinatorLookup
-from kadmin.admin.groups import DescribeGroups, group_outcome
+from kadmin.admin._driver import Operation
+from kadmin.admin.groups import DescribeByCoordinator, DescribeGroups
 from kadmin.errors import GroupIdNotFoundError, KafkaError, UnsupportedVersionError
 from kadmin.network.retry import Deadline
-from kadmin.protocol import Message, message_type
 from kadmin.protocol.apis import ApiKey
 from kadmin.types import GroupDescription, MemberDescription, TopicPartition, decode_authorized_operations
 
@@ -38,32 +36,11 @@ def _partitions(assignment: Any) -> tuple[TopicPartition, ...]:
     return tuple(TopicPartition(t.topic_name, p) for t in assignment.topic_partitions for p in t.partitions)
 
 
-class ConsumerGroupDescribe(Operation[str]):
+class ConsumerGroupDescribe(DescribeByCoordinator):
     """Consumer-protocol groups (KIP-848), one request per coordinator for all of its groups."""
 
     api = ApiKey.CONSUMER_GROUP_DESCRIBE
     group_type = "consumer"
-
-    def __init__(self, include_authorized_operations: bool) -> None:
-        self.include_ops = include_authorized_operations
-        self.lookup = CoordinatorLookup()
-
-    def build(self, node: int, keys: list[str], version: int) -> Message:
-        return message_type(self.api, "request")(group_ids=keys, include_authorized_operations=self.include_ops)
-
-    def handle(self, node: int, keys: list[str], response: Any, version: int) -> dict[str, Outcome]:
-        out: dict[str, Outcome] = {}
-        for g in response.groups:
-            # GROUP_ID_NOT_FOUND: no such group, or one of another type ("not a consumer group"): final here;
-            #   describe_any_protocol asks DescribeGroups before it reports the group missing.
-            # UNSUPPORTED_VERSION: a 3.x broker advertising the API with the consumer protocol switched off:
-            #   final here; the classic DescribeGroups is the way to this group.
-            # NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE: the coordinator moved or is starting: relookup.
-            # COORDINATOR_LOAD_IN_PROGRESS: ask the same coordinator again after a backoff.
-            # GROUP_AUTHORIZATION_FAILED, INVALID_GROUP_ID, INVALID_REQUEST: final.
-            bad = group_outcome(g.group_id, g.error_code, g.error_message)
-            out[g.group_id] = bad if bad is not None else Done(self._description(node, g, version))
-        return out
 
     def _description(self, node: int, g: Any, version: int) -> GroupDescription:
         members = tuple(self._member(m) for m in g.members)

@@ -9,10 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kadmin.admin._driver import Done, Operation, Outcome
-from kadmin.admin.coordinators import CoordinatorLookup
-from kadmin.admin.groups import group_outcome
-from kadmin.protocol import Message, message_type
+from kadmin.admin.groups import DescribeByCoordinator
 from kadmin.protocol.apis import ApiKey
 from kadmin.streams_groups import (
     StreamsAssignment,
@@ -57,26 +54,10 @@ def _member(m: Any) -> StreamsGroupMember:
         is_classic=bool(m.is_classic))
 
 
-class StreamsGroupDescribe(Operation[str]):
+class StreamsGroupDescribe(DescribeByCoordinator):
     """Streams group descriptions: members, topology and task assignments."""
 
     api = ApiKey.STREAMS_GROUP_DESCRIBE
-
-    def __init__(self, include_authorized_operations: bool) -> None:
-        self.include_ops = include_authorized_operations
-        self.lookup = CoordinatorLookup()
-
-    def build(self, node: int, keys: list[str], version: int) -> Message:
-        return message_type(self.api, "request")(group_ids=keys, include_authorized_operations=self.include_ops)
-
-    def handle(self, node: int, keys: list[str], response: Any, version: int) -> dict[str, Outcome]:
-        out: dict[str, Outcome] = {}
-        for g in response.groups:
-            # GROUP_ID_NOT_FOUND: no such group, or one of another type; NOT_COORDINATOR and friends: relookup
-            # or ask again (group_outcome's rules, as for every group API).
-            bad = group_outcome(g.group_id, g.error_code, g.error_message)
-            out[g.group_id] = bad if bad is not None else Done(self._description(node, g, version))
-        return out
 
     def _description(self, node: int, g: Any, version: int) -> StreamsGroupDescription:
         topo = g.topology
