@@ -403,29 +403,44 @@ def dedupe_offsets(rows: DataFrame) -> DataFrame:
 # --- apply ------------------------------------------------------------------------------------------------
 
 
-def commit_offsets(admin: AdminClient, payloads: list[tuple[str, str, str, int, int]], validate: bool,
-                   ) -> dict[str, BaseException | None]:
-    """``payloads``: (plan key, group, topic, partition, offset); one OffsetCommit per group.  Returns
-    {plan key: None or the error}.  ``validate`` sends nothing: OffsetCommit has no validate_only."""
+def write_per_group(payloads: list[tuple[str, str, str, int, int]],
+                    write: Callable[[str, dict[TopicPartition, int]], Mapping[TopicPartition, Any]],
+                    skip: Callable[[str], BaseException | None] | None = None,
+                    ) -> dict[str, BaseException | None]:
+    """``payloads``: (plan key, group, topic, partition, offset); one ``write`` per group (its offsets by
+    partition), or with ``skip`` (a validate run) none, each row getting what ``skip`` says of its group.
+    Returns {plan key: None or the error}: a group whose call fails fails its rows alone."""
     from kadmin.errors import KafkaError
-    from kadmin.types import OffsetAndMetadata, TopicPartition
+    from kadmin.types import TopicPartition
 
     by_group: dict[str, dict[TopicPartition, tuple[str, int]]] = {}
     for key, group, topic, partition, offset in payloads:
         by_group.setdefault(group, {})[TopicPartition(topic, partition)] = (key, offset)
     out: dict[str, BaseException | None] = {}
     for group, wanted in by_group.items():
-        if validate:
-            out.update(dict.fromkeys((k for k, _ in wanted.values()), None))
+        if skip is not None:
+            out.update(dict.fromkeys((k for k, _ in wanted.values()), skip(group)))
             continue
         try:
-            got = admin.alter_consumer_group_offsets(group, {tp: OffsetAndMetadata(o) for tp, (_, o) in wanted.items()})
+            got = write(group, {tp: o for tp, (_, o) in wanted.items()})
         except KafkaError as exc:
             out.update(dict.fromkeys((k for k, _ in wanted.values()), exc))
             continue
         for tp, (k, _) in wanted.items():
             out[k] = got.get(tp, KafkaError(f"no result was returned for {tp}"))
     return out
+
+
+def commit_offsets(admin: AdminClient, payloads: list[tuple[str, str, str, int, int]], validate: bool,
+                   ) -> dict[str, BaseException | None]:
+    """One OffsetCommit per group (:func:`write_per_group`).  ``validate`` sends nothing: OffsetCommit has no
+    validate_only."""
+    from kadmin.types import OffsetAndMetadata
+
+    return write_per_group(
+        payloads, lambda group, offsets: admin.alter_consumer_group_offsets(
+            group, {tp: OffsetAndMetadata(o) for tp, o in offsets.items()}),
+        (lambda group: None) if validate else None)
 
 
 def item_payload(key: str, args: dict[str, str]) -> tuple[str, str, str, int, int]:

@@ -102,29 +102,11 @@ def plan_share_offsets(df: DataFrame, admin: AdminClient, topic_plan: DataFrame 
 
 def alter_start_offsets(admin: AdminClient, payloads: list[tuple[str, str, str, int, int]], validate: bool,
                         ) -> dict[str, BaseException | None]:
-    """``payloads``: (plan key, group, topic, partition, offset); one AlterShareGroupOffsets per group.
-    Returns {plan key: None or the error}; ``validate`` writes nothing (it fails the rows of groups with
-    members, as the coordinator would)."""
-    from kadmin.errors import KafkaError
-    from kadmin.types import TopicPartition
-
-    by_group: dict[str, dict[TopicPartition, tuple[str, int]]] = {}
-    for key, group, topic, partition, offset in payloads:
-        by_group.setdefault(group, {})[TopicPartition(topic, partition)] = (key, offset)
-    out: dict[str, BaseException | None] = {}
-    busy = _busy(admin, list(by_group)) if validate else {}
-    for group, wanted in by_group.items():
-        if validate:
-            out.update(dict.fromkeys((k for k, _ in wanted.values()), busy.get(group)))
-            continue
-        try:
-            got = admin.alter_share_group_offsets(group, {tp: o for tp, (_, o) in wanted.items()})
-        except KafkaError as exc:
-            out.update(dict.fromkeys((k for k, _ in wanted.values()), exc))
-            continue
-        for tp, (k, _) in wanted.items():
-            out[k] = got.get(tp, KafkaError(f"no result was returned for {tp}"))
-    return out
+    """One AlterShareGroupOffsets per group (:func:`~kadmin.spark.kinds.groups_offsets.write_per_group`);
+    ``validate`` writes nothing (it fails the rows of groups with members, as the coordinator would)."""
+    busy = _busy(admin, list(dict.fromkeys(group for _k, group, *_ in payloads))) if validate else {}
+    return _offsets.write_per_group(payloads, admin.alter_share_group_offsets,
+                                    busy.get if validate else None)
 
 
 def _busy(admin: AdminClient, groups: list[str]) -> dict[str, BaseException]:
