@@ -128,9 +128,11 @@ async def test_oidc_client_credentials_login_and_the_secret_is_nowhere(idp: Oidc
                  repr(created)]
         shown += [r.getMessage() for r in caplog.records] + [str(r.args) for r in caplog.records]
         assert not [s for s in shown if SECRET in s]
-        # The token appears only in the SASL frame: not in a log line either.
-        token = idp.issue("svc")["access_token"]
-        assert not [r for r in caplog.records if token.split(".")[2] in r.getMessage()]
+        # The token appears only in the SASL frame: not in a log line, a repr or a result either (the token the
+        # client used, whole or its signature alone).
+        assert len(idp.tokens) == 1
+        used = idp.tokens[0]
+        assert not [s for s in shown if used in s or used.split(".")[2] in s]
 
 
 @sync
@@ -149,13 +151,15 @@ async def test_on_the_wire_the_token_is_only_in_the_sasl_frame_and_the_secret_no
     with jwks_cluster(idp) as c:
         async with oauth(c, **oidc(idp)) as a:
             await names(a)
-    token = idp.issued[0]
+    assert idp.issued[0]["sub"] == "svc" and len(idp.tokens) == 1
+    token = idp.tokens[0].encode()
     sent = b"".join(frames)
     assert SECRET.encode() not in sent
     signed = [f for f in frames if b"auth=Bearer " in f]
     assert len(signed) == 1 and int.from_bytes(signed[0][4:6], "big") == 36  # SaslAuthenticate, once
-    assert all(b"auth=Bearer" not in f for f in frames if f is not signed[0])
-    assert token["sub"] == "svc"
+    assert b"auth=Bearer " + token + b"\x01" in signed[0]  # the token the endpoint issued, whole
+    # Nowhere else: no other frame holds the token, nor its signature alone.
+    assert [f for f in frames if token.split(b".")[2] in f] == signed
 
 
 def test_the_sync_client_logs_in_with_a_token_provider(idp: OidcServer) -> None:

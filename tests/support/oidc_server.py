@@ -3,7 +3,9 @@
 ``POST /token`` is the client-credentials grant (client id and secret in HTTP Basic, or in the form, as
 RFC 6749 allows both); ``GET /jwks`` the public key set a broker validates with.  ``lifetime_s``,
 ``audience`` and ``issuer`` shape the tokens issued from then on; ``fail_next`` answers that many token
-requests with HTTP 503 first; ``requests`` counts token requests; ``tls`` (a server SSLContext) serves HTTPS.
+requests with HTTP 503 first; ``requests`` counts token requests; ``issued`` holds each token's claims and
+``tokens`` the tokens themselves (the compact JWS, for tests that look for them where they must not be);
+``tls`` (a server SSLContext) serves HTTPS.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ class OidcServer:
         self.fail_next = 0
         self.requests = 0
         self.issued: list[dict[str, Any]] = []
+        self.tokens: list[str] = []
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -107,6 +110,7 @@ class OidcServer:
             claims["scope"] = scope
         token = jwt.encode({"alg": "RS256", "kid": "test-key"}, claims, self.key)
         self.issued.append(claims)
+        self.tokens.append(token)
         return {"access_token": token, "token_type": "Bearer", "expires_in": life}
 
     def close(self) -> None:
