@@ -337,6 +337,22 @@ async def test_token_endpoint_down_fails_within_the_bootstrap_budget_naming_it()
         assert SECRET not in str(err.value)
 
 
+@sync
+async def test_token_endpoint_failing_with_http_errors_fails_within_the_bootstrap_budget_naming_it(
+        idp: OidcServer) -> None:
+    idp.fail_next = 10**6  # up, but answering HTTP 503 to every token request
+    with jwks_cluster(idp) as c:
+        started = time.monotonic()
+        with pytest.raises(AuthenticationError) as err:
+            async with oauth(c, **oidc(idp), bootstrap_timeout_s=2.0, default_timeout_s=30.0) as a:
+                await a.list_topics()
+        assert time.monotonic() - started < 4.0  # the bootstrap budget, not the 30 s call deadline
+        text = str(err.value)
+        assert idp.token_url in text and "HTTP 503" in text and "\n" not in text and SECRET not in text
+        assert 2 <= idp.requests  # retried with backoff, within the budget
+        assert not [e for e in c.request_log if e.api_key == 36]  # no token: nothing sent to the broker
+
+
 # --------------------------------------------------------------------------------------------- validators
 
 
