@@ -15,8 +15,6 @@ from kadmin.testing import FakeCluster
 from tests.support import kerberos
 from tests.support.cli import run_cli
 
-pytestmark = pytest.mark.skipif(kerberos.skip_reason() is not None, reason=kerberos.skip_reason() or "")
-
 MODULE = "com.sun.security.auth.module.Krb5LoginModule"
 
 

@@ -14,8 +14,6 @@ import pytest
 from kadmin.testing import FakeCluster
 from tests.support import kerberos
 
-pytestmark = pytest.mark.skipif(kerberos.skip_reason() is not None, reason=kerberos.skip_reason() or "")
-
 
 def test_kafka_python_gssapi_logs_in_to_the_fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     kafka_admin = pytest.importorskip("kafka.admin")
