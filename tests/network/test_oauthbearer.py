@@ -30,7 +30,7 @@ from tests.support.aio import run
 from tests.support.oidc_server import OidcServer
 
 SECRET = "s3cr3t-Do-Not-Log-9f2c"
-FAST = {"bootstrap_timeout_s": 5.0, "default_timeout_s": 10.0, "retry_backoff_s": 0.05,
+FAST: dict[str, Any] = {"bootstrap_timeout_s": 5.0, "default_timeout_s": 10.0, "retry_backoff_s": 0.05,
         "retry_backoff_max_s": 0.2}
 
 

@@ -98,7 +98,7 @@ class OidcServer:
 
     @property
     def jwks(self) -> dict[str, Any]:
-        return KeySet([self.key]).as_dict(private=False)
+        return dict(KeySet([self.key]).as_dict(private=False))
 
     def issue(self, subject: str, scope: str | None = None, *, lifetime_s: float | None = None,
               audience: str | None = None) -> dict[str, Any]:
