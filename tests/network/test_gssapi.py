@@ -107,6 +107,35 @@ def test_unknown_service_principal_names_it(realm: kerberos.Realm, cluster: Fake
         run(body())
 
 
+def test_a_real_clock_skew_is_one_line_saying_so(realm: kerberos.Realm, cluster: FakeCluster, tmp_path: Path) -> None:
+    """A client clock an hour ahead of the KDC's, for real: MIT Kerberos keeps the offset to the KDC's clock in
+    the ticket cache's header (its DeltaTime field, applied when the cache is read), so a cache whose offset
+    says +3600 s makes the client's next request to the KDC (the service ticket for the broker) an hour off, and
+    the KDC refuses it with KRB_AP_ERR_SKEW."""
+    import struct
+    import time
+
+    ccache = tmp_path / "skewed.ccache"
+    realm.kinit(str(ccache))
+    raw = bytearray(ccache.read_bytes())
+    # File ccache v4: version 0x0504, header length 12, tag 1 (DeltaTime) of 8 bytes: seconds, microseconds.
+    assert raw[:8] == bytes.fromhex("0504000c00010008")
+    raw[8:12] = struct.pack(">i", 3600)
+    ccache.write_bytes(bytes(raw))
+
+    async def body() -> None:
+        async with gss(cluster, sasl_kerberos_ccache=str(ccache)) as a:
+            await a.list_topics()
+
+    started = time.monotonic()
+    with pytest.raises(AuthenticationError) as err:
+        run(body())
+    text = str(err.value)
+    assert "clock skew too great" in text and "synchronise the clocks" in text and "\n" not in text
+    assert time.monotonic() - started < 5.0  # at once, not retried to the deadline
+    assert not [e for e in cluster.request_log if e.api_key == 36]  # refused by the KDC: no token sent
+
+
 def test_clock_skew_is_explained() -> None:
     kerberos.require()
 
