@@ -266,3 +266,57 @@ def test_rebootstrap_required_is_followed(cluster: FakeCluster, admin: AdminClie
     v13 = [e for e in c.request_log if e.api_key == ApiKey.METADATA and e.version >= 13]
     if v13:  # a 4.x node was asked, and answered REBOOTSTRAP_REQUIRED first
         assert admin._aio.net.rebootstraps > before
+
+
+# --- kadmin api-versions on the 4.3 preset; bad group types and states ---------------------------------------
+
+#: Issue #25's new keys and the keys whose newer versions it reads.
+NEW_OR_BUMPED = (ApiKey.LIST_CONFIG_RESOURCES, ApiKey.SHARE_GROUP_DESCRIBE, ApiKey.STREAMS_GROUP_DESCRIBE,
+                 ApiKey.DESCRIBE_SHARE_GROUP_OFFSETS, ApiKey.ALTER_SHARE_GROUP_OFFSETS,
+                 ApiKey.DELETE_SHARE_GROUP_OFFSETS, ApiKey.DESCRIBE_GROUPS, ApiKey.CONSUMER_GROUP_DESCRIBE,
+                 ApiKey.METADATA, ApiKey.DESCRIBE_CLUSTER, ApiKey.DESCRIBE_LOG_DIRS,
+                 ApiKey.ALTER_PARTITION_REASSIGNMENTS, ApiKey.LIST_OFFSETS)
+
+
+def test_cli_api_versions_on_the_4_3_preset_lists_the_new_keys_with_kadmins_ranges() -> None:
+    """The fake's 4.3 preset itself (test_client_versions checks these keys on a recorded 4.3.1 broker's table,
+    and on the preset only some): each new or bumped key with the node's range, kadmin's and the one used."""
+    from kadmin.protocol.client_versions import client_range
+    from kadmin.versions import RELEASES
+    from tests.support.cli import run_cli
+
+    with FakeCluster(brokers=1, versions="4.3") as c:
+        r = run_cli("-b", c.bootstrap, "-o", "json", "api-versions")
+    assert r.code == 0, r.err
+    (node,) = r.json()["nodes"]
+    assert node["release_guess"] == "4.3"
+    apis = {a["name"]: a for a in node["apis"]}
+    for key in NEW_OR_BUMPED:
+        lo, hi = RELEASES["4.3"][key]
+        ours = client_range(key)
+        assert ours is not None, key
+        row = apis[key.kafka_name]
+        assert (row["node_min"], row["node_max"], row["kadmin_min"], row["kadmin_max"]) == (lo, hi, *ours), row
+        assert row["negotiated"] == min(hi, ours[1]), row
+    # The versions that change what users see are the ones used (issue #25's list).
+    used = {k: apis[k.kafka_name]["negotiated"] for k in NEW_OR_BUMPED}
+    assert used[ApiKey.DESCRIBE_GROUPS] == 6 and used[ApiKey.CONSUMER_GROUP_DESCRIBE] == 1
+    assert used[ApiKey.METADATA] == 13 and used[ApiKey.DESCRIBE_CLUSTER] == 2 and used[ApiKey.DESCRIBE_LOG_DIRS] == 5
+    assert used[ApiKey.ALTER_PARTITION_REASSIGNMENTS] == 1 and used[ApiKey.LIST_OFFSETS] == 11
+    assert used[ApiKey.LIST_CONFIG_RESOURCES] == 1 and used[ApiKey.SHARE_GROUP_DESCRIBE] == 1
+    assert used[ApiKey.DESCRIBE_SHARE_GROUP_OFFSETS] == 1
+
+
+@pytest.mark.parametrize("call", ["list_groups", "list_consumer_groups"])
+def test_unknown_group_types_and_states_name_the_valid_ones_before_any_io(call: str) -> None:
+    from kadmin.types import GROUP_STATES, GROUP_TYPES
+
+    with FakeCluster(brokers=1, versions="4.3") as c, AdminClient(c.bootstrap, **FAST) as a:
+        c.clear_log()
+        with pytest.raises(ValueError) as bad_state:
+            getattr(a, call)(states=["Stable", "Sleepy"])
+        with pytest.raises(ValueError) as bad_type:
+            getattr(a, call)(types=["share", "kstreams"])
+        assert c.request_log == []
+    assert "'Sleepy'" in str(bad_state.value) and all(s in str(bad_state.value) for s in GROUP_STATES)
+    assert "'kstreams'" in str(bad_type.value) and all(t in str(bad_type.value) for t in GROUP_TYPES)
