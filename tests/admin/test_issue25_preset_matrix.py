@@ -177,6 +177,9 @@ def test_groups_of_every_type_listed_and_classic_and_consumer_groups_described(c
         kip = consumer[f"kip848-{n}"]
         assert isinstance(kip, GroupDescription) and kip.group_type == "consumer"
         assert [m.member_id for m in kip.members] == [f"c{n}"]
+        # ConsumerGroupDescribe v1 (Kafka 4.0) says each member's type; v0 (3.9) cannot.
+        v1 = (top(c, n, ApiKey.CONSUMER_GROUP_DESCRIBE) or 0) >= 1
+        assert [m.member_type for m in kip.members] == ["consumer" if v1 else None], (n, kip.members)
     for n in NODES:  # DescribeGroups v6 (GROUP_ID_NOT_FOUND for unknown groups) where the node has it
         if top(c, n, ApiKey.DESCRIBE_GROUPS) == 6:
             assert c.count(ApiKey.DESCRIBE_GROUPS, node=n, version=6) >= 1
