@@ -51,6 +51,7 @@ from kadmin.admin.partitions import (
     check_offset_specs,
     isolation_level_code,
 )
+from kadmin.admin.streams_groups import RELEASE_ADDING as STREAMS_RELEASE
 from kadmin.admin.streams_groups import StreamsGroupDescribe
 from kadmin.config import ClientConfig
 from kadmin.errors import (
@@ -1332,7 +1333,9 @@ class AdminClient:
         ids = validate_group_ids(group_ids)
         _check_bool(include_authorized_operations, "include_authorized_operations")
         deadline = await self._begin(timeout)
-        return await self._run(StreamsGroupDescribe(include_authorized_operations), ids, deadline)
+        got = await self._run(StreamsGroupDescribe(include_authorized_operations), ids, deadline)
+        return admin_share_groups.name_release(got, ApiKey.STREAMS_GROUP_DESCRIBE, "describing streams groups",
+                                               STREAMS_RELEASE)
 
     async def list_streams_group_offsets(
         self, group_ids: Iterable[str], *, timeout: float | None = None,

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kadmin.admin._driver import Done, Failed, Operation, Outcome, Retry
-from kadmin.admin.lookups import AllNodes, AnyNode
+from kadmin.admin.lookups import AllNodes, AnyNode, NodeSpeaking
 from kadmin.config import ClientConfig
 from kadmin.errors import UnsupportedVersionError, error_for_code
 from kadmin.network.metadata import describe_cluster_request, metadata_request, read_cluster
@@ -31,7 +31,10 @@ class DescribeCluster(Operation[str]):
     def __init__(self, include_authorized_operations: bool = False, include_fenced_brokers: bool = False) -> None:
         self.include_ops = include_authorized_operations
         self.include_fenced = include_fenced_brokers
-        self.lookup: AnyNode[str] = AnyNode()
+        # Fenced brokers need v2 (Kafka 4.0): in a cluster being upgraded, a node that has it answers, not just
+        # the least loaded one; with none, build refuses on the node chosen, unsent.
+        self.lookup: AnyNode[str] | NodeSpeaking[str] = (
+            NodeSpeaking(self.api, prefer=FENCED_BROKERS_SINCE) if include_fenced_brokers else AnyNode())
 
     def build(self, node: int, keys: list[str], version: int) -> Message:
         if self.include_fenced and version < FENCED_BROKERS_SINCE:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from kadmin.admin._driver import Done, Failed, Operation, Outcome, Retry
-from kadmin.admin.lookups import AnyNode
+from kadmin.admin.lookups import NodeSpeaking
 from kadmin.configs import ConfigResource, ConfigResourceType, resource_type
 from kadmin.errors import UnsupportedVersionError, error_for_code
 from kadmin.protocol import Message, message_type
@@ -50,7 +50,10 @@ class ListConfigResources(Operation[str]):
 
     def __init__(self, types: list[ConfigResourceType] | None) -> None:
         self.types = types
-        self.lookup: AnyNode[str] = AnyNode()
+        # Any node that lists config resources: one of v1+ when the types need it (in a cluster being upgraded
+        # from 3.x, the least loaded node may be one without the API, or with v0's client-metrics only).
+        needs = 0 if types == [ConfigResourceType.CLIENT_METRICS] else TYPES_FILTER_SINCE
+        self.lookup: NodeSpeaking[str] = NodeSpeaking(self.api, prefer=needs)
 
     def build(self, node: int, keys: list[str], version: int) -> Message:
         req = message_type(self.api, "request")

@@ -98,14 +98,21 @@ class NodeSpeaking(Generic[K]):
 
     Chosen among the nodes that speak the API, not just the least loaded one, so that a rolling upgrade from a
     release without it does not fail calls a newer node could serve.  When no node speaks it, every key fails
-    with one UnsupportedVersionError that says so (``unsupported`` holds it, for callers that raise it)."""
+    with one UnsupportedVersionError that says so (``unsupported`` holds it, for callers that raise it).
+
+    ``prefer``: the version the request needs for what the caller asked (DescribeCluster v2 for fenced brokers,
+    ListConfigResources v1 for types other than client-metrics).  A node speaking at least that is chosen
+    before one that speaks the API below it, so that in a cluster being upgraded a newer node answers; when
+    none does, the first node speaking the API at all is chosen, and the operation's ``build`` refuses the
+    request there with its own reason, unsent."""
 
     #: Shares nothing with other calls: the driver awaits it in place (see kadmin.admin._driver.Lookup).
     inline = True
 
-    def __init__(self, api: ApiKey, *, too_old: str = "") -> None:
+    def __init__(self, api: ApiKey, *, too_old: str = "", prefer: int = 0) -> None:
         self.api = api
         self.too_old = too_old
+        self.prefer = prefer
         self._node: int | None = None
         self._avoid: set[int] = set()
         self.unsupported: KafkaError | None = None
@@ -122,7 +129,8 @@ class NodeSpeaking(Generic[K]):
         if not candidates:
             return None
         got = ctx.net.ready(candidates[0])
-        if got is None or got[1].usable(self.api, ctx.config) is None:
+        usable = None if got is None else got[1].usable(self.api, ctx.config)
+        if usable is None or usable[1] < self.prefer:
             return None
         self._node = candidates[0]
         return self._node
@@ -132,11 +140,12 @@ class NodeSpeaking(Generic[K]):
             return self._node
         refused: list[tuple[int, KafkaError]] = []
         last: KafkaError | None = None
+        below: int | None = None  # the first node that speaks the API, below ``prefer``
         for node in self._candidates(ctx):
             if deadline.expired:
                 break
             try:
-                await ctx.net.negotiated_version(node, self.api, deadline=deadline)
+                version = await ctx.net.negotiated_version(node, self.api, deadline=deadline)
             except UnsupportedVersionError as exc:
                 refused.append((node, exc))
                 continue
@@ -145,8 +154,14 @@ class NodeSpeaking(Generic[K]):
                     return dict.fromkeys(keys, Failed(exc))
                 last = exc
                 continue
+            if version < self.prefer:
+                below = node if below is None else below
+                continue
             self._node = node
             return node
+        if below is not None:
+            self._node = below
+            return below
         if refused and last is None:
             self.unsupported = await self._explain(ctx, refused, deadline)
             return dict.fromkeys(keys, Failed(self.unsupported))

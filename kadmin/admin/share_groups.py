@@ -52,9 +52,11 @@ RELEASE_ADDING: dict[ApiKey, tuple[str, str]] = {
 }
 
 
-def name_release(got: Mapping[Any, Any], api: ApiKey, what: str) -> dict[Any, Any]:
-    """``got`` with each UnsupportedVersionError reworded to say which Kafka release adds ``what``."""
-    release, note = RELEASE_ADDING[api]
+def name_release(got: Mapping[Any, Any], api: ApiKey, what: str,
+                 release_note: tuple[str, str] | None = None) -> dict[Any, Any]:
+    """``got`` with each UnsupportedVersionError reworded to say which Kafka release adds ``what``
+    (``release_note``: the release and a note, for an API not in :data:`RELEASE_ADDING`)."""
+    release, note = release_note or RELEASE_ADDING[api]
     out: dict[Any, Any] = {}
     for k, v in got.items():
         if isinstance(v, UnsupportedVersionError):

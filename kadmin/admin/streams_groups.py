@@ -22,6 +22,10 @@ from kadmin.streams_groups import (
 )
 from kadmin.types import decode_authorized_operations
 
+#: The release that made streams groups (StreamsGroupDescribe) generally available, for the error a coordinator
+#: without them gets, and a note.
+RELEASE_ADDING = ("4.2", "; 4.1 has it only as early access, with streams groups switched on")
+
 
 def _tasks(items: Any) -> tuple[StreamsTasks, ...]:
     return tuple(StreamsTasks(t.subtopology_id, tuple(t.partitions)) for t in items or ())
