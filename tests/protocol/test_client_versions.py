@@ -98,7 +98,7 @@ def test_cli_api_versions_on_4_3_lists_the_new_keys_with_kadmins_ranges_and_2_2_
             a = apis[name]
             return a["node_min"], a["node_max"], a["kadmin_min"], a["kadmin_max"], a["negotiated"]
 
-        # The new keys, with kadmin's ranges, as a real 4.3.1 broker advertises them (node 2) and the 4.3 preset (node 1).
+        # The new keys with kadmin's ranges: a real 4.3.1 broker (node 2) and the 4.3 preset (node 1).
         assert row(real, "ListConfigResources") == (0, 1, 0, 1, 1)
         assert row(real, "StreamsGroupDescribe") == (0, 0, 0, 1, 0)
         assert row(real, "DescribeShareGroupOffsets") == (0, 1, 0, 1, 1)
