@@ -25,10 +25,10 @@ from kadmin.testing import FakeCluster
 from kadmin.testing.state.quorum import directory_id
 from kadmin.transactions import FencedProducer, TransactionDescription
 from kadmin.types import TopicPartition
+from tests.support.settings import FAST
 
 pytestmark = pytest.mark.timeout(120)
 
-FAST: dict[str, Any] = {"retry_backoff_s": 0.02, "retry_backoff_max_s": 0.1, "default_timeout_s": 10.0}
 NEWER = ["4.1", "4.2", "4.3"]
 
 

@@ -35,10 +35,10 @@ from kadmin.testing import FakeCluster
 from kadmin.topics import CreatedTopic, NewTopic
 from kadmin.types import TopicPartition
 from kadmin.versions import RELEASE_NAMES, RELEASES, release_table
+from tests.support.settings import FAST
 
 pytestmark = pytest.mark.timeout(60)
 
-FAST: dict[str, Any] = {"retry_backoff_s": 0.02, "retry_backoff_max_s": 0.1, "default_timeout_s": 10.0}
 ADMIN = {"super_users": ["User:ANONYMOUS"]}
 
 

@@ -35,10 +35,10 @@ from kadmin.transactions import (
 )
 from kadmin.types import TopicPartition
 from kadmin.versions import release_table
+from tests.support.settings import FAST
 
 pytestmark = pytest.mark.timeout(120)
 
-FAST: dict[str, Any] = {"retry_backoff_s": 0.02, "retry_backoff_max_s": 0.1, "default_timeout_s": 10.0}
 PRESETS = ["2.8", "3.9", "4.0", "4.3"]
 #: The child process: a confluent-kafka transactional producer that opens a transaction, writes, says READY
 #: and waits to be killed.

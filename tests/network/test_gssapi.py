@@ -25,8 +25,7 @@ from kadmin.testing import FakeCluster
 from kadmin.topics import NewTopic
 from tests.support import kerberos
 from tests.support.aio import run
-
-FAST = {"bootstrap_timeout_s": 5.0, "default_timeout_s": 10.0, "retry_backoff_s": 0.05, "retry_backoff_max_s": 0.2}
+from tests.support.settings import AUTH_FAST as FAST
 
 
 @pytest.fixture(scope="module")

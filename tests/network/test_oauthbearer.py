@@ -28,10 +28,9 @@ from kadmin.testing.oauth import TokenRefused, UnsecuredValidator
 from kadmin.topics import NewTopic
 from tests.support.aio import run
 from tests.support.oidc_server import OidcServer
+from tests.support.settings import AUTH_FAST as FAST
 
 SECRET = "s3cr3t-Do-Not-Log-9f2c"
-FAST: dict[str, Any] = {"bootstrap_timeout_s": 5.0, "default_timeout_s": 10.0, "retry_backoff_s": 0.05,
-        "retry_backoff_max_s": 0.2}
 
 
 def sync(fn: Any) -> Any:

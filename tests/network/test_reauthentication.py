@@ -20,8 +20,7 @@ from kadmin.network.oauth import OAuthToken, UnsecuredJwsSource, client_first_me
 from kadmin.testing import FakeCluster
 from kadmin.testing.rawclient import RawConnection
 from tests.support.aio import run
-
-FAST = {"bootstrap_timeout_s": 5.0, "default_timeout_s": 10.0, "retry_backoff_s": 0.05, "retry_backoff_max_s": 0.2}
+from tests.support.settings import AUTH_FAST as FAST
 
 
 def raw(c: FakeCluster) -> RawConnection:

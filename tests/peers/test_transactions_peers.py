@@ -25,10 +25,10 @@ from kadmin.protocol.apis import ApiKey
 from kadmin.transactions import AbortTransactionSpec, FencedProducer
 from kadmin.types import TopicPartition
 from tests.support.peers import RunningBroker
+from tests.support.settings import PEER_FAST as FAST
 
 pytestmark = pytest.mark.timeout(90)
 
-FAST: dict[str, Any] = {"retry_backoff_s": 0.02, "retry_backoff_max_s": 0.1, "default_timeout_s": 15.0}
 SERVED = (ApiKey.INIT_PRODUCER_ID, ApiKey.ADD_PARTITIONS_TO_TXN, ApiKey.ADD_OFFSETS_TO_TXN, ApiKey.END_TXN,
           ApiKey.TXN_OFFSET_COMMIT)
 NOT_SERVED = (ApiKey.WRITE_TXN_MARKERS, ApiKey.DESCRIBE_PRODUCERS, ApiKey.DESCRIBE_TRANSACTIONS,

@@ -24,3 +24,8 @@ FAULT_FAST: dict[str, Any] = {
     "connect_timeout_s": 0.5,
     "default_timeout_s": 5.0,
 }
+
+#: Login tests (SASL, OAUTHBEARER, Kerberos): a first contact bounded at 5 s, so that a refused login or an
+#: unreachable token endpoint fails the test quickly, and a 200 ms backoff cap.
+AUTH_FAST: dict[str, Any] = {"bootstrap_timeout_s": 5.0, "default_timeout_s": 10.0, "retry_backoff_s": 0.05,
+                             "retry_backoff_max_s": 0.2}
