@@ -1,0 +1,231 @@
+"""A big answer's struct array as plain rows, decoded straight from the bytes for the one caller that wants them.
+
+Why: describing 5,000 client quotas, the generated decoder built five objects per entry (the entry, its entity
+component, its value, two lists) only for the client to read them once into ``{components: {key: value}}``;
+allocating them (and the garbage collector's passes over them) was about half the call's client CPU (issue
+#28).  So the client's (lazy) decoder of DescribeClientQuotasResponse v1 reads the entries as rows, a tuple
+of (type, name) pairs and a dict of values per entry, and leaves ``entries`` undecoded: the first read of
+``entries`` decodes the structs from the same bytes, so the message is the same object to everyone else
+(equality, ``repr``, pickling and JSON read it through the attribute).  :func:`take_rows` hands the rows to
+the caller that asked for them.
+
+Only the common shape is read here: one-byte lengths and counts (multi-byte entry count allowed), ASCII
+strings, no tagged fields inside the entries.  Anything else (and anything malformed) falls back to the
+generated decoder, which decodes it or raises its ProtocolError with a field path, as before.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from typing import Any
+
+from kadmin.protocol.compiler import LAZY_LOCK, LazyField
+from kadmin.protocol.primitives import read_uvarint
+
+#: (type, name) pairs of one entity as the broker sent them, and its values (a key sent twice: the last wins).
+QuotaRow = tuple[tuple[tuple[str, str | None], ...], dict[str, float]]
+
+_IH = struct.Struct(">ih").unpack_from
+_D = struct.Struct(">d").unpack_from
+
+
+def _quota_rows_v1(buf: bytes, pos: int, blen: int) -> tuple[int, int, str | None, list[QuotaRow], int] | None:
+    """(throttle_time_ms, error_code, error_message, rows, end) of a
+    DescribeClientQuotasResponse v1 starting at ``pos``; None for anything this reader leaves to the generated
+    decoder (see the module docstring)."""
+    sbuf = str(buf, "latin-1")  # ASCII slices of it are the UTF-8 decoding (see compiler.emit_fast_varlen_decode)
+    throttle, code = _IH(buf, pos)
+    pos += 6
+    n = buf[pos]
+    if n == 0:
+        message = None
+        pos += 1
+    elif n < 128:
+        p = pos + 1
+        pos += n
+        message = sbuf[p:pos]
+        if not message.isascii():
+            return None
+    else:
+        return None
+    count, pos = read_uvarint(buf, pos)
+    if count == 0 or count - 1 > blen - pos:  # null entries, or a count the bytes cannot hold
+        return None
+    rows: list[QuotaRow] = []
+    add = rows.append
+    # Entity types and quota keys repeat entry after entry ("client-id", "producer_byte_rate"): the last one
+    # read is compared in place, and reused, instead of slicing a new string each time.
+    last_type = last_key = ""
+    for _ in range(count - 1):
+        if buf[pos] == 2:  # one component, the usual entity: inline
+            m = buf[pos + 1]
+            if not 1 < m < 128:  # an empty or null type (never sent), or a long one
+                return None
+            p = pos + 2
+            pos = p + m - 1
+            if pos - p == len(last_type) and sbuf.startswith(last_type, p):
+                etype = last_type
+            else:
+                etype = sbuf[p:pos]
+                if not etype.isascii():
+                    return None
+                last_type = etype
+            m = buf[pos]
+            if m == 0:
+                name = None
+                pos += 1
+            elif m < 128:
+                p = pos + 1
+                pos += m
+                name = sbuf[p:pos]
+                if not name.isascii():
+                    return None
+            else:
+                return None
+            if buf[pos]:  # tagged fields on the component
+                return None
+            pos += 1
+            pairs: tuple[tuple[str, str | None], ...] = ((etype, name),)
+        else:
+            got_pairs = _pairs(buf, sbuf, pos)
+            if got_pairs is None:
+                return None
+            pairs, pos = got_pairs
+        if buf[pos] == 2:  # one value, the usual: inline
+            m = buf[pos + 1]
+            if not 0 < m < 128:
+                return None
+            p = pos + 2
+            pos = p + m - 1
+            if pos - p == len(last_key) and sbuf.startswith(last_key, p):
+                key = last_key
+            else:
+                key = sbuf[p:pos]
+                if not key.isascii():
+                    return None
+                last_key = key
+            value, = _D(buf, pos)
+            if buf[pos + 8] or buf[pos + 9]:  # tagged fields on the value or on the entry
+                return None
+            pos += 10
+            add((pairs, {key: value}))
+        else:
+            got_values = _values(buf, sbuf, pos)
+            if got_values is None:
+                return None
+            values, pos = got_values
+            if buf[pos]:  # tagged fields on the entry
+                return None
+            pos += 1
+            add((pairs, values))
+    if buf[pos]:  # the response's own tagged fields: the generated decoder keeps them
+        return None
+    pos += 1
+    if pos > blen:
+        return None
+    return throttle, code, message, rows, pos
+
+
+def _string(buf: bytes, sbuf: str, pos: int, nullable: bool) -> tuple[str | None, int] | None:
+    """A compact string of one-byte length at ``pos`` (None: not one this reader takes)."""
+    m = buf[pos]
+    if m == 0 and nullable:
+        return None, pos + 1
+    if not 0 < m < 128:
+        return None
+    p = pos + 1
+    pos += m
+    text = sbuf[p:pos]
+    return (text, pos) if text.isascii() else None
+
+
+def _pairs(buf: bytes, sbuf: str, pos: int) -> tuple[tuple[tuple[str, str | None], ...], int] | None:
+    """An entity of any number of components but one (the common case is inline in the loop)."""
+    c = buf[pos]
+    if not 0 < c < 128:
+        return None
+    pos += 1
+    pairs: list[tuple[str, str | None]] = []
+    for _ in range(c - 1):
+        etype = _string(buf, sbuf, pos, False)
+        if etype is None or not etype[0]:  # an empty type (never sent)
+            return None
+        name = _string(buf, sbuf, etype[1], True)
+        if name is None or buf[name[1]]:  # tagged fields on the component
+            return None
+        pairs.append((etype[0], name[0]))
+        pos = name[1] + 1
+    return tuple(pairs), pos
+
+
+def _values(buf: bytes, sbuf: str, pos: int) -> tuple[dict[str, float], int] | None:
+    """The values of an entry with any number of them but one (a key sent twice: the last wins, as the
+    decoded structs' ``{v.key: v.value ...}`` gives)."""
+    c = buf[pos]
+    if not 0 < c < 128:
+        return None
+    pos += 1
+    values: dict[str, float] = {}
+    for _ in range(c - 1):
+        key = _string(buf, sbuf, pos, False)
+        if key is None:
+            return None
+        pos = key[1]
+        values[key[0]], = _D(buf, pos)  # type: ignore[index]
+        if buf[pos + 8]:  # tagged fields on the value
+            return None
+        pos += 9
+    return values, pos
+
+
+def with_rows(cls: type, version: int, generated: Callable[..., Any]) -> Callable[..., Any]:
+    """The client's decoder of ``cls`` at ``version``: ``generated`` (the lazy decoder), or for
+    DescribeClientQuotasResponse v1 the rows reader in front of it (see the module docstring)."""
+    if getattr(cls, "NAME", None) != "DescribeClientQuotasResponse" or version != 1:
+        return generated
+    from kadmin.protocol.registry import message_type  # here: the registry imports this module's importer
+
+    if message_type("DescribeClientQuotasResponse") is not cls:  # a schema loaded by the user, not kadmin's
+        return generated
+    LazyField.install(cls, "entries")
+    new = object.__new__
+
+    def materialize(where: tuple[bytes, int, int], _unused: object) -> Any:
+        buf, start, blen = where
+        obj, _end = generated(buf, start, blen)
+        return obj.entries
+
+    def decode(buf: bytes, pos: int, blen: int) -> tuple[Any, int]:
+        try:
+            got = _quota_rows_v1(buf, pos, blen)
+        except (IndexError, ValueError, struct.error):  # malformed: the generated decoder says where
+            got = None
+        if got is None:
+            return generated(buf, pos, blen)  # type: ignore[no-any-return]
+        throttle, code, message, rows, end = got
+        o: Any = new(cls)
+        o.throttle_time_ms = throttle
+        o.error_code = code
+        o.error_message = message
+        o._unknown_tags = None
+        o._lazy = {"entries": (materialize, (buf, pos, blen), None, rows)}
+        return o, end
+
+    return decode
+
+
+def take_rows(response: Any) -> list[QuotaRow] | None:
+    """The rows the client's decoder read for ``response``'s ``entries``, once (the caller may change them);
+    None when the entries were decoded as structs (or already handed out): read ``entries`` then."""
+    try:
+        pending = response._lazy
+    except AttributeError:
+        return None
+    with LAZY_LOCK:  # as LazyField changes ``_lazy``
+        thunk = pending.get("entries")
+        if thunk is None or len(thunk) < 4:
+            return None
+        pending["entries"] = thunk[:3]
+    rows: list[QuotaRow] = thunk[3]
+    return rows
