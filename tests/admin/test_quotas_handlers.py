@@ -78,8 +78,9 @@ class StubNet:
     by one (an AttributeError here would say it did not)."""
 
     def __init__(self, tables: dict[int, dict[ApiKey, tuple[int, int]]],
-                 answer: Callable[[int, Any, int], Any]) -> None:
+                 answer: Callable[[int, Any, int], Any], *, lazy: bool = True) -> None:
         self.tables = tables
+        self.lazy = lazy  # False: answers decoded into structs, not read as rows (kadmin.protocol.rows)
         self.answer = answer
         self.sent: list[tuple[int, int, Any]] = []
         self.in_flight = 0
@@ -112,8 +113,8 @@ class StubNet:
             resp = self.answer(node, decoded, version)
         finally:
             self.in_flight -= 1
-        # Decoded as the client decodes answers (the lazy decoder, with its row reader for DescribeClientQuotas).
-        return type(resp).decode_from(resp.encode(version), 0, version, lazy=True)[0]
+        # Decoded as the client decodes answers (the lazy decoder, with its row readers for the quota answers).
+        return type(resp).decode_from(resp.encode(version), 0, version, lazy=self.lazy)[0]
 
 
 def ctx(net: StubNet) -> Context:
@@ -232,7 +233,9 @@ def test_per_entity_errors_retries_and_nothing_missing() -> None:
     assert len(res) == 5
 
 
-def test_answers_in_any_order_and_with_reordered_pairs_find_their_entities(caplog: pytest.LogCaptureFixture) -> None:
+@pytest.mark.parametrize("lazy", [True, False])
+def test_answers_in_any_order_and_with_reordered_pairs_find_their_entities(caplog: pytest.LogCaptureFixture,
+                                                                           lazy: bool) -> None:
     two = E({"user": "u", "client-id": "c"})
     alts = alts_of(5) + [ClientQuotaAlteration(two, [Set("producer_byte_rate", 5.0)])]
 
@@ -246,7 +249,7 @@ def test_answers_in_any_order_and_with_reordered_pairs_find_their_entities(caplo
         return AlterResp(entries=entries)
 
     with caplog.at_level(logging.WARNING, logger="kadmin.admin"):
-        res = run_alter(StubNet({1: MODERN}, answer), alts)
+        res = run_alter(StubNet({1: MODERN}, answer, lazy=lazy), alts)
     assert list(res) == [a.entity for a in alts]
     assert isinstance(res[E({"client-id": "c1"})], ProtocolError) and "no entry" in str(res[E({"client-id": "c1"})])
     assert all(res[a.entity] is None for a in alts if a.entity != E({"client-id": "c1"}))

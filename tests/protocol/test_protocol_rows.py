@@ -12,7 +12,7 @@ import pytest
 from kadmin.errors import ProtocolError
 from kadmin.protocol import load_schema, message_type
 from kadmin.protocol.registry import specs_dir
-from kadmin.protocol.rows import take_rows
+from kadmin.protocol.rows import request_with_rows, take_rows
 
 R: Any = message_type("DescribeClientQuotasResponse")
 
@@ -60,8 +60,29 @@ def test_rows_are_read_and_handed_out_once_and_the_message_is_the_generated_deco
     assert take_rows(R.decode_from(answer().encode(0), 0, 0, lazy=True)[0]) is None
 
 
-def test_every_truncation_and_corruption_decodes_or_fails_as_the_generated_decoder() -> None:
-    data = answer().encode(1)
+def alter_answer() -> Any:
+    r: Any = message_type("AlterClientQuotasResponse")
+    return r(throttle_time_ms=3, entries=[
+        r.EntryData(error_code=0, error_message=None, entity=[r.EntityData(entity_type="client-id", entity_name="c")]),
+        r.EntryData(error_code=42, error_message="bad", entity=[
+            r.EntityData(entity_type="user", entity_name=None),
+            r.EntityData(entity_type="client-id", entity_name="d")]),
+        r.EntryData(error_code=0, error_message=None, entity=[r.EntityData(entity_type="client-id", entity_name="e")])])
+
+
+@pytest.mark.parametrize("make", [answer, alter_answer])
+def test_every_truncation_and_corruption_decodes_or_fails_as_the_generated_decoder(make: Any) -> None:
+    cls = type(make())
+    data = make().encode(1)
+    msg, _ = cls.decode_from(data, 0, 1, lazy=True)
+    assert take_rows(msg) is not None and msg == make()
+
+    def client(b: bytes) -> Any:
+        return cls.decode_from(b, 0, 1, lazy=True)
+
+    def generated(b: bytes) -> Any:
+        return cls.decode_from(b, 0, 1)
+
     for cut in range(len(data)):
         assert outcome(client, data[:cut]) == outcome(generated, data[:cut])
     for i in range(len(data)):
@@ -85,3 +106,40 @@ def test_entry_counts_of_one_and_more_bytes(entries: int) -> None:
     got, _ = client(msg.encode(1))
     rows = take_rows(got)
     assert rows is not None and len(rows) == entries and got == msg and got.error_message == "fine"
+
+
+A: Any = message_type("AlterClientQuotasRequest")
+
+ALTER_ROWS: list[Any] = [
+    ((("client-id", f"c{i}"),), (("producer_byte_rate", 1024.0 * i, False),)) for i in range(130)] + [
+    ((("user", None), ("client-id", "zoë")), (("request_percentage", 12.5, False), ("consumer_byte_rate", 0.0, True))),
+    ((("user", "n" * 200),), (("k" * 130, -0.0, False),)),
+    ((("ip", None),), ()),
+    ((), (("producer_byte_rate", 1e300, False),)),
+]
+
+
+def alter_structs(rows: list[Any], validate_only: bool) -> Any:
+    return A(validate_only=validate_only, entries=[A.EntryData(
+        entity=[A.EntityData(entity_type=t, entity_name=n) for t, n in pairs],
+        ops=[A.OpData(key=k, value=v, remove=r) for k, v, r in ops]) for pairs, ops in rows])
+
+
+@pytest.mark.parametrize("version", [0, 1])
+@pytest.mark.parametrize("count", [0, 1, 3, len(ALTER_ROWS)])
+def test_a_request_written_from_rows_is_the_one_written_from_structs(version: int, count: int) -> None:
+    for validate_only in (False, True):
+        rows = ALTER_ROWS[-count:] if count else []
+        msg = request_with_rows(A, rows, validate_only=validate_only)
+        want = alter_structs(rows, validate_only)
+        assert msg.encode(version) == want.encode(version)
+        assert msg == want and msg.entries == want.entries  # read: the structs, built from the rows
+
+
+def test_a_row_that_cannot_be_written_fails_as_the_structs_would() -> None:
+    rows: list[Any] = [((("client-id", "c"),), (("producer_byte_rate", "fast", False),))]
+    with pytest.raises(ProtocolError, match=r"field Entries\[0\]\.Ops\[0\]\.Value") as got:
+        request_with_rows(A, rows, validate_only=False).encode(1)
+    with pytest.raises(ProtocolError) as want:
+        alter_structs(rows, False).encode(1)
+    assert str(got.value) == str(want.value)
