@@ -106,22 +106,24 @@ class DescribeClientQuotas(Operation[ClientQuotaFilter]):
         bad = _outcome(r.error_code, r.error_message)
         if bad is not None:
             return {flt: bad}
-        out: dict[Components, dict[str, float]] = {}
         rows = take_rows(r)
         if rows is not None:
             # The entries as the client's decoder read them, (type, name) pairs and values straight from the
-            # bytes, without five objects per entry (kadmin.protocol.rows; issue #28): the same folding as below.
-            for pairs, values in rows:
-                comps = pairs if len(pairs) == 1 else entity_from_pairs(pairs).components
-                seen = out.get(comps)
+            # bytes, without five objects per entry (kadmin.protocol.rows; issue #28): the one-component entities
+            # already folded by their one pair, the others folded here by their canonical components, as below.
+            folded, multi = rows
+            for pairs, values in multi:
+                comps = entity_from_pairs(pairs).components
+                seen = folded.get(comps)
                 if seen is None:
-                    out[comps] = values
+                    folded[comps] = values
                 else:
                     seen.update(values)
-            return {flt: Done(entities_sorted(out))}
+            return {flt: Done(entities_sorted(folded))}
         if r.entries is None:
             return {flt: Failed(ProtocolError(
                 f"node {node} answered DescribeClientQuotas with null entries and no error code"))}
+        out: dict[Components, dict[str, float]] = {}
         # The codec decodes a string type and a string-or-None name per component and a float per value, so
         # what the broker sent is trusted here (no caller-facing checks, issue #28): entities are built once,
         # at the end, from canonical components (a tuple hashes in C, an entity in Python).  An entity

@@ -25,6 +25,8 @@ from kadmin.protocol.primitives import read_uvarint, write_uvarint
 
 #: (type, name) pairs of one entity as the broker sent them, and its values (a key sent twice: the last wins).
 QuotaRow = tuple[tuple[tuple[str, str | None], ...], dict[str, float]]
+#: What the DescribeClientQuotasResponse reader gives (see _quota_rows_v1).
+QuotaRows = tuple[dict[tuple[tuple[str, str | None], ...], dict[str, float]], list[QuotaRow]]
 
 #: (error_code, error_message, the entity's (type, name) pairs as the broker sent them) of one answered entity.
 AlterRow = tuple[int, str | None, tuple[tuple[str, str | None], ...]]
@@ -33,11 +35,16 @@ _IH = struct.Struct(">ih").unpack_from
 _I = struct.Struct(">i").unpack_from
 _HB = struct.Struct(">hB").unpack_from
 _D = struct.Struct(">d").unpack_from
+_DH = struct.Struct(">dH").unpack_from
 
 
-def _quota_rows_v1(buf: bytes, pos: int, blen: int) -> tuple[dict[str, Any], list[QuotaRow], int] | None:
+def _quota_rows_v1(buf: bytes, pos: int, blen: int) -> tuple[dict[str, Any], QuotaRows, int] | None:
     """({field: value} of the other fields, rows, end) of a DescribeClientQuotasResponse v1 starting at ``pos``;
-    None for anything this reader leaves to the generated decoder (see the module docstring)."""
+    None for anything this reader leaves to the generated decoder (see the module docstring).
+
+    The rows are ``(single, multi)``: the entities of one component (their pairs are canonical: one pair) in a
+    dict, an entity answered twice getting the union of its values (the later value of a key wins), and the
+    others as (pairs, values) rows in the order they came, for the caller to order their components."""
     sbuf = str(buf, "latin-1")  # ASCII slices of it are the UTF-8 decoding (see compiler.emit_fast_varlen_decode)
     throttle, code = _IH(buf, pos)
     pos += 6
@@ -56,25 +63,35 @@ def _quota_rows_v1(buf: bytes, pos: int, blen: int) -> tuple[dict[str, Any], lis
     count, pos = read_uvarint(buf, pos)
     if count == 0 or count - 1 > blen - pos:  # null entries, or a count the bytes cannot hold
         return None
-    rows: list[QuotaRow] = []
-    add = rows.append
+    single: dict[tuple[tuple[str, str | None], ...], dict[str, float]] = {}
+    get = single.get
+    multi: list[QuotaRow] = []
     # Entity types and quota keys repeat entry after entry ("client-id", "producer_byte_rate"): the last one
-    # read is compared in place, and reused, instead of slicing a new string each time.
+    # read is reused instead of slicing a new string each time...
     last_type = last_key = ""
+    # ... and so are the bytes before them: a one-component entity's count and its type's length and bytes, a
+    # one-value array's count and its key's length and bytes.  Compared at once when the string is known.
+    type_head = key_head = b""
     for _ in range(count - 1):
-        if buf[pos] == 2:  # one component, the usual entity: inline
+        if last_type and buf.startswith(type_head, pos):
+            pos += len(type_head)
+            etype = last_type
+            one = True
+        elif buf[pos] == 2:  # one component, the usual entity: inline
             m = buf[pos + 1]
             if not 1 < m < 128:  # an empty or null type (never sent), or a long one
                 return None
             p = pos + 2
             pos = p + m - 1
-            if pos - p == len(last_type) and sbuf.startswith(last_type, p):
-                etype = last_type
-            else:
-                etype = sbuf[p:pos]
-                if not etype.isascii():
-                    return None
-                last_type = etype
+            etype = sbuf[p:pos]
+            if not etype.isascii():
+                return None
+            last_type = etype
+            type_head = buf[p - 2:pos]
+            one = True
+        else:
+            one = False
+        if one:
             m = buf[pos]
             if m == 0:
                 name = None
@@ -96,24 +113,34 @@ def _quota_rows_v1(buf: bytes, pos: int, blen: int) -> tuple[dict[str, Any], lis
             if got_pairs is None:
                 return None
             pairs, pos = got_pairs
-        if buf[pos] == 2:  # one value, the usual: inline
-            m = buf[pos + 1]
-            if not 0 < m < 128:
-                return None
-            p = pos + 2
-            pos = p + m - 1
-            if pos - p == len(last_key) and sbuf.startswith(last_key, p):
+        known = last_key and buf.startswith(key_head, pos)
+        if known or buf[pos] == 2:  # one value, the usual: inline
+            if known:
+                pos += len(key_head)
                 key = last_key
             else:
+                m = buf[pos + 1]
+                if not 0 < m < 128:
+                    return None
+                p = pos + 2
+                pos = p + m - 1
                 key = sbuf[p:pos]
                 if not key.isascii():
                     return None
                 last_key = key
-            value, = _D(buf, pos)
-            if buf[pos + 8] or buf[pos + 9]:  # tagged fields on the value or on the entry
+                key_head = buf[p - 2:pos]
+            value, tags = _DH(buf, pos)
+            if tags:  # tagged fields on the value or on the entry
                 return None
             pos += 10
-            add((pairs, {key: value}))
+            if not one:
+                multi.append((pairs, {key: value}))
+                continue
+            seen = get(pairs)
+            if seen is None:
+                single[pairs] = {key: value}
+            else:
+                seen[key] = value
         else:
             got_values = _values(buf, sbuf, pos)
             if got_values is None:
@@ -122,13 +149,20 @@ def _quota_rows_v1(buf: bytes, pos: int, blen: int) -> tuple[dict[str, Any], lis
             if buf[pos]:  # tagged fields on the entry
                 return None
             pos += 1
-            add((pairs, values))
+            if not one:
+                multi.append((pairs, values))
+                continue
+            seen = get(pairs)
+            if seen is None:
+                single[pairs] = values
+            else:
+                seen.update(values)
     if buf[pos]:  # the response's own tagged fields: the generated decoder keeps them
         return None
     pos += 1
     if pos > blen:
         return None
-    return {"throttle_time_ms": throttle, "error_code": code, "error_message": message}, rows, pos
+    return {"throttle_time_ms": throttle, "error_code": code, "error_message": message}, (single, multi), pos
 
 
 def _alter_rows_v1(buf: bytes, pos: int, blen: int) -> tuple[dict[str, Any], list[AlterRow], int] | None:
@@ -254,7 +288,7 @@ def _values(buf: bytes, sbuf: str, pos: int) -> tuple[dict[str, float], int] | N
     return values, pos
 
 
-_READERS: dict[tuple[str, int], Callable[[bytes, int, int], tuple[dict[str, Any], list[Any], int] | None]] = {
+_READERS: dict[tuple[str, int], Callable[[bytes, int, int], tuple[dict[str, Any], Any, int] | None]] = {
     ("DescribeClientQuotasResponse", 1): _quota_rows_v1,
     ("AlterClientQuotasResponse", 1): _alter_rows_v1,
 }
@@ -297,7 +331,7 @@ def with_rows(cls: type, version: int, generated: Callable[..., Any]) -> Callabl
     return decode
 
 
-def take_rows(response: Any) -> list[Any] | None:
+def take_rows(response: Any) -> Any:
     """The rows the client's decoder read for ``response``'s ``entries``, once (the caller may change them);
     None when the entries were decoded as structs (or already handed out): read ``entries`` then."""
     try:
@@ -309,8 +343,7 @@ def take_rows(response: Any) -> list[Any] | None:
         if thunk is None or len(thunk) < 4:
             return None
         pending["entries"] = thunk[:3]
-    rows: list[Any] = thunk[3]
-    return rows
+    return thunk[3]
 
 
 # --- requests: the entries of AlterClientQuotasRequest written straight from rows ---------------------------------
