@@ -1,17 +1,21 @@
-"""A big answer's struct array as plain rows, decoded straight from the bytes for the one caller that wants them.
+"""The client quota messages' big struct arrays as plain rows, read from and written to the bytes directly.
 
 Why: describing 5,000 client quotas, the generated decoder built five objects per entry (the entry, its entity
 component, its value, two lists) only for the client to read them once into ``{components: {key: value}}``;
-allocating them (and the garbage collector's passes over them) was about half the call's client CPU (issue
-#28).  So the client's (lazy) decoder of DescribeClientQuotasResponse v1 reads the entries as rows, a tuple
-of (type, name) pairs and a dict of values per entry, and leaves ``entries`` undecoded: the first read of
-``entries`` decodes the structs from the same bytes, so the message is the same object to everyone else
-(equality, ``repr``, pickling and JSON read it through the attribute).  :func:`take_rows` hands the rows to
-the caller that asked for them.
+allocating them (and the garbage collector's passes over them) was about half the call's client CPU, and
+altering 5,000 built three structs and two lists per alteration only to encode them (issue #28).  So:
+
+* the client's (lazy) decoder of DescribeClientQuotasResponse v1 and AlterClientQuotasResponse v1 reads the
+  entries as rows and leaves ``entries`` undecoded: its first read decodes the structs from the same bytes,
+  so the message is the same object to everyone else (equality, ``repr``, copies and JSON read it through
+  the attribute).  :func:`take_rows` hands the rows to the caller that asked for them, once;
+* :func:`request_with_rows` makes an AlterClientQuotasRequest from rows the caller checked, written at v1
+  straight from them (the same bytes as from the structs); reading ``entries`` builds the structs.
 
 Only the common shape is read here: one-byte lengths and counts (multi-byte entry count allowed), ASCII
 strings, no tagged fields inside the entries.  Anything else (and anything malformed) falls back to the
-generated decoder, which decodes it or raises its ProtocolError with a field path, as before.
+generated decoder, which decodes it or raises its ProtocolError with a field path, as before.  Kept inside
+the codec, as the project's speed tricks are; the quota operations (kadmin.admin.quotas) only consume rows.
 """
 
 from __future__ import annotations
