@@ -27,6 +27,7 @@ from kadmin.errors import ErrorCode, KafkaError, ProtocolError, error_for_code
 from kadmin.network.retry import Deadline
 from kadmin.protocol import Message, message_type
 from kadmin.protocol.apis import ApiKey
+from kadmin.protocol.rows import AlterOpRow, request_with_rows, take_rows
 from kadmin.quotas import (
     ClientQuotaAlteration,
     ClientQuotaEntity,
@@ -58,8 +59,12 @@ def check_batching(batch_size: object, max_concurrency: object) -> tuple[int, in
 
 
 def entity_from_wire(parts: Iterable[Any]) -> ClientQuotaEntity:
+    return entity_from_pairs([(p.entity_type, p.entity_name) for p in parts])
+
+
+def entity_from_pairs(pairs: Iterable[tuple[str, str | None]]) -> ClientQuotaEntity:
     try:
-        return ClientQuotaEntity._trusted([(p.entity_type, p.entity_name) for p in parts])
+        return ClientQuotaEntity._trusted(list(pairs))
     except (TypeError, ValueError) as exc:
         raise ProtocolError(f"the broker sent an invalid quota entity: {exc}") from None
 
@@ -101,14 +106,28 @@ class DescribeClientQuotas(Operation[ClientQuotaFilter]):
         bad = _outcome(r.error_code, r.error_message)
         if bad is not None:
             return {flt: bad}
+        rows = take_rows(r)
+        if rows is not None:
+            # The entries as the client's decoder read them, (type, name) pairs and values straight from the
+            # bytes, without five objects per entry (kadmin.protocol.rows; issue #28): the one-component entities
+            # already folded by their one pair, the others folded here by their canonical components, as below.
+            folded, multi = rows
+            for pairs, values in multi:
+                comps = entity_from_pairs(pairs).components
+                seen = folded.get(comps)
+                if seen is None:
+                    folded[comps] = values
+                else:
+                    seen.update(values)
+            return {flt: Done(entities_sorted(folded))}
         if r.entries is None:
             return {flt: Failed(ProtocolError(
                 f"node {node} answered DescribeClientQuotas with null entries and no error code"))}
+        out: dict[Components, dict[str, float]] = {}
         # The codec decodes a string type and a string-or-None name per component and a float per value, so
         # what the broker sent is trusted here (no caller-facing checks, issue #28): entities are built once,
         # at the end, from canonical components (a tuple hashes in C, an entity in Python).  An entity
         # answered twice gets the union of its values, as before.
-        out: dict[Components, dict[str, float]] = {}
         for entry in r.entries:
             # The arrays through their slots (see kadmin.protocol.compiler.raw_alias): reading them by name goes
             # through the lazy decoder's Python-level descriptor, two calls per entity, about a fifth of a
@@ -167,30 +186,22 @@ class AlterClientQuotas(Operation[ClientQuotaEntity]):
         # entities, kept alive by ``self._keys``), and an int hashes in C where an entity's __hash__ is a Python
         # call, two per alteration here (issue #28).
         self._keys: list[ClientQuotaEntity] = []
-        self.entries: dict[int, Any] = {}
-        req: Any = message_type(ApiKey.ALTER_CLIENT_QUOTAS, "request")
-        # The alterations were checked when they were built (and by validate_alterations), so their request
-        # structs are made from values (positional, in schema order), without __init__'s keyword handling:
-        # three structs per alteration (issue #28).  Field order: EntryData(entity, ops),
-        # EntityData(entity_type, entity_name), OpData(key, value, remove).
-        entry_of, entity_of, op_of = req.EntryData._from_values, req.EntityData._from_values, req.OpData._from_values
+        self.entries: dict[int, AlterOpRow] = {}
+        # The alterations were checked when they were built (and by validate_alterations), so each becomes the
+        # row its request is written from (kadmin.protocol.rows.request_with_rows): the entity's canonical
+        # components and (key, value, remove) per op, no structs (issue #28).
         entries, keys = self.entries, self._keys
         for a in alterations:
-            keys.append(a.entity)
-            comps = a.entity.components
-            if len(comps) == 1:
-                t, n = comps[0]
-                entity = [entity_of(t, n)]
-            else:
-                entity = [entity_of(t, n) for t, n in comps]
+            entity = a.entity
+            keys.append(entity)
             given = a.ops
-            if len(given) == 1:  # the usual one key: no comprehension (a function call per alteration)
+            if len(given) == 1:  # the usual one key: no generator (a function call per alteration)
                 op = given[0]
-                ops = [op_of(op.key, op.value, False) if isinstance(op, Set) else op_of(op.key, 0.0, True)]
+                ops: tuple[tuple[str, float, bool], ...] = (
+                    (op.key, op.value, False) if isinstance(op, Set) else (op.key, 0.0, True),)
             else:
-                ops = [op_of(o.key, o.value, False) if isinstance(o, Set) else op_of(o.key, 0.0, True)
-                       for o in given]
-            entries[id(a.entity)] = entry_of(entity, ops)
+                ops = tuple((o.key, o.value, False) if isinstance(o, Set) else (o.key, 0.0, True) for o in given)
+            entries[id(entity)] = (entity.components, ops)
         self.validate_only = validate_only
         self.batch_size = batch_size
         self.max_in_flight = max_concurrency
@@ -204,7 +215,7 @@ class AlterClientQuotas(Operation[ClientQuotaEntity]):
         req = message_type(ApiKey.ALTER_CLIENT_QUOTAS, "request")
         n = self.batch_size
         entries = self.entries
-        return [(req(entries=[entries[id(e)] for e in keys[i:i + n]], validate_only=self.validate_only),
+        return [(request_with_rows(req, [entries[id(e)] for e in keys[i:i + n]], validate_only=self.validate_only),
                  keys[i:i + n]) for i in range(0, len(keys), n)]
 
     def handle(self, node: int, keys: list[ClientQuotaEntity], response: Any,
@@ -217,6 +228,22 @@ class AlterClientQuotas(Operation[ClientQuotaEntity]):
         asked: dict[frozenset[tuple[str, str | None]], ClientQuotaEntity] | None = None
         out: dict[ClientQuotaEntity, Outcome] = {}
         n = len(keys)
+        rows = take_rows(response)
+        if rows is not None:
+            # The entries as the client's decoder read them (kadmin.protocol.rows; issue #28): (code, message,
+            # the entity's pairs), compared with the asked entity's components as one tuple.  Same rules as below.
+            for i, (code, message, pairs) in enumerate(rows):
+                found = keys[i] if i < n else None
+                if found is None or pairs != found.components:
+                    if asked is None:
+                        asked = {_wire_key(e.components): e for e in keys}
+                    found = asked.get(_wire_key(pairs))
+                    if found is None:
+                        log.warning("AlterClientQuotas: node %d answered for entity %s, which was not asked about",
+                                    node, entity_from_pairs(pairs))
+                        continue
+                out[found] = _OK if code == _NONE else _outcome(code, message) or _OK
+            return out
         for i, entry in enumerate(response.entries):
             try:  # the array through its slot, as in DescribeClientQuotas.handle
                 parts = entry._raw_entity

@@ -1,8 +1,8 @@
 """kadmin.admin.quotas against a scripted network: request building, batching, folding, node choice.
 
 The operations run through the real driver (``kadmin.admin._driver.run``) over a stub network.  The stub
-decodes each request from its wire bytes and answers with a response that goes through encode/decode too, so
-float64 values are checked as the bits a broker would see.
+decodes each request from its wire bytes and answers with a response that goes through encode/decode too (the
+client's decoder), so float64 values are checked as the bits a broker would see.
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ import asyncio
 import logging
 import pickle
 import struct
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import pytest
 
-from kadmin.admin._driver import Context, Done
+from kadmin.admin._driver import Context, Done, Failed
 from kadmin.admin.quotas import (
     AlterClientQuotas,
     DescribeClientQuotas,
@@ -37,6 +37,7 @@ from kadmin.errors import (
 from kadmin.network.retry import Deadline
 from kadmin.protocol import Message, message_type
 from kadmin.protocol.apis import ApiKey
+from kadmin.protocol.rows import take_rows
 from kadmin.quotas import (
     ClientQuotaAlteration,
     ClientQuotaEntity,
@@ -77,8 +78,9 @@ class StubNet:
     by one (an AttributeError here would say it did not)."""
 
     def __init__(self, tables: dict[int, dict[ApiKey, tuple[int, int]]],
-                 answer: Callable[[int, Any, int], Any]) -> None:
+                 answer: Callable[[int, Any, int], Any], *, lazy: bool = True) -> None:
         self.tables = tables
+        self.lazy = lazy  # False: answers decoded into structs, not read as rows (kadmin.protocol.rows)
         self.answer = answer
         self.sent: list[tuple[int, int, Any]] = []
         self.in_flight = 0
@@ -111,7 +113,8 @@ class StubNet:
             resp = self.answer(node, decoded, version)
         finally:
             self.in_flight -= 1
-        return type(resp).decode(resp.encode(version), version)
+        # Decoded as the client decodes answers (the lazy decoder, with its row readers for the quota answers).
+        return type(resp).decode_from(resp.encode(version), 0, version, lazy=self.lazy)[0]
 
 
 def ctx(net: StubNet) -> Context:
@@ -230,7 +233,9 @@ def test_per_entity_errors_retries_and_nothing_missing() -> None:
     assert len(res) == 5
 
 
-def test_answers_in_any_order_and_with_reordered_pairs_find_their_entities(caplog: pytest.LogCaptureFixture) -> None:
+@pytest.mark.parametrize("lazy", [True, False])
+def test_answers_in_any_order_and_with_reordered_pairs_find_their_entities(caplog: pytest.LogCaptureFixture,
+                                                                           lazy: bool) -> None:
     two = E({"user": "u", "client-id": "c"})
     alts = alts_of(5) + [ClientQuotaAlteration(two, [Set("producer_byte_rate", 5.0)])]
 
@@ -244,7 +249,7 @@ def test_answers_in_any_order_and_with_reordered_pairs_find_their_entities(caplo
         return AlterResp(entries=entries)
 
     with caplog.at_level(logging.WARNING, logger="kadmin.admin"):
-        res = run_alter(StubNet({1: MODERN}, answer), alts)
+        res = run_alter(StubNet({1: MODERN}, answer, lazy=lazy), alts)
     assert list(res) == [a.entity for a in alts]
     assert isinstance(res[E({"client-id": "c1"})], ProtocolError) and "no entry" in str(res[E({"client-id": "c1"})])
     assert all(res[a.entity] is None for a in alts if a.entity != E({"client-id": "c1"}))
@@ -536,3 +541,69 @@ def test_alter_request_structs_made_from_values_equal_the_checked_constructors()
     assert req == want and keys == [a.entity for a in alts]
     for version in (0, 1):
         assert req.encode(version) == want.encode(version)
+
+
+Shape = tuple[Sequence[tuple[str, str | None]], Sequence[tuple[str, float]]]  # an entry: its entity, its values
+
+
+def _describe_entries(shapes: Sequence[Shape]) -> list[Any]:
+    return [DescResp.EntryData(entity=[DescResp.EntityData(entity_type=t, entity_name=n) for t, n in entity],
+                               values=[DescResp.ValueData(key=k, value=v) for k, v in values])
+            for entity, values in shapes]
+
+
+_COMMON: list[Shape] = [([("client-id", f"c{i:03d}")], [("producer_byte_rate", 1024.0 * i)]) for i in range(200)]
+_ROW_CASES: dict[str, tuple[Sequence[Shape], bool]] = {
+    # name: (entries, whether the client's decoder reads them as rows at v1)
+    "one component, one value, 200 entries": (_COMMON, True),
+    "defaults, two components in wire order, several values, a key twice": ([
+        ([("client-id", None), ("user", "u")], [("request_percentage", 1e-300), ("producer_byte_rate", 2.0**53),
+                                                 ("request_percentage", -0.0)]),
+        ([("user", None)], [("consumer_byte_rate", 5e-324)]),
+        ([("ip", "10.0.0.1")], [("connection_creation_rate", 3.0)]),
+        ([("user", "u"), ("client-id", "c")], []),
+        ([], [("producer_byte_rate", 1.0)]),
+        ([("group", "g"), ("a", "b"), ("user", "x")], [("k", 1.0), ("j", 2.0)]),
+    ], True),
+    "an entity answered twice": ([([("user", "a")], [("producer_byte_rate", 1.0)]),
+                                  ([("client-id", "c")], [("producer_byte_rate", 2.0)]),
+                                  ([("user", "a")], [("consumer_byte_rate", 3.0)])], True),
+    "a non-ASCII name": (_COMMON[:3] + [([("user", "zoë")], [("producer_byte_rate", 1.0)])], False),
+    "a name of 200 bytes": (_COMMON[:3] + [([("user", "n" * 200)], [("producer_byte_rate", 1.0)])], False),
+    "a key of 130 bytes": ([([("user", "u")], [("k" * 130, 1.0)])], False),
+    "an empty name": ([([("client-id", "")], [("producer_byte_rate", 1.0)])], True),
+}
+
+
+@pytest.mark.parametrize("case", list(_ROW_CASES))
+def test_describe_from_rows_read_off_the_bytes_equals_describe_from_the_decoded_structs(case: str) -> None:
+    # The client's decoder reads a v1 DescribeClientQuotas answer as rows (kadmin.protocol.rows); the handler
+    # must fold them into the very result (entities, order, values, float bits) the struct path gives.
+    shapes, fast = _ROW_CASES[case]
+    flt = ClientQuotaFilter.all()
+    for version in (0, 1):
+        data = DescResp(error_code=0, error_message=None, entries=_describe_entries(shapes)).encode(version)
+        structs = DescResp.decode(data, version)
+        rows, _ = DescResp.decode_from(data, 0, version, lazy=True)
+        probe, _ = DescResp.decode_from(data, 0, version, lazy=True)
+        assert (take_rows(probe) is not None) == (fast and version == 1)
+        want = DescribeClientQuotas().handle(1, [flt], structs, version)[flt].value  # type: ignore[union-attr]
+        got = DescribeClientQuotas().handle(1, [flt], rows, version)[flt].value  # type: ignore[union-attr]
+        assert list(got) == list(want)
+        assert [{k: struct.pack(">d", v) for k, v in vs.items()} for vs in got.values()] == \
+            [{k: struct.pack(">d", v) for k, v in vs.items()} for vs in want.values()]
+        assert rows == structs  # the message itself: its entries decoded from the same bytes on first read
+
+
+def test_describe_rows_keep_the_entity_checks_and_errors() -> None:
+    flt = ClientQuotaFilter.all()
+    twice = DescResp(error_code=0, error_message=None, entries=_describe_entries(
+        [([("user", "a"), ("user", "b")], [("producer_byte_rate", 1.0)])])).encode(1)
+    rows, _ = DescResp.decode_from(twice, 0, 1, lazy=True)
+    with pytest.raises(ProtocolError, match="invalid quota entity"):
+        DescribeClientQuotas().handle(1, [flt], rows, 1)
+    failed = DescResp(error_code=ErrorCode.INVALID_REQUEST, error_message="nope",
+                      entries=_describe_entries(_COMMON[:2])).encode(1)
+    rows, _ = DescResp.decode_from(failed, 0, 1, lazy=True)
+    out = DescribeClientQuotas().handle(1, [flt], rows, 1)[flt]
+    assert isinstance(out, Failed) and isinstance(out.error, InvalidRequestError)

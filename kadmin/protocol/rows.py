@@ -1,0 +1,457 @@
+"""The client quota messages' big struct arrays as plain rows, read from and written to the bytes directly.
+
+Why: describing 5,000 client quotas, the generated decoder built five objects per entry (the entry, its entity
+component, its value, two lists) only for the client to read them once into ``{components: {key: value}}``;
+allocating them (and the garbage collector's passes over them) was about half the call's client CPU, and
+altering 5,000 built three structs and two lists per alteration only to encode them (issue #28).  So:
+
+* the client's (lazy) decoder of DescribeClientQuotasResponse v1 and AlterClientQuotasResponse v1 reads the
+  entries as rows and leaves ``entries`` undecoded: its first read decodes the structs from the same bytes,
+  so the message is the same object to everyone else (equality, ``repr``, copies and JSON read it through
+  the attribute).  :func:`take_rows` hands the rows to the caller that asked for them, once;
+* :func:`request_with_rows` makes an AlterClientQuotasRequest from rows the caller checked, written at v1
+  straight from them (the same bytes as from the structs); reading ``entries`` builds the structs.
+
+Only the common shape is read here: one-byte lengths and counts (multi-byte entry count allowed), ASCII
+strings, no tagged fields inside the entries.  Anything else (and anything malformed) falls back to the
+generated decoder, which decodes it or raises its ProtocolError with a field path, as before.  Kept inside
+the codec, as the project's speed tricks are; the quota operations (kadmin.admin.quotas) only consume rows.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from typing import Any
+
+from kadmin.protocol.compiler import LAZY_LOCK, LazyField
+from kadmin.protocol.primitives import read_uvarint, write_uvarint
+
+#: (type, name) pairs of one entity as the broker sent them, and its values (a key sent twice: the last wins).
+QuotaRow = tuple[tuple[tuple[str, str | None], ...], dict[str, float]]
+#: What the DescribeClientQuotasResponse reader gives (see _quota_rows_v1).
+QuotaRows = tuple[dict[tuple[tuple[str, str | None], ...], dict[str, float]], list[QuotaRow]]
+
+#: (error_code, error_message, the entity's (type, name) pairs as the broker sent them) of one answered entity.
+AlterRow = tuple[int, str | None, tuple[tuple[str, str | None], ...]]
+
+_IH = struct.Struct(">ih").unpack_from
+_I = struct.Struct(">i").unpack_from
+_HB = struct.Struct(">hB").unpack_from
+_D = struct.Struct(">d").unpack_from
+_DH = struct.Struct(">dH").unpack_from
+
+
+def _quota_rows_v1(buf: bytes, pos: int, blen: int) -> tuple[dict[str, Any], QuotaRows, int] | None:
+    """({field: value} of the other fields, rows, end) of a DescribeClientQuotasResponse v1 starting at ``pos``;
+    None for anything this reader leaves to the generated decoder (see the module docstring).
+
+    The rows are ``(single, multi)``: the entities of one component (their pairs are canonical: one pair) in a
+    dict, an entity answered twice getting the union of its values (the later value of a key wins), and the
+    others as (pairs, values) rows in the order they came, for the caller to order their components."""
+    sbuf = str(buf, "latin-1")  # ASCII slices of it are the UTF-8 decoding (see compiler.emit_fast_varlen_decode)
+    throttle, code = _IH(buf, pos)
+    pos += 6
+    n = buf[pos]
+    if n == 0:
+        message = None
+        pos += 1
+    elif n < 128:
+        p = pos + 1
+        pos += n
+        message = sbuf[p:pos]
+        if not message.isascii():
+            return None
+    else:
+        return None
+    count, pos = read_uvarint(buf, pos)
+    if count == 0 or count - 1 > blen - pos:  # null entries, or a count the bytes cannot hold
+        return None
+    single: dict[tuple[tuple[str, str | None], ...], dict[str, float]] = {}
+    get = single.get
+    multi: list[QuotaRow] = []
+    # Entity types and quota keys repeat entry after entry ("client-id", "producer_byte_rate"): the last one
+    # read is reused instead of slicing a new string each time...
+    last_type = last_key = ""
+    # ... and so are the bytes before them: a one-component entity's count and its type's length and bytes, a
+    # one-value array's count and its key's length and bytes.  Compared at once when the string is known.
+    type_head = key_head = b""
+    for _ in range(count - 1):
+        if last_type and buf.startswith(type_head, pos):
+            pos += len(type_head)
+            etype = last_type
+            one = True
+        elif buf[pos] == 2:  # one component, the usual entity: inline
+            m = buf[pos + 1]
+            if not 1 < m < 128:  # an empty or null type (never sent), or a long one
+                return None
+            p = pos + 2
+            pos = p + m - 1
+            etype = sbuf[p:pos]
+            if not etype.isascii():
+                return None
+            last_type = etype
+            type_head = buf[p - 2:pos]
+            one = True
+        else:
+            one = False
+        if one:
+            m = buf[pos]
+            if m == 0:
+                name = None
+                pos += 1
+            elif m < 128:
+                p = pos + 1
+                pos += m
+                name = sbuf[p:pos]
+                if not name.isascii():
+                    return None
+            else:
+                return None
+            if buf[pos]:  # tagged fields on the component
+                return None
+            pos += 1
+            pairs: tuple[tuple[str, str | None], ...] = ((etype, name),)
+        else:
+            got_pairs = _pairs(buf, sbuf, pos)
+            if got_pairs is None:
+                return None
+            pairs, pos = got_pairs
+        known = last_key and buf.startswith(key_head, pos)
+        if known or buf[pos] == 2:  # one value, the usual: inline
+            if known:
+                pos += len(key_head)
+                key = last_key
+            else:
+                m = buf[pos + 1]
+                if not 0 < m < 128:
+                    return None
+                p = pos + 2
+                pos = p + m - 1
+                key = sbuf[p:pos]
+                if not key.isascii():
+                    return None
+                last_key = key
+                key_head = buf[p - 2:pos]
+            value, tags = _DH(buf, pos)
+            if tags:  # tagged fields on the value or on the entry
+                return None
+            pos += 10
+            if not one:
+                multi.append((pairs, {key: value}))
+                continue
+            seen = get(pairs)
+            if seen is None:
+                single[pairs] = {key: value}
+            else:
+                seen[key] = value
+        else:
+            got_values = _values(buf, sbuf, pos)
+            if got_values is None:
+                return None
+            values, pos = got_values
+            if buf[pos]:  # tagged fields on the entry
+                return None
+            pos += 1
+            if not one:
+                multi.append((pairs, values))
+                continue
+            seen = get(pairs)
+            if seen is None:
+                single[pairs] = values
+            else:
+                seen.update(values)
+    if buf[pos]:  # the response's own tagged fields: the generated decoder keeps them
+        return None
+    pos += 1
+    if pos > blen:
+        return None
+    return {"throttle_time_ms": throttle, "error_code": code, "error_message": message}, (single, multi), pos
+
+
+def _alter_rows_v1(buf: bytes, pos: int, blen: int) -> tuple[dict[str, Any], list[AlterRow], int] | None:
+    """({field: value} of the other fields, rows, end) of an AlterClientQuotasResponse v1 starting at ``pos``;
+    None for anything this reader leaves to the generated decoder (see the module docstring)."""
+    sbuf = str(buf, "latin-1")
+    throttle, = _I(buf, pos)
+    count, pos = read_uvarint(buf, pos + 4)
+    if count == 0 or count - 1 > blen - pos:  # null entries (not nullable), or a count the bytes cannot hold
+        return None
+    rows: list[AlterRow] = []
+    add = rows.append
+    last_type = ""
+    for _ in range(count - 1):
+        code, m = _HB(buf, pos)
+        pos += 2
+        if m == 0:
+            message = None
+            pos += 1
+        elif m < 128:
+            p = pos + 1
+            pos += m
+            message = sbuf[p:pos]
+            if not message.isascii():
+                return None
+        else:
+            return None
+        if buf[pos] == 2:  # one component, the usual entity: inline (as in _quota_rows_v1)
+            m = buf[pos + 1]
+            if not 1 < m < 128:
+                return None
+            p = pos + 2
+            pos = p + m - 1
+            if pos - p == len(last_type) and sbuf.startswith(last_type, p):
+                etype = last_type
+            else:
+                etype = sbuf[p:pos]
+                if not etype.isascii():
+                    return None
+                last_type = etype
+            m = buf[pos]
+            if m == 0:
+                name = None
+                pos += 1
+            elif m < 128:
+                p = pos + 1
+                pos += m
+                name = sbuf[p:pos]
+                if not name.isascii():
+                    return None
+            else:
+                return None
+            if buf[pos] or buf[pos + 1]:  # tagged fields on the component or on the entry
+                return None
+            pos += 2
+            add((code, message, ((etype, name),)))
+            continue
+        got_pairs = _pairs(buf, sbuf, pos)
+        if got_pairs is None:
+            return None
+        pairs, pos = got_pairs
+        if buf[pos]:  # tagged fields on the entry
+            return None
+        pos += 1
+        add((code, message, pairs))
+    if buf[pos]:
+        return None
+    pos += 1
+    if pos > blen:
+        return None
+    return {"throttle_time_ms": throttle}, rows, pos
+
+
+def _string(buf: bytes, sbuf: str, pos: int, nullable: bool) -> tuple[str | None, int] | None:
+    """A compact string of one-byte length at ``pos`` (None: not one this reader takes)."""
+    m = buf[pos]
+    if m == 0 and nullable:
+        return None, pos + 1
+    if not 0 < m < 128:
+        return None
+    p = pos + 1
+    pos += m
+    text = sbuf[p:pos]
+    return (text, pos) if text.isascii() else None
+
+
+def _pairs(buf: bytes, sbuf: str, pos: int) -> tuple[tuple[tuple[str, str | None], ...], int] | None:
+    """An entity of any number of components but one (the common case is inline in the loop)."""
+    c = buf[pos]
+    if not 0 < c < 128:
+        return None
+    pos += 1
+    pairs: list[tuple[str, str | None]] = []
+    for _ in range(c - 1):
+        etype = _string(buf, sbuf, pos, False)
+        if etype is None or not etype[0]:  # an empty type (never sent)
+            return None
+        name = _string(buf, sbuf, etype[1], True)
+        if name is None or buf[name[1]]:  # tagged fields on the component
+            return None
+        pairs.append((etype[0], name[0]))
+        pos = name[1] + 1
+    return tuple(pairs), pos
+
+
+def _values(buf: bytes, sbuf: str, pos: int) -> tuple[dict[str, float], int] | None:
+    """The values of an entry with any number of them but one (a key sent twice: the last wins, as the
+    decoded structs' ``{v.key: v.value ...}`` gives)."""
+    c = buf[pos]
+    if not 0 < c < 128:
+        return None
+    pos += 1
+    values: dict[str, float] = {}
+    for _ in range(c - 1):
+        key = _string(buf, sbuf, pos, False)
+        if key is None:
+            return None
+        pos = key[1]
+        values[key[0]], = _D(buf, pos)  # type: ignore[index]
+        if buf[pos + 8]:  # tagged fields on the value
+            return None
+        pos += 9
+    return values, pos
+
+
+_READERS: dict[tuple[str, int], Callable[[bytes, int, int], tuple[dict[str, Any], Any, int] | None]] = {
+    ("DescribeClientQuotasResponse", 1): _quota_rows_v1,
+    ("AlterClientQuotasResponse", 1): _alter_rows_v1,
+}
+
+
+def with_rows(cls: type, version: int, generated: Callable[..., Any]) -> Callable[..., Any]:
+    """The client's decoder of ``cls`` at ``version``: ``generated`` (the lazy decoder), or for the answers in
+    ``_READERS`` their rows reader in front of it (see the module docstring)."""
+    name = getattr(cls, "NAME", None)
+    read = _READERS.get((name, version)) if isinstance(name, str) else None
+    if read is None or not isinstance(name, str):
+        return generated
+    from kadmin.protocol.registry import message_type  # here: the registry imports this module's importer
+
+    if message_type(name) is not cls:  # a schema loaded by the user, not kadmin's
+        return generated
+    LazyField.install(cls, "entries")
+    new = object.__new__
+
+    def materialize(where: tuple[bytes, int, int], _unused: object) -> Any:
+        buf, start, blen = where
+        obj, _end = generated(buf, start, blen)
+        return obj.entries
+
+    def decode(buf: bytes, pos: int, blen: int) -> tuple[Any, int]:
+        try:
+            got = read(buf, pos, blen)
+        except (IndexError, ValueError, struct.error):  # malformed: the generated decoder says where
+            got = None
+        if got is None:
+            return generated(buf, pos, blen)  # type: ignore[no-any-return]
+        fields, rows, end = got
+        o: Any = new(cls)
+        for attr, value in fields.items():
+            setattr(o, attr, value)
+        o._unknown_tags = None
+        o._lazy = {"entries": (materialize, (buf, pos, blen), None, rows)}
+        return o, end
+
+    return decode
+
+
+def take_rows(response: Any) -> Any:
+    """The rows the client's decoder read for ``response``'s ``entries``, once (the caller may change them);
+    None when the entries were decoded as structs (or already handed out): read ``entries`` then."""
+    try:
+        pending = response._lazy
+    except AttributeError:
+        return None
+    with LAZY_LOCK:  # as LazyField changes ``_lazy``
+        thunk = pending.get("entries")
+        if thunk is None or len(thunk) < 4:
+            return None
+        pending["entries"] = thunk[:3]
+    return thunk[3]
+
+
+# --- requests: the entries of AlterClientQuotasRequest written straight from rows ---------------------------------
+
+#: One alteration as the client sends it: the entity's (type, name) pairs and its ops as (key, value, remove).
+AlterOpRow = tuple[tuple[tuple[str, str | None], ...], tuple[tuple[str, float, bool], ...]]
+
+_DBB = struct.Struct(">d?B").pack  # an op's value, remove, and its (empty) tagged fields
+_BB = struct.Struct(">?B").pack
+
+
+def _alter_structs(cls: Any, rows: list[AlterOpRow]) -> list[Any]:
+    """The entries of ``rows`` as the request's structs (what reading ``entries`` gives)."""
+    entry, entity, op = cls.EntryData._from_values, cls.EntityData._from_values, cls.OpData._from_values
+    return [entry([entity(t, n) for t, n in pairs], [op(k, v, r) for k, v, r in ops]) for pairs, ops in rows]
+
+
+def request_with_rows(cls: Any, rows: list[AlterOpRow], *, validate_only: bool) -> Any:
+    """An AlterClientQuotasRequest whose entries are ``rows``, already checked by the caller (kadmin.quotas
+    built and validated every alteration): at version 1 its encoder writes them straight from the rows, not
+    from three structs and two lists per alteration (issue #28); reading ``entries`` (any other version's
+    encoder, equality, ``repr``, the tracing encoder that names a field that fails) builds the structs."""
+    LazyField.install(cls, "entries")
+    o = object.__new__(cls)
+    o.validate_only = validate_only
+    o._unknown_tags = None
+    o._lazy = {"entries": (_alter_structs, cls, rows, rows)}
+    return o
+
+
+def _compact_string(text: str, out: bytearray) -> None:
+    raw = text.encode("utf-8")
+    n = len(raw) + 1
+    if n < 128:
+        out.append(n)
+    else:
+        out += write_uvarint(n)
+    out += raw
+
+
+def _write_alter_v1(rows: list[AlterOpRow], o: Any, out: bytearray) -> None:
+    """AlterClientQuotasRequest v1 from rows: byte for byte what the generated encoder writes for the same
+    structs (tests/protocol/test_protocol_rows.py)."""
+    known: dict[str, bytes] = {}  # entity types and quota keys repeat: each encoded once
+    n = len(rows) + 1
+    if n < 128:
+        out.append(n)
+    else:
+        out += write_uvarint(n)
+    for pairs, ops in rows:
+        n = len(pairs) + 1
+        if n < 128:
+            out.append(n)
+        else:
+            out += write_uvarint(n)
+        for etype, name in pairs:
+            raw = known.get(etype)
+            if raw is None:
+                part = bytearray()
+                _compact_string(etype, part)
+                raw = known[etype] = bytes(part)
+            out += raw
+            if name is None:
+                out.append(0)
+            else:
+                _compact_string(name, out)
+            out.append(0)
+        n = len(ops) + 1
+        if n < 128:
+            out.append(n)
+        else:
+            out += write_uvarint(n)
+        for key, value, remove in ops:
+            raw = known.get(key)
+            if raw is None:
+                part = bytearray()
+                _compact_string(key, part)
+                raw = known[key] = bytes(part)
+            out += raw
+            out += _DBB(value, remove, 0)
+        out.append(0)
+    out += _BB(o.validate_only, 0)
+
+
+_WRITERS: dict[tuple[str, int], Callable[[list[Any], Any, bytearray], None]] = {
+    ("AlterClientQuotasRequest", 1): _write_alter_v1,
+}
+
+
+def with_row_writer(cls: type, version: int, generated: Callable[..., Any]) -> Callable[..., Any]:
+    """The encoder of ``cls`` at ``version``: ``generated``, or for the requests in ``_WRITERS`` one that writes
+    a message made by :func:`request_with_rows` from its rows (any other message: ``generated``)."""
+    write = _WRITERS.get((getattr(cls, "NAME", ""), version))
+    if write is None:
+        return generated
+
+    def encode(o: Any, out: bytearray) -> None:
+        try:
+            thunk = o._lazy.get("entries")
+        except AttributeError:
+            thunk = None
+        if thunk is None or len(thunk) < 4 or o._unknown_tags:
+            generated(o, out)
+        else:
+            write(thunk[3], o, out)
+
+    return encode
