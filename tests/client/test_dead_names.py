@@ -31,6 +31,9 @@ SKIPPED: tuple[str, ...] = ()
 CALLED_BY_NAME: dict[str, set[str]] = {
     # asyncio.Protocol calls connection_made on the protocol it was given.
     "kadmin/testing/broker.py": {"_TlsSniffer.connection_made"},
+    # The transport calls its protocol's callbacks (the connection's reading end, kadmin.network.connection).
+    "kadmin/network/connection.py": {"_Wire.data_received", "_Wire.eof_received", "_Wire.connection_lost",
+                                     "_Wire.pause_writing", "_Wire.resume_writing"},
     # pytest calls a plugin's hooks by name (this module is the pytest11 entry point in pyproject.toml).
     "kadmin/testing/pytest_plugin.py": {"pytest_configure"},
 }
