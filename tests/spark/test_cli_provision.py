@@ -17,6 +17,7 @@ import pytest
 from kadmin.cli.main import main
 from kadmin.testing import FakeCluster
 from tests.support.cli import Result, run_cli
+from tests.support.spark_jvm import child_spark_env
 
 BOB = (("user", "bob"),)
 ALICE = (("user", "alice"),)
@@ -57,7 +58,8 @@ def run_in_process(*args: str, tty: bool = False) -> Result:
 def test_provision_csv_in_a_subprocess_applies_and_reports_json(cluster: FakeCluster, tmp_path: Path) -> None:
     f = tmp_path / "quotas.csv"
     f.write_text(CSV, encoding="utf-8")
-    r = run_cli("-b", cluster.bootstrap, "-o", "json", "quotas", "provision", str(f), timeout=600)
+    r = run_cli("-b", cluster.bootstrap, "-o", "json", "quotas", "provision", str(f), env=child_spark_env(),
+                timeout=600)
     assert r.code == 0, r.err
     doc = r.json()
     assert (doc["command"], doc["mode"]) == ("quotas provision", "apply")
