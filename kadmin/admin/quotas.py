@@ -113,12 +113,7 @@ class DescribeClientQuotas(Operation[ClientQuotaFilter]):
             # already folded by their one pair, the others folded here by their canonical components, as below.
             folded, multi = rows
             for pairs, values in multi:
-                comps = entity_from_pairs(pairs).components
-                seen = folded.get(comps)
-                if seen is None:
-                    folded[comps] = values
-                else:
-                    seen.update(values)
+                _fold(folded, entity_from_pairs(pairs).components, values)
             return {flt: Done(entities_sorted(folded))}
         if r.entries is None:
             return {flt: Failed(ProtocolError(
@@ -151,12 +146,17 @@ class DescribeClientQuotas(Operation[ClientQuotaFilter]):
                 values = {v.key: v.value}
             else:
                 values = {v.key: v.value for v in vs}
-            seen = out.get(key)
-            if seen is None:
-                out[key] = values
-            else:
-                seen.update(values)
+            _fold(out, key, values)
         return {flt: Done(entities_sorted(out))}
+
+
+def _fold(out: dict[Components, dict[str, float]], key: Components, values: dict[str, float]) -> None:
+    """Add an answered entity's values to ``out``: an entity answered twice gets the union (a later value wins)."""
+    seen = out.get(key)
+    if seen is None:
+        out[key] = values
+    else:
+        seen.update(values)
 
 
 async def describe_client_quotas(ctx: Context, flt: ClientQuotaFilter,

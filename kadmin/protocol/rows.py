@@ -51,19 +51,10 @@ def _quota_rows_v1(buf: bytes, pos: int, blen: int) -> tuple[dict[str, Any], Quo
     others as (pairs, values) rows in the order they came, for the caller to order their components."""
     sbuf = str(buf, "latin-1")  # ASCII slices of it are the UTF-8 decoding (see compiler.emit_fast_varlen_decode)
     throttle, code = _IH(buf, pos)
-    pos += 6
-    n = buf[pos]
-    if n == 0:
-        message = None
-        pos += 1
-    elif n < 128:
-        p = pos + 1
-        pos += n
-        message = sbuf[p:pos]
-        if not message.isascii():
-            return None
-    else:
+    got_message = _string(buf, sbuf, pos + 6, True)
+    if got_message is None:
         return None
+    message, pos = got_message
     count, pos = read_uvarint(buf, pos)
     if count == 0 or count - 1 > blen - pos:  # null entries, or a count the bytes cannot hold
         return None

@@ -9,7 +9,6 @@ on 4.3), with a transaction from confluent-kafka and results read back from the 
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from typing import Any
 
@@ -25,18 +24,11 @@ from kadmin.testing import FakeCluster
 from kadmin.testing.state.quorum import directory_id
 from kadmin.transactions import FencedProducer, TransactionDescription
 from kadmin.types import TopicPartition
-from tests.support.settings import FAST
+from tests.support.aio import with_admin as run
 
 pytestmark = pytest.mark.timeout(120)
 
 NEWER = ["4.1", "4.2", "4.3"]
-
-
-def run(cluster: FakeCluster, fn: Any) -> Any:
-    async def main() -> Any:
-        async with aio.AdminClient(cluster.bootstrap, **FAST) as admin:
-            return await fn(admin)
-    return asyncio.run(main())
 
 
 @pytest.fixture(params=NEWER)

@@ -35,6 +35,7 @@ from kadmin.transactions import (
 )
 from kadmin.types import TopicPartition
 from kadmin.versions import release_table
+from tests.support.aio import with_admin as run
 from tests.support.settings import FAST
 
 pytestmark = pytest.mark.timeout(120)
@@ -55,13 +56,6 @@ assert p.flush(20) == 0
 print("READY", flush=True)
 time.sleep(600)
 """
-
-
-def run(cluster: FakeCluster, fn: Any) -> Any:
-    async def main() -> Any:
-        async with aio.AdminClient(cluster.bootstrap, **FAST) as admin:
-            return await fn(admin)
-    return asyncio.run(main())
 
 
 @pytest.fixture(params=PRESETS)
