@@ -138,12 +138,17 @@ def checked_entry(entry: Any, seen_entities: set[QuotaEntity], zero_allowed: boo
     if entity in seen_entities:
         raise QuotaRequestError(INVALID_REQUEST, f"Ignoring duplicate entity {_entity_text(entity)}")
     seen_entities.add(entity)
-    ops: Ops = {}
-    for op in entry.ops:
-        if op.key in ops:
-            raise QuotaRequestError(INVALID_REQUEST, f"Duplicate quota key {op.key} not updating quota for "
-                                    f"this entity {_entity_text(entity)}")
-        ops[op.key] = None if op.remove else op.value
+    given = entry.ops
+    if len(given) == 1:  # the usual one op: no other key to clash with
+        op = given[0]
+        ops: Ops = {op.key: None if op.remove else op.value}
+    else:
+        ops = {}
+        for op in given:
+            if op.key in ops:
+                raise QuotaRequestError(INVALID_REQUEST, f"Duplicate quota key {op.key} not updating quota for "
+                                        f"this entity {_entity_text(entity)}")
+            ops[op.key] = None if op.remove else op.value
     for key, value in ops.items():
         if value is not None:
             _check_value(keys, key, value, zero_allowed)
