@@ -15,6 +15,7 @@ Describe [ZkAdminManager.describeClientQuotas, ClientQuotaControlManager.describ
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from kadmin.testing import authorizer as az
@@ -62,6 +63,8 @@ def _filter(req: Any) -> tuple[dict[str, tuple[int, str | None]], bool]:
 
 
 def _matches(entity: QuotaEntity, comps: dict[str, tuple[int, str | None]], strict: bool) -> bool:
+    if not comps:  # no components (describe everything): only strict narrows it, to entities of no type
+        return not strict or not entity
     names = dict(entity)
     if strict and set(names) != set(comps):
         return False
@@ -75,6 +78,12 @@ def _matches(entity: QuotaEntity, comps: dict[str, tuple[int, str | None]], stri
     return True
 
 
+#: The order entries are answered in: by the entity's repr, a total order even with None (default) names.
+#: Cached, because the same entities are described again and again and a 5,000-entity answer spent about a
+#: fifth of its time making reprs to sort by (issue #28).  Bounded: the cache holds the entities it saw.
+_answer_order = functools.lru_cache(maxsize=1 << 16)(repr)
+
+
 def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     R = response_class(API_KEY)
     if not ctx.authorize(az.CLUSTER, az.CLUSTER_NAME, az.DESCRIBE_CONFIGS):
@@ -83,12 +92,19 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
         comps, strict = _filter(req)
     except QuotaRequestError as e:
         return R(error_code=e.code, error_message=e.message, entries=None)
+    area = ctx.state.area(Quotas)
+    # The structs through their positional constructors (every field, in schema order: entity, values; type,
+    # name; key, value): a 5,000-entity answer is 25,000 objects, and keyword __init__ was a fifth of the
+    # handler's time (issue #28).
+    entry_of, part_of, value_of = R.EntryData._from_values, R.EntityData._from_values, R.ValueData._from_values
+    everything = not comps and not strict  # the filter of a describe-all: no entity to test
     entries = []
-    for entity, values in sorted(ctx.state.area(Quotas).items(), key=lambda kv: repr(kv[0])):
-        if values and _matches(entity, comps, strict):
-            entries.append(R.EntryData(
-                entity=[R.EntityData(entity_type=t, entity_name=n) for t, n in entity],
-                values=[R.ValueData(key=k, value=v) for k, v in sorted(values.items())]))
+    for entity in sorted(area, key=_answer_order):
+        values = area[entity]
+        if values and (everything or _matches(entity, comps, strict)):
+            entries.append(entry_of([part_of(t, n) for t, n in entity],
+                                    [value_of(k, v) for k, v in (values.items() if len(values) == 1
+                                                                 else sorted(values.items()))]))
     return R(error_code=NONE, error_message=None, entries=entries)
 
 
