@@ -902,7 +902,9 @@ class VersionCodegen:
         s = self.src
         n = peeked or s.tmp("n")
         slow = self.const(_slow_reader(kind, compact, nullable, name), "RD")
-        reuse = kind == "string" and self.unrolled and self.prologue is not None
+        # Only where the unrolled array sits in an inlined loop (depth 2): one call of a per-struct decoder
+        # reads one parent, so its places never see a repeat.
+        reuse = kind == "string" and self.unrolled and self.inline_depth >= 2 and self.prologue is not None
         if reuse:
             ch, cs, lc = s.tmp("ch"), s.tmp("cs"), s.tmp("lc")
             self.prologue += [f"{ch} = {cs} = None", f"{lc} = 0"]  # type: ignore[operator]
