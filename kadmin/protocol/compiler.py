@@ -214,6 +214,8 @@ class VersionCodegen:
         self.pending_tags: list[type] = []
         self.const_count = 0
         self.inline_depth = 0
+        #: Generating the body of an unrolled element of a short array (see ``emit_short_array_decode``).
+        self.unrolled = False
         self.obj = "o"  # the decoder's current struct variable
         self.eobj = "o"  # the encoder's
 
@@ -886,17 +888,45 @@ class VersionCodegen:
         per string instead of a bytes slice plus a UTF-8 decode.  Latin-1 maps each byte to one
         character, so offsets agree, and a slice that is ASCII is exactly what UTF-8 would give; any other
         slice is decoded again as UTF-8 from the bytes (which also refuses invalid UTF-8).
+
+        At an unrolled place (an element of a one- or two-element array, ``emit_short_array_decode``) the
+        same field of the next parent often carries the same string: a quota entry's entity types and keys
+        ("user", "producer_byte_rate") come back entry after entry.  Once a place has read the same ASCII
+        string twice in a row, its bytes (length prefix included) are kept, and while the input repeats them
+        (one ``startswith``, a memcmp) that string is taken again without slicing, checking or allocating;
+        equal bytes decode to an equal string, so nothing else can tell.  A place whose strings differ each
+        time (names) pays one comparison of two strings.  Only unrolled places: in the loops of big arrays
+        (topics, members, coordinators) consecutive elements are different things, and measured, the
+        comparison cost more there than the repeats gained.
         """
         s = self.src
         n = peeked or s.tmp("n")
         slow = self.const(_slow_reader(kind, compact, nullable, name), "RD")
+        # Only where the unrolled array sits in an inlined loop (depth 2): one call of a per-struct decoder
+        # reads one parent, so its places never see a repeat.
+        reuse = kind == "string" and self.unrolled and self.inline_depth >= 2 and self.prologue is not None
+        if reuse:
+            ch, cs, lc = s.tmp("ch"), s.tmp("cs"), s.tmp("lc")
+            self.prologue += [f"{ch} = {cs} = None", f"{lc} = 0"]  # type: ignore[operator]
+            s(f"if {ch} and buf.startswith({ch}, pos):")
+            s(f"    {target} = {cs}")
+            s(f"    pos += {lc}")
+            s("else:")
+            s.indent()
 
-        def take(start: str, end: str = n) -> None:
+        def take(start: str, end: str = n, head: str = "") -> None:
             if kind == "string":
                 st = s.tmp("st")
                 s(f"    {target} = {st} = sbuf[{start}:{end}]")
                 s(f"    if not {st}.isascii():")
                 s(f"        {target} = buf[{start}:{end}].decode('utf-8')")
+                if reuse:
+                    s(f"    elif {st} == {cs}:")
+                    s(f"        {ch} = buf[{head}:{end}]")
+                    s(f"        {lc} = len({ch})")
+                    s("    else:")
+                    s(f"        {cs} = {st}")
+                    s(f"        {ch} = None")
             else:
                 s(f"    {target} = buf[{start}:{end}]")
 
@@ -913,7 +943,7 @@ class VersionCodegen:
             p = s.tmp("p")
             s(f"    {p} = pos + 1")
             s(f"    pos += {n}")
-            take(p, "pos")
+            take(p, "pos", f"{p} - 1")
         elif kind == "string" and not peeked:
             # Nearly every string is shorter than 256 bytes: a zero high byte is one subscript and proves
             # the length is the low byte; longer strings and bad lengths go to the helper.
@@ -921,7 +951,7 @@ class VersionCodegen:
             s("if not buf[pos]:")
             s(f"    {p} = pos + 2")
             s(f"    pos = {p} + buf[pos + 1]")
-            take(p, "pos")
+            take(p, "pos", f"{p} - 2")
             if nullable:
                 s("elif buf[pos + 1] == 255 and buf[pos] == 255:")
                 s(f"    {target} = None")
@@ -929,7 +959,7 @@ class VersionCodegen:
         elif kind == "string":
             s(f"if {n} < 0x8000:")
             s(f"    {n} += pos + 2")
-            take("pos + 2")
+            take("pos + 2", n, "pos")
             s(f"    pos = {n}")
             if nullable:
                 s(f"elif {n} == 0xffff:")
@@ -948,6 +978,8 @@ class VersionCodegen:
                 s("    pos += 4")
         s("else:")
         s(f"    {target}, pos = {slow}(buf, pos)")
+        if reuse:
+            s.dedent()
 
     def emit_fast_array_decode(self, f: Field, target: str, compact: bool, nullable: bool,
                                peeked: str | None = None) -> None:
@@ -1040,11 +1072,15 @@ class VersionCodegen:
             # building the format string and looking it up in struct's cache costs more than the read.
             ua = f"UA_{_FMT[et].replace('?', 'B_')}"
             self.ns.setdefault(ua, _array_unpackers(_FMT[et]))
-            s(f"if {n} < {_ARRAY_UNPACKERS}:")
-            s(f"    {target} = list({ua}[{n}](buf, pos))")
+            # An empty array (offline replicas, most often) is a new list and no read.
+            s(f"if not {n}:")
+            s(f"    {target} = []")
+            s(f"elif {n} < {_ARRAY_UNPACKERS}:")
+            s(f"    {target} = [*{ua}[{n}](buf, pos)]")
+            s(f"    pos += {n} * {size}")
             s("else:")
-            s(f"    {target} = list(sunpack('>%d{_FMT[et]}' % {n}, buf, pos))")
-            s(f"pos += {n} * {size}")
+            s(f"    {target} = [*sunpack('>%d{_FMT[et]}' % {n}, buf, pos)]")
+            s(f"    pos += {n} * {size}")
             return
         s(f"{lst} = []")
         i = s.tmp("i")
@@ -1180,6 +1216,7 @@ class VersionCodegen:
             two, one, step = f"{n} == 2", f"{n} == 1", None
         # Two first: it costs one comparison, and one element costs two either way.
         self.inline_depth += 1
+        saved_unrolled, self.unrolled = self.unrolled, True
         first, second = s.tmp("e"), s.tmp("e")
         s(f"if {two}:")
         s.indent()
@@ -1199,6 +1236,7 @@ class VersionCodegen:
         s(f"{target} = [{first}]")
         s.dedent()
         self.inline_depth -= 1
+        self.unrolled = saved_unrolled
         s("else:")
         s.indent()
         if compact:  # the raw byte was only peeked
