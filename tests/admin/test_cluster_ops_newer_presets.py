@@ -25,6 +25,7 @@ from kadmin.testing.state.quorum import directory_id
 from kadmin.transactions import FencedProducer, TransactionDescription
 from kadmin.types import TopicPartition
 from tests.support.aio import with_admin as run
+from tests.support.transactions import commit_losing_a_marker
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -92,12 +93,7 @@ def test_transaction_calls(cluster: FakeCluster) -> None:
     open_tx.begin_transaction()
     open_tx.produce("t", value=b"open", partition=0)
     assert open_tx.flush(10) == 0
-    cluster.lose_txn_markers([("t", 1)])
-    lossy = Producer({"bootstrap.servers": cluster.bootstrap, "transactional.id": "other-lossy"})
-    lossy.init_transactions(10)
-    lossy.begin_transaction()
-    lossy.produce("t", value=b"lost", partition=1)
-    lossy.commit_transaction(10)
+    commit_losing_a_marker(cluster, "other-lossy", {1: b"lost"}, lost=1)
     assert cluster.last_stable_offset("t", 1) == 0  # its commit marker never came: hanging
 
     async def reads(admin: aio.AdminClient) -> tuple[Any, ...]:

@@ -37,6 +37,7 @@ from kadmin.types import TopicPartition
 from kadmin.versions import release_table
 from tests.support.aio import with_admin as run
 from tests.support.settings import FAST
+from tests.support.transactions import commit_losing_a_marker
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -161,13 +162,7 @@ def test_killed_producer_is_open_not_hanging_then_aborted(cluster: FakeCluster) 
 
 def test_lost_marker_is_a_hanging_transaction_found_and_cleared(cluster: FakeCluster) -> None:
     release = cluster.versions_of(1)
-    cluster.lose_txn_markers([("t", 1)])
-    p = Producer({"bootstrap.servers": cluster.bootstrap, "transactional.id": "lossy"})
-    p.init_transactions(10)
-    p.begin_transaction()
-    p.produce("t", value=b"c0", partition=0)
-    p.produce("t", value=b"c1", partition=1)
-    p.commit_transaction(10)
+    p = commit_losing_a_marker(cluster, "lossy", {0: b"c0", 1: b"c1"}, lost=1)
     assert cluster.last_stable_offset("t", 0) == cluster.partition("t", 0).log_end
     assert cluster.last_stable_offset("t", 1) == 0  # its marker never came
     assert read_committed(cluster, 1, want=1, seconds=2)[0] == []
@@ -199,12 +194,7 @@ def test_lost_marker_is_a_hanging_transaction_found_and_cleared(cluster: FakeClu
 
 
 def test_young_transactions_are_not_candidates(cluster: FakeCluster) -> None:
-    cluster.lose_txn_markers([("t", 2)])
-    p = Producer({"bootstrap.servers": cluster.bootstrap, "transactional.id": "young"})
-    p.init_transactions(10)
-    p.begin_transaction()
-    p.produce("t", value=b"x", partition=2)
-    p.commit_transaction(10)
+    commit_losing_a_marker(cluster, "young", {2: b"x"}, lost=2)
     cluster.clear_log()
     result = run(cluster, lambda admin: admin.find_hanging_transactions(broker_id=1))
     # Open for less than the default 15 minutes: not looked at further (no ListTransactions sent).

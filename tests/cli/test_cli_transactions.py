@@ -11,10 +11,10 @@ import sys
 from collections.abc import Iterator
 
 import pytest
-from confluent_kafka import Producer
 
 from kadmin.testing import FakeCluster
 from tests.support.cli import run_cli, run_main
+from tests.support.transactions import commit_losing_a_marker
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -48,12 +48,7 @@ def kill_mid_transaction(c: FakeCluster, tid: str) -> None:
 
 
 def hanging_on_t1(c: FakeCluster) -> None:
-    c.lose_txn_markers([("t", 1)])
-    p = Producer({"bootstrap.servers": c.bootstrap, "transactional.id": "lossy"})
-    p.init_transactions(10)
-    p.begin_transaction()
-    p.produce("t", value=b"x", partition=1)
-    p.commit_transaction(10)
+    commit_losing_a_marker(c, "lossy", {1: b"x"}, lost=1)
 
 
 def test_find_hanging_then_abort_by_start_offset(cluster: FakeCluster) -> None:
