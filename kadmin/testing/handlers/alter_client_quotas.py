@@ -138,17 +138,12 @@ def checked_entry(entry: Any, seen_entities: set[QuotaEntity], zero_allowed: boo
     if entity in seen_entities:
         raise QuotaRequestError(INVALID_REQUEST, f"Ignoring duplicate entity {_entity_text(entity)}")
     seen_entities.add(entity)
-    given = entry.ops
-    if len(given) == 1:  # the usual one op: no other key to clash with
-        op = given[0]
-        ops: Ops = {op.key: None if op.remove else op.value}
-    else:
-        ops = {}
-        for op in given:
-            if op.key in ops:
-                raise QuotaRequestError(INVALID_REQUEST, f"Duplicate quota key {op.key} not updating quota for "
-                                        f"this entity {_entity_text(entity)}")
-            ops[op.key] = None if op.remove else op.value
+    ops: Ops = {}
+    for op in entry.ops:
+        if op.key in ops:
+            raise QuotaRequestError(INVALID_REQUEST, f"Duplicate quota key {op.key} not updating quota for "
+                                    f"this entity {_entity_text(entity)}")
+        ops[op.key] = None if op.remove else op.value
     for key, value in ops.items():
         if value is not None:
             _check_value(keys, key, value, zero_allowed)
@@ -205,11 +200,7 @@ def error_response(ctx: RequestContext, req: Any, version: int, code: int) -> Re
 
 
 def _key(entry: Any) -> str:
-    parts = entry.entity
-    if len(parts) == 1:
-        p = parts[0]
-        return f"{p.entity_type}={'<default>' if p.entity_name is None else p.entity_name}"
-    return ",".join(f"{e.entity_type}={'<default>' if e.entity_name is None else e.entity_name}" for e in parts)
+    return ",".join(f"{e.entity_type}={'<default>' if e.entity_name is None else e.entity_name}" for e in entry.entity)
 
 
 def keys(req: Any, version: int) -> tuple[str, ...]:

@@ -97,14 +97,12 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     # name; key, value): a 5,000-entity answer is 25,000 objects, and keyword __init__ was a fifth of the
     # handler's time (issue #28).
     entry_of, part_of, value_of = R.EntryData._from_values, R.EntityData._from_values, R.ValueData._from_values
-    everything = not comps and not strict  # the filter of a describe-all: no entity to test
     entries = []
     for entity in sorted(area, key=_answer_order):
         values = area[entity]
-        if values and (everything or _matches(entity, comps, strict)):
+        if values and _matches(entity, comps, strict):
             entries.append(entry_of([part_of(t, n) for t, n in entity],
-                                    [value_of(k, v) for k, v in (values.items() if len(values) == 1
-                                                                 else sorted(values.items()))]))
+                                    [value_of(k, v) for k, v in sorted(values.items())]))
     return R(error_code=NONE, error_message=None, entries=entries)
 
 
