@@ -169,18 +169,19 @@ class SyncClientBase:
         lane = self._lane
         if not lane.usable() or not lane.lock.acquire(blocking=False):  # (busy: another thread's call)
             return self._call(call(timeout), timeout)
-        from kadmin.admin._lane import LANE
-        from kadmin.network.blocking import LaneTimeout, LaneUnusable
+        from kadmin.admin._lane import LANE, LaneRebootstrap
+        from kadmin.network.blocking import LaneUnusable
 
         began = time.monotonic()
+        rebootstrap: str | None = None
         coro = call(timeout)
         token = LANE.set(lane)
         try:
             coro.send(None)
         except StopIteration as done:
             return done.value  # type: ignore[no-any-return]
-        except LaneTimeout:
-            pass
+        except LaneRebootstrap as exc:
+            rebootstrap = str(exc)
         except LaneUnusable:
             pass
         else:  # it awaited something (nothing of the lane's): left unfinished, the usual way does it all
@@ -190,6 +191,14 @@ class SyncClientBase:
             lane.lock.release()
         left = budget - (time.monotonic() - began)
         again = left if left > 0 else _NO_TIME_S
+        if rebootstrap is not None:
+            from kadmin.network.retry import Deadline
+
+            try:
+                self._submit(self._aio.net.rebootstrap(rebootstrap, deadline=Deadline(again)), again)
+            except KafkaError:
+                pass  # the call itself meets what stands in the way, and says so
+            again = max(budget - (time.monotonic() - began), _NO_TIME_S)
         return self._call(call(again), again)
 
     def _iterate(self, items: AsyncIterator[T], timeout: float | None) -> Generator[T, None, None]:

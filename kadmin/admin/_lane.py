@@ -23,7 +23,7 @@ from kadmin.admin.lookups import AnyNode
 from kadmin.errors import KafkaError, ProtocolError
 from kadmin.network.blocking import BlockingLane, LaneUnusable
 from kadmin.network.connection import decode_response
-from kadmin.network.rebootstrap import metadata_error
+from kadmin.network.rebootstrap import is_rebootstrap, metadata_error
 from kadmin.protocol import Message
 from kadmin.protocol.apis import ApiKey
 
@@ -35,6 +35,12 @@ K = TypeVar("K")
 
 #: Set by the sync client while it runs a call on the calling thread (see the module docstring).
 LANE: ContextVar[BlockingLane | None] = ContextVar("kadmin_lane", default=None)
+
+
+class LaneRebootstrap(LaneUnusable):
+    """A Metadata answer said REBOOTSTRAP_REQUIRED (KIP-1102): the sync client has the loop thread learn the
+    cluster again from its bootstrap addresses, as the usual way does on that answer, before it runs the call
+    the usual way."""
 
 
 def run_on_lane(ctx: Context, op: Operation[K], keys: Iterable[K], deadline: Deadline,
@@ -73,8 +79,12 @@ def run_on_lane(ctx: Context, op: Operation[K], keys: Iterable[K], deadline: Dea
     lane.node = node
     try:
         response = decode_response(frame, op.api, version)
-        if op.api == ApiKey.METADATA and metadata_error(response, version) is not None:
-            raise LaneUnusable("the Metadata answer has a top-level error")  # (re-bootstrap is the usual path's)
+        if op.api == ApiKey.METADATA:
+            err = metadata_error(response, version)
+            if is_rebootstrap(err):
+                raise LaneRebootstrap(f"node {node} answered REBOOTSTRAP_REQUIRED")
+            if err is not None:
+                raise LaneUnusable(f"the Metadata answer's error: {err}")
         outcome = op.handle(node, wanted, response, version).get(wanted[0])
     except (ProtocolError, KafkaError) as exc:
         raise LaneUnusable(f"{op.name}: {exc}") from None
