@@ -53,9 +53,11 @@ def run_on_lane(ctx: Context, op: Operation[K], keys: Iterable[K], deadline: Dea
     net = ctx.net
     try:
         # The lane keeps to one node while the async client holds it ready (another node means another socket).
-        node = lane.node if lane.node is not None and net.ready(lane.node) is not None \
-            else op.lookup.ready(ctx, wanted)
+        node = lane.node
         ready = None if node is None else net.ready(node)
+        if ready is None:
+            node = op.lookup.ready(ctx, wanted)
+            ready = None if node is None else net.ready(node)
     except RuntimeError as exc:  # the loop thread changed the client's tables while they were read
         raise LaneUnusable(str(exc)) from None
     if node is None or ready is None:

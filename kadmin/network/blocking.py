@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import socket
 import struct
+import sys
 import threading
 import time
 from typing import TYPE_CHECKING
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _SIZE = struct.Struct(">i")
+#: The first read after a request: the answers the lane carries fit (the rest is read as it comes).
+_FIRST_READ = 1 << 16
 #: After a failure, how long the lane stays shut (the usual path serves every call meanwhile).
 _COOL_OFF_S = 30.0
 
@@ -64,6 +67,7 @@ class BlockingLane:
         self.lock = threading.Lock()
         #: The node the lane last spoke to (kept while the async client holds that node ready).
         self.node: int | None = None
+        self._bound_ms = 0
 
     def usable(self) -> bool:
         return self.eligible and time.monotonic() >= self._shut_until
@@ -76,15 +80,23 @@ class BlockingLane:
         sock = self._connected(host, port, timeout_s)
         self._correlation = correlation = (self._correlation + 1) & 0x7FFFFFFF
         try:
-            sock.settimeout(timeout_s)
+            self._bound(sock, timeout_s)
             sock.sendall(encode_request(api_key, version, correlation, self._config.client_id, body))
-            size, = _SIZE.unpack(self._read(sock, 4))
+            # Most answers come in one read: the size and the frame together.
+            data = sock.recv(_FIRST_READ)
+            if len(data) < 4:
+                data += self._read(sock, 4 - len(data))
+            size, = _SIZE.unpack_from(data)
             if not 4 <= size <= self._config.max_frame_bytes:
                 raise LaneUnusable(f"an answer of {size} bytes")
-            frame = self._read(sock, size)
-        except TimeoutError as exc:
+            if len(data) < 4 + size:
+                data += self._read(sock, 4 + size - len(data))
+            elif len(data) > 4 + size:
+                raise LaneUnusable("more bytes than one answer")
+            frame = data[4:]
+        except (TimeoutError, BlockingIOError) as exc:  # (BlockingIOError: SO_RCVTIMEO/SO_SNDTIMEO ran out)
             self._fail(f"no answer from {host}:{port} in {timeout_s:.3f}s")
-            raise LaneTimeout(str(exc)) from None
+            raise LaneTimeout(str(exc) or "timed out") from None
         except (OSError, LaneUnusable) as exc:
             self._fail(f"{host}:{port}: {exc}")
             raise LaneUnusable(str(exc)) from None
@@ -93,6 +105,22 @@ class BlockingLane:
             raise LaneUnusable("answer out of turn")
         return frame
 
+    def _bound(self, sock: socket.socket, timeout_s: float) -> None:
+        """Bound the next send and reads by ``timeout_s`` (to the millisecond), changing the socket only when the
+        bound changes.  A plaintext socket stays blocking and the kernel enforces the bound (SO_SNDTIMEO,
+        SO_RCVTIMEO: a send or read then takes one system call, where Python's own timeout polls before each);
+        a TLS socket takes Python's timeout."""
+        ms = max(1, int(timeout_s * 1000))
+        if ms == self._bound_ms:
+            return
+        if self._tls or sys.platform == "win32":  # (Windows takes a DWORD of milliseconds there: not worth it)
+            sock.settimeout(ms / 1000)
+        else:
+            tv = struct.pack("ll", ms // 1000, (ms % 1000) * 1000)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, tv)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, tv)
+        self._bound_ms = ms
+
     def _connected(self, host: str, port: int, timeout_s: float) -> socket.socket:
         if self._sock is not None and self._where == (host, port):
             return self._sock
@@ -100,6 +128,9 @@ class BlockingLane:
         try:
             sock = socket.create_connection((host, port), timeout=min(timeout_s, self._config.connect_timeout_s))
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self._bound_ms = 0
+            if not self._tls and sys.platform != "win32":
+                sock.settimeout(None)  # blocking: the kernel bounds each send and read (see _bound)
             if self._tls:
                 if self._context is None:
                     from kadmin.network.tls import build_ssl_context  # (ssl is loaded only with TLS)
