@@ -102,9 +102,11 @@ class SyncClientBase:
         self.config = cfg
         self._pid = os.getpid()
         self._closed = False
-        from kadmin.network.blocking import BlockingLane
+        from kadmin.admin._lane import LANE, LaneRebootstrap
+        from kadmin.network.blocking import BlockingLane, LaneUnusable
 
         self._lane = BlockingLane(cfg)
+        self._lane_names = (LANE, LaneRebootstrap, LaneUnusable)
         self._loop: asyncio.AbstractEventLoop = asyncio.new_event_loop()
         self._thread: threading.Thread
         self._thread = threading.Thread(target=self._run_loop, name="kadmin-loop", daemon=True)
@@ -169,9 +171,7 @@ class SyncClientBase:
         lane = self._lane
         if not lane.usable() or not lane.lock.acquire(blocking=False):  # (busy: another thread's call)
             return self._call(call(timeout), timeout)
-        from kadmin.admin._lane import LANE, LaneRebootstrap
-        from kadmin.network.blocking import LaneUnusable
-
+        LANE, LaneRebootstrap, LaneUnusable = self._lane_names  # noqa: N806 - (imported names, looked up once)
         began = time.monotonic()
         rebootstrap: str | None = None
         coro = call(timeout)
