@@ -53,7 +53,8 @@ def _sizes(quick: bool) -> dict[str, int]:
 
 
 class _Counter:
-    """Requests put on the wire by kadmin and kafka-python, counted where each client writes them."""
+    """Requests put on the wire by kadmin and kafka-python, counted where each client writes them (kadmin: its
+    connections and its sync client's lane)."""
 
     def __init__(self) -> None:
         self.kadmin = 0
@@ -71,6 +72,18 @@ class _Counter:
 
         connection.Connection._start = counted  # type: ignore[method-assign,assignment]
         self._undo.append(lambda: setattr(connection.Connection, "_start", original))
+        # The sync client's small reads go out on its blocking lane, on the calling thread.
+        from kadmin.network import blocking
+
+        lane_request = blocking.BlockingLane.request
+
+        def lane_counted(lane: Any, *args: Any) -> Any:
+            with self._lock:
+                self.kadmin += 1
+            return lane_request(lane, *args)
+
+        blocking.BlockingLane.request = lane_counted  # type: ignore[method-assign]
+        self._undo.append(lambda: setattr(blocking.BlockingLane, "request", lane_request))
         try:
             from kafka.net.connection import KafkaConnection  # type: ignore[import-untyped]
         except ImportError:

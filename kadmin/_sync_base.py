@@ -15,7 +15,8 @@ error instead.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Coroutine, Generator, Iterable, Mapping, Sequence
+import time
+from collections.abc import AsyncIterator, Callable, Coroutine, Generator, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kadmin.errors import ClientClosedError, ForkedProcessError, KafkaError, KafkaTimeoutError
@@ -101,6 +102,11 @@ class SyncClientBase:
         self.config = cfg
         self._pid = os.getpid()
         self._closed = False
+        from kadmin.admin._lane import LANE, LaneRebootstrap
+        from kadmin.network.blocking import BlockingLane, LaneUnusable
+
+        self._lane = BlockingLane(cfg)
+        self._lane_names = (LANE, LaneRebootstrap, LaneUnusable)
         self._loop: asyncio.AbstractEventLoop = asyncio.new_event_loop()
         self._thread: threading.Thread
         self._thread = threading.Thread(target=self._run_loop, name="kadmin-loop", daemon=True)
@@ -149,6 +155,52 @@ class SyncClientBase:
             raise
         return self._submit(coro, checked if checked is not None else self.config.default_timeout_s)
 
+    def _call_lean(self, call: Callable[[float | None], Coroutine[Any, Any, T]], timeout: float | None) -> T:
+        """A read of one request to any node (``describe_cluster``, ``list_topics``): on the calling thread,
+        when it can be (see kadmin.admin._lane), else :meth:`_call`.
+
+        Why (issue #28, small calls): for such a call the hand-over to the loop thread and back, the event
+        loop and the driver cost more than the request; run here, the async method's own code (its checks,
+        the operation's build and handle, its shaping) sends its request on the client's blocking lane
+        (kadmin.network.blocking) without awaiting.  ``call(timeout)`` makes the method's coroutine; when the
+        lane cannot serve the call, a new one runs the usual way with what is left of ``timeout``, so the
+        two never wait longer than the call's timeout together."""
+        self._check()
+        checked = _check_timeout(timeout)
+        budget = checked if checked is not None else self.config.default_timeout_s
+        lane = self._lane
+        if not lane.usable() or not lane.lock.acquire(blocking=False):  # (busy: another thread's call)
+            return self._call(call(timeout), timeout)
+        LANE, LaneRebootstrap, LaneUnusable = self._lane_names  # noqa: N806 - (imported names, looked up once)
+        began = time.monotonic()
+        rebootstrap: str | None = None
+        coro = call(timeout)
+        token = LANE.set(lane)
+        try:
+            coro.send(None)
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
+        except LaneRebootstrap as exc:
+            rebootstrap = str(exc)
+        except LaneUnusable:
+            pass
+        else:  # it awaited something (nothing of the lane's): left unfinished, the usual way does it all
+            coro.close()
+        finally:
+            LANE.reset(token)
+            lane.lock.release()
+        left = budget - (time.monotonic() - began)
+        again = left if left > 0 else _NO_TIME_S
+        if rebootstrap is not None:
+            from kadmin.network.retry import Deadline
+
+            try:
+                self._submit(self._aio.net.rebootstrap(rebootstrap, deadline=Deadline(again)), again)
+            except KafkaError:
+                pass  # the call itself meets what stands in the way, and says so
+            again = max(budget - (time.monotonic() - began), _NO_TIME_S)
+        return self._call(call(again), again)
+
     def _iterate(self, items: AsyncIterator[T], timeout: float | None) -> Generator[T, None, None]:
         """A sync iterator over an async generator method of the async client: each item is awaited on the
         loop thread (``timeout`` applies per item), and leaving the loop early closes the generator there."""
@@ -179,6 +231,7 @@ class SyncClientBase:
             self._submit(self._aio.close(), timeout=10.0)
         finally:
             self._closed = True
+            self._lane.close()  # (a call on it now fails over to the usual way, which says the client is closed)
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(timeout=10.0)
             if not self._thread.is_alive():
@@ -234,6 +287,9 @@ def _check_timeout(timeout: object) -> float | None:
 
 #: What :func:`_next` answers for an exhausted async iterator (StopAsyncIteration is no result to hand over).
 _END: Any = object()
+#: What a call that fell back from the lane gets when the lane used up its timeout: the usual way then says
+#: the deadline passed, without sending (a timeout must be positive).
+_NO_TIME_S = 0.001
 
 
 async def _next(items: AsyncIterator[T]) -> T:

@@ -19,7 +19,7 @@ from kadmin import _batching, acls, configs, features, quorum, quotas, scram, st
 from kadmin import topics as topics_mod
 from kadmin import transactions as txn
 from kadmin._keys import PartitionKey, ResourceKey, by_caller_key
-from kadmin.admin import _driver, consumer_groups, group_offsets, leaders, log_dirs, records
+from kadmin.admin import _driver, _lane, consumer_groups, group_offsets, leaders, log_dirs, records
 from kadmin.admin import acls as admin_acls
 from kadmin.admin import configs as admin_configs
 from kadmin.admin import features as admin_features
@@ -60,6 +60,7 @@ from kadmin.errors import (
     KafkaError,
     UnsupportedVersionError,
 )
+from kadmin.network.blocking import LaneUnusable
 from kadmin.network.client import NetworkClient
 from kadmin.network.retry import Deadline, check_timeout
 from kadmin.offset_reset import (
@@ -148,10 +149,15 @@ class AdminClient:
         checked = check_timeout(timeout)
         deadline = Deadline(checked if checked is not None else self.config.default_timeout_s)
         if not self._started:
+            if _lane.LANE.get() is not None:  # on the sync client's calling thread: nothing may be awaited
+                raise LaneUnusable("the client has not started")
             await self.start(deadline)
         return deadline
 
     async def _run(self, op: Operation[K], keys: Iterable[K], deadline: Deadline) -> dict[K, Any]:
+        lane = _lane.LANE.get()
+        if lane is not None:  # the sync client's lean call (kadmin.admin._lane): one request, not awaited
+            return _lane.run_on_lane(self._ctx, op, keys, deadline, lane)
         return await _driver.run(self._ctx, op, keys, deadline)
 
     # --- cluster -----------------------------------------------------------------------------------------

@@ -62,9 +62,9 @@ class AdminClient(SyncClientBase):
         DescribeCluster).  ``include_fenced_brokers`` (KIP-1073): list the brokers the controller has fenced
         too, their ids in ``fenced_brokers``; a node before Kafka 4.0 (DescribeCluster v2) cannot, and the call
         raises UnsupportedVersionError without sending rather than list the live brokers only."""
-        return self._call(self._aio.describe_cluster(
+        return self._call_lean(lambda t: self._aio.describe_cluster(
             include_authorized_operations=include_authorized_operations,
-            include_fenced_brokers=include_fenced_brokers, timeout=timeout,
+            include_fenced_brokers=include_fenced_brokers, timeout=t,
         ), timeout)
 
     def api_versions(self, *, timeout: float | None = None) -> dict[int, NodeApiVersions]:
@@ -322,7 +322,7 @@ class AdminClient(SyncClientBase):
     def list_topics(self, *, internal: bool = False, timeout: float | None = None) -> list[TopicListing]:
         """Every topic of the cluster, by name (internal ones such as __consumer_offsets only if ``internal``).
         One Metadata request to any node."""
-        return self._call(self._aio.list_topics(internal=internal, timeout=timeout), timeout)
+        return self._call_lean(lambda t: self._aio.list_topics(internal=internal, timeout=t), timeout)
 
     def describe_topics(
         self, names: Iterable[str], *, include_authorized_operations: bool = False,

@@ -49,6 +49,11 @@ BASE_CLASS = "SyncClientBase"
 COPY = "copied"
 LINE = 110
 
+#: Methods the sync client first tries on the calling thread (``SyncClientBase._call_lean``, issue #28): reads of
+#: one request to any node, all of whose arguments are scalars (the call may be made twice: the lane's try, then
+#: the usual way), with a ``timeout``.
+LEAN = ("describe_cluster", "list_topics")
+
 #: Public methods of the async client that the sync one does not mirror, and why.
 NOT_MIRRORED = {
     "start": "the sync client starts in __enter__ or on its first call (SyncClientBase)",
@@ -339,6 +344,20 @@ def method_lines(src: Source, m: Method) -> list[str]:
         is_none = isinstance(impl.returns, ast.Constant) and impl.returns.value is None
         first = ("        " if is_none else "        return ") + f"self._call({call}"
         last = f"), {timeout})"
+        if impl.name in LEAN:
+            args = impl.args
+            every = args.posonlyargs + args.args[1:] + args.kwonlyargs
+            if "timeout" not in names or args.vararg or args.kwarg or is_none \
+                    or not all(_is_scalar(a.annotation) for a in every):
+                raise GenerationError(f"{CLASS}.{impl.name} is in LEAN but does not return a value from scalar "
+                                      "arguments with a timeout")
+            first = f"        return self._call_lean(lambda t: {call}"
+            last = "), timeout)"
+            out += _signature(src, impl, returns, stub=False)
+            out += _docstring(src, impl)
+            items = [a if not a.startswith("timeout=") else "timeout=t" for a in _arguments(impl.args)]
+            out += _filled(items, " " * 12, first, last, " " * 8)
+            return out
     out += _signature(src, impl, returns, stub=False)
     out += _docstring(src, impl)
     out += _filled(_arguments(impl.args), " " * 12, first, last, " " * 8)

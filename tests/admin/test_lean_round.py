@@ -197,6 +197,10 @@ def test_the_sync_client_hands_each_call_over_once_and_back(cluster: FakeCluster
         try:
             for _ in range(5):
                 admin.describe_cluster()
+            assert scheduled == []  # on the calling thread's lane (tests/client/test_client_lane.py): none
+            admin._lane.eligible = False  # the usual way, which the rest of this test is about
+            for _ in range(5):
+                admin.describe_cluster()
         finally:
             loop.call_soon_threadsafe = original  # type: ignore[method-assign]
         assert len(scheduled) == 5  # one hand-over per call, and none from the loop thread back

@@ -1,0 +1,171 @@
+"""The sync client's lane (issue #28, small calls): describe_cluster and list_topics on the calling thread, over
+one blocking connection, with the answers, errors and time bounds of the usual way (the loop thread)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kadmin import AdminClient
+from kadmin.admin import _driver
+from kadmin.config import ClientConfig
+from kadmin.errors import ClientClosedError, ErrorCode, KafkaError, KafkaTimeoutError
+from kadmin.network.blocking import BlockingLane
+from kadmin.protocol.apis import ApiKey
+from kadmin.testing import FakeCluster
+from tests.support import tls_util
+from tests.support.settings import FAST, FAULT_FAST
+
+
+class _UsualWay:
+    """Counts the driver's runs (the loop thread's way) by operation name."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.ops: list[str] = []
+        real = _driver.run
+
+        async def counted(ctx: Any, op: Any, keys: Any, deadline: Any) -> Any:
+            self.ops.append(type(op).__name__)
+            return await real(ctx, op, keys, deadline)
+
+        monkeypatch.setattr(_driver, "run", counted)
+
+
+@pytest.fixture
+def cluster() -> Iterator[FakeCluster]:
+    with FakeCluster(brokers=3, versions="3.9") as c:
+        c.add_topic("orders", 3, replication_factor=2)
+        c.add_topic("__consumer_offsets", 1, replication_factor=1)
+        yield c
+
+
+def test_small_reads_take_the_lane_and_answer_as_the_usual_way(cluster: FakeCluster,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    with AdminClient(cluster.bootstrap, **FAST) as admin:
+        admin._lane.eligible = False  # the usual way first, for the answers to compare with
+        usual = (admin.describe_cluster(), admin.list_topics(), admin.list_topics(internal=True))
+        admin._lane.eligible = True
+        way = _UsualWay(monkeypatch)
+        cluster.clear_log()
+        lane = (admin.describe_cluster(), admin.list_topics(), admin.list_topics(internal=True))
+        assert lane == usual
+        assert way.ops == []  # none of them went through the loop thread's driver
+        assert cluster.count(ApiKey.DESCRIBE_CLUSTER) == 1 and cluster.count(ApiKey.METADATA) == 2
+        # Other calls take the usual way, on the same client.
+        assert set(admin.api_versions()) == {1, 2, 3}
+        assert way.ops == ["ApiVersions"]
+
+
+def test_a_retriable_error_goes_on_the_usual_way_which_retries(cluster: FakeCluster,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    with AdminClient(cluster.bootstrap, **FAST) as admin:
+        admin.describe_cluster()  # started, a node ready
+        way = _UsualWay(monkeypatch)
+        cluster.clear_log()
+        cluster.inject(None, ApiKey.DESCRIBE_CLUSTER, ErrorCode.NOT_CONTROLLER, count=2)
+        got = admin.describe_cluster()
+        assert got.cluster_id == cluster.cluster_id
+        # The lane's try met the first error; the usual way met the second, backed off and asked again.
+        assert cluster.count(ApiKey.DESCRIBE_CLUSTER) == 3
+        assert way.ops == ["DescribeCluster"]
+
+
+def test_a_final_error_is_the_answer_as_on_the_usual_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeCluster(brokers=1, versions="3.9") as c, AdminClient(c.bootstrap, **FAST) as admin:
+        admin.list_topics()
+        way = _UsualWay(monkeypatch)
+        c.clear_log()
+        c.inject(None, ApiKey.DESCRIBE_CLUSTER, ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
+        with pytest.raises(KafkaError) as raised:
+            admin.describe_cluster()
+        assert raised.value.code == ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+        assert c.count(ApiKey.DESCRIBE_CLUSTER) == 1 and way.ops == []  # asked once: the answer is final
+
+
+def test_a_silent_broker_costs_the_calls_timeout_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeCluster(brokers=1, versions="3.9") as c, AdminClient(c.bootstrap, **FAULT_FAST) as admin:
+        admin.list_topics()
+        c.delay(None, ApiKey.METADATA, 3.0)
+        began = time.monotonic()
+        try:
+            # The lane waits out the call's timeout; what is left of it (nearly nothing) goes to the usual way,
+            # whose resend may still be answered in time (the fake held only the first request).
+            assert admin.list_topics(timeout=0.8) == []
+        except KafkaTimeoutError:
+            pass
+        took = time.monotonic() - began
+        assert took < 1.3, took  # the lane's wait and the usual way's together, not one each
+        assert not admin._lane.usable()  # shut for a while: the next calls take the usual way
+        c.clear_faults()
+        way = _UsualWay(monkeypatch)
+        time.sleep(2.5)  # the delayed request has been answered (to a closed socket) by now
+        assert [t.name for t in admin.list_topics()] == []
+        assert way.ops == ["ListTopics"]
+
+
+def test_a_lost_connection_goes_on_the_usual_way(cluster: FakeCluster) -> None:
+    with AdminClient(cluster.bootstrap, **FAULT_FAST) as admin:
+        before = admin.list_topics()
+        cluster.drop_connection(None, ApiKey.METADATA, "before")
+        assert admin.list_topics() == before
+
+
+def test_sasl_listeners_never_take_the_lane(monkeypatch: pytest.MonkeyPatch) -> None:
+    users = {"alice": "pw"}
+    with FakeCluster(brokers=1, sasl={"mechanism": "PLAIN", "users": users}) as c:
+        with AdminClient(c.bootstrap, security_protocol="SASL_PLAINTEXT", sasl_mechanism="PLAIN",
+                         sasl_username="alice", sasl_password="pw", **FAST) as admin:
+            way = _UsualWay(monkeypatch)
+            assert admin.describe_cluster().cluster_id == c.cluster_id
+            assert way.ops == ["DescribeCluster"]
+    assert not BlockingLane(ClientConfig(bootstrap_servers="x:1", security_protocol="SASL_SSL", sasl_mechanism="PLAIN",
+                                         sasl_username="u", sasl_password="p")).eligible
+
+
+def test_tls_listeners_take_the_lane_with_the_clients_trust(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ca = tls_util.make_ca(tmp_path)
+    server = tls_util.make_cert(ca, "server", ["localhost", "127.0.0.1"])
+    with FakeCluster(brokers=1, tls=ca.server_context(server)) as c:
+        with AdminClient(c.bootstrap, security_protocol="SSL", ssl_cafile=str(ca.ca.cert), **FAST) as admin:
+            admin.describe_cluster()
+            way = _UsualWay(monkeypatch)
+            assert admin.describe_cluster().cluster_id == c.cluster_id
+            assert way.ops == []
+        # A client that does not trust the broker's certificate: the lane fails over, the usual way says why.
+        with pytest.raises(Exception) as raised:
+            with AdminClient(c.bootstrap, security_protocol="SSL", **FAST) as untrusting:
+                untrusting.describe_cluster()
+        assert "certificate" in str(raised.value)
+
+
+def test_threads_share_the_lane_or_take_the_usual_way(cluster: FakeCluster) -> None:
+    with AdminClient(cluster.bootstrap, **FAST) as admin:
+        want = admin.list_topics()
+        got: list[Any] = []
+
+        def worker() -> None:
+            for _ in range(50):
+                got.append(admin.list_topics())
+
+        threads = [threading.Thread(target=worker) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert len(got) == 200 and all(g == want for g in got)
+
+
+def test_a_closed_client_refuses_and_its_lane_is_closed(cluster: FakeCluster) -> None:
+    admin = AdminClient(cluster.bootstrap, **FAST)
+    admin.list_topics()  # (starts the client the usual way)
+    admin.list_topics()
+    assert admin._lane._sock is not None
+    admin.close()
+    assert admin._lane._sock is None
+    with pytest.raises(ClientClosedError):
+        admin.list_topics()
