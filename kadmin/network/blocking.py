@@ -26,7 +26,7 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from kadmin.protocol.headers import encode_request
+from kadmin.protocol.headers import encode_request_header
 
 if TYPE_CHECKING:
     import ssl
@@ -68,6 +68,7 @@ class BlockingLane:
         #: The node the lane last spoke to (kept while the async client holds that node ready).
         self.node: int | None = None
         self._bound_ms = 0
+        self._heads: dict[tuple[int, int], tuple[bytes, bytes]] = {}
 
     def usable(self) -> bool:
         return self.eligible and time.monotonic() >= self._shut_until
@@ -81,7 +82,7 @@ class BlockingLane:
         self._correlation = correlation = (self._correlation + 1) & 0x7FFFFFFF
         try:
             self._bound(sock, timeout_s)
-            sock.sendall(encode_request(api_key, version, correlation, self._config.client_id, body))
+            sock.sendall(self._frame(api_key, version, correlation, body))
             # Most answers come in one read: the size and the frame together.
             data = sock.recv(_FIRST_READ)
             if len(data) < 4:
@@ -104,6 +105,16 @@ class BlockingLane:
             self._fail(f"{host}:{port} answered out of turn")
             raise LaneUnusable("answer out of turn")
         return frame
+
+    def _frame(self, api_key: int, version: int, correlation: int, body: bytes) -> bytes:
+        """The request frame: its header's bytes around the correlation id are made once per API and version."""
+        around = self._heads.get((api_key, version))
+        if around is None:
+            head = encode_request_header(api_key, version, 0, self._config.client_id)
+            around = self._heads[api_key, version] = (head[:4], head[8:])
+        before, after = around
+        return b"".join((_SIZE.pack(len(before) + 4 + len(after) + len(body)), before, _SIZE.pack(correlation),
+                         after, body))
 
     def _bound(self, sock: socket.socket, timeout_s: float) -> None:
         """Bound the next send and reads by ``timeout_s`` (to the millisecond), changing the socket only when the

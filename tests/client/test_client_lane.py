@@ -169,3 +169,15 @@ def test_a_closed_client_refuses_and_its_lane_is_closed(cluster: FakeCluster) ->
     assert admin._lane._sock is None
     with pytest.raises(ClientClosedError):
         admin.list_topics()
+
+
+@pytest.mark.parametrize("client_id", ["kadmin", "", "c" * 300])
+def test_the_lanes_frames_are_the_usual_encoding(client_id: str) -> None:
+    from kadmin.protocol.headers import encode_request
+
+    lane = BlockingLane(ClientConfig(bootstrap_servers="h:1", client_id=client_id))
+    for api, version in ((ApiKey.METADATA, 12), (ApiKey.METADATA, 1), (ApiKey.DESCRIBE_CLUSTER, 0),
+                         (ApiKey.API_VERSIONS, 3), (ApiKey.API_VERSIONS, 0)):
+        for correlation in (1, 255, 2**31 - 1):
+            assert lane._frame(api, version, correlation, b"body") == encode_request(
+                api, version, correlation, client_id, b"body")
