@@ -387,9 +387,10 @@ class AdminClient(SyncClientBase):
         never sent by brokers (value None).  Synonyms need Kafka 1.1+ and documentation 2.6+; an older broker's
         entries come without them.  Keyed as given: ``("topic", "t")``, a broker ``"01"`` or ``("broker", 1)``
         is answered under that key."""
-        return self._call(self._aio.describe_configs(
-            copied(resources), include_synonyms=include_synonyms, include_documentation=include_documentation,
-            timeout=timeout,
+        resources = copied(resources)
+        return self._call_lean(lambda t: self._aio.describe_configs(
+            resources, include_synonyms=include_synonyms, include_documentation=include_documentation,
+            timeout=t,
         ), timeout)
 
     def alter_configs(

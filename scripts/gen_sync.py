@@ -49,10 +49,9 @@ BASE_CLASS = "SyncClientBase"
 COPY = "copied"
 LINE = 110
 
-#: Methods the sync client first tries on the calling thread (``SyncClientBase._call_lean``, issue #28): reads of
-#: one request to any node, all of whose arguments are scalars (the call may be made twice: the lane's try, then
-#: the usual way), with a ``timeout``.
-LEAN = ("describe_cluster", "list_topics")
+#: Methods the sync client first tries on the calling thread (``SyncClientBase._call_lean``, issue #28): reads
+#: that are one request to one node, with a ``timeout``.
+LEAN = ("describe_cluster", "list_topics", "describe_configs")
 
 #: Public methods of the async client that the sync one does not mirror, and why.
 NOT_MIRRORED = {
@@ -347,16 +346,18 @@ def method_lines(src: Source, m: Method) -> list[str]:
         if impl.name in LEAN:
             args = impl.args
             every = args.posonlyargs + args.args[1:] + args.kwonlyargs
-            if "timeout" not in names or args.vararg or args.kwarg or is_none \
-                    or not all(_is_scalar(a.annotation) for a in every):
-                raise GenerationError(f"{CLASS}.{impl.name} is in LEAN but does not return a value from scalar "
+            if "timeout" not in names or args.vararg or args.kwarg or is_none:
+                raise GenerationError(f"{CLASS}.{impl.name} is in LEAN but does not return a value from named "
                                       "arguments with a timeout")
-            first = f"        return self._call_lean(lambda t: {call}"
-            last = "), timeout)"
             out += _signature(src, impl, returns, stub=False)
             out += _docstring(src, impl)
-            items = [a if not a.startswith("timeout=") else "timeout=t" for a in _arguments(impl.args)]
-            out += _filled(items, " " * 12, first, last, " " * 8)
+            # The coroutine may be made twice (the lane's try, then the usual way): a caller's iterables are
+            # copied once, on the calling thread, before either.
+            out += [f"        {a.arg} = {COPY}({a.arg})" for a in every if not _is_scalar(a.annotation)]
+            plain = [a.arg for a in args.posonlyargs + args.args[1:]]
+            items = plain + [f"{a.arg}={'t' if a.arg == 'timeout' else a.arg}" for a in args.kwonlyargs]
+            out += _filled(items, " " * 12, f"        return self._call_lean(lambda t: {call}", "), timeout)",
+                           " " * 8)
             return out
     out += _signature(src, impl, returns, stub=False)
     out += _docstring(src, impl)

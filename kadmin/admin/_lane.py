@@ -19,7 +19,6 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kadmin.admin._driver import Done, Failed, Operation
-from kadmin.admin.lookups import AnyNode
 from kadmin.errors import KafkaError, ProtocolError
 from kadmin.network.blocking import BlockingLane, LaneUnusable
 from kadmin.network.connection import decode_response
@@ -45,18 +44,23 @@ class LaneRebootstrap(LaneUnusable):
 
 def run_on_lane(ctx: Context, op: Operation[K], keys: Iterable[K], deadline: Deadline,
                 lane: BlockingLane) -> dict[K, Any]:
-    """{key: value or KafkaError} of ``op`` for its one key from one request on ``lane``; LaneUnusable for
-    anything but a final answer (see the module docstring)."""
+    """{key: value or KafkaError} of ``op`` for ``keys`` from one request on ``lane`` to the one node the lookup
+    names now; LaneUnusable for anything but a final answer for every key (see the module docstring)."""
     wanted = list(dict.fromkeys(keys))
-    if len(wanted) != 1 or op.write or not isinstance(op.lookup, AnyNode):
-        raise LaneUnusable(f"{op.name}: not one read of any node")
+    accepts = getattr(op.lookup, "accepts", None)
+    names = getattr(op.lookup, "ready", None)
+    if not wanted or op.write or accepts is None or names is None:
+        raise LaneUnusable(f"{op.name}: not a read the lane can place")
     net = ctx.net
     try:
-        # The lane keeps to one node while the async client holds it ready (another node means another socket).
+        # The lane keeps to its node while the lookup accepts it there and the async client holds it ready
+        # (another node means another socket); else it takes the node the lookup names now.
         node = lane.node
+        if node is not None and not accepts(ctx, wanted, node):
+            raise LaneUnusable(f"{op.name}: not for node {node}")  # (a named broker: the usual way asks it)
         ready = None if node is None else net.ready(node)
         if ready is None:
-            node = op.lookup.ready(ctx, wanted)
+            node = names(ctx, wanted)
             ready = None if node is None else net.ready(node)
     except RuntimeError as exc:  # the loop thread changed the client's tables while they were read
         raise LaneUnusable(str(exc)) from None
@@ -87,11 +91,16 @@ def run_on_lane(ctx: Context, op: Operation[K], keys: Iterable[K], deadline: Dea
                 raise LaneRebootstrap(f"node {node} answered REBOOTSTRAP_REQUIRED")
             if err is not None:
                 raise LaneUnusable(f"the Metadata answer's error: {err}")
-        outcome = op.handle(node, wanted, response, version).get(wanted[0])
+        outcomes = op.handle(node, wanted, response, version)
     except (ProtocolError, KafkaError) as exc:
         raise LaneUnusable(f"{op.name}: {exc}") from None
-    if isinstance(outcome, Done):
-        return {wanted[0]: outcome.value}
-    if isinstance(outcome, Failed):
-        return {wanted[0]: outcome.error}
-    raise LaneUnusable(f"{op.name}: {outcome!r}")
+    out: dict[K, Any] = {}
+    for k in wanted:
+        outcome = outcomes.get(k)
+        if isinstance(outcome, Done):
+            out[k] = outcome.value
+        elif isinstance(outcome, Failed):
+            out[k] = outcome.error
+        else:
+            raise LaneUnusable(f"{op.name}: {k!r}: {outcome!r}")
+    return out

@@ -79,6 +79,14 @@ class ResourceNode:
             out.update(dict.fromkeys(others, where) if isinstance(where, int) else where)
         return out
 
+    def accepts(self, ctx: Context, keys: Sequence[ConfigResource], node: int) -> bool:
+        """Whether ``node`` may answer ``keys`` now (the sync client's lane keeps to one node): it is the broker
+        every resource names, or no resource names one and ``node`` speaks ``api``."""
+        brokers = {k.broker_id for k in keys}
+        if brokers == {None}:
+            return self.any.accepts(ctx, keys, node)
+        return brokers == {node}
+
     def ready(self, ctx: Context, keys: Sequence[ConfigResource]) -> int | None:
         """The one node every resource goes to, when known now (the driver's lean round): the broker all of
         them name, or the node that speaks ``api`` for resources without a broker id."""

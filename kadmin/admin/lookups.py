@@ -45,6 +45,10 @@ class AnyNode(Generic[K]):
         others = [n for n in ctx.net.nodes if n not in self._avoid]
         return others[0] if self._avoid and others else ctx.net.least_loaded_node()
 
+    def accepts(self, ctx: Context, keys: Sequence[K], node: int) -> bool:
+        """Whether ``node`` may answer ``keys`` now (the sync client's lane keeps to one node): any node."""
+        return not self._avoid
+
     def ready(self, ctx: Context, keys: Sequence[K]) -> int | None:
         """The least loaded node, before any node failed this call (the driver's lean round)."""
         if self._avoid:
@@ -119,6 +123,15 @@ class NodeSpeaking(Generic[K]):
 
     def _candidates(self, ctx: Context) -> list[int]:
         return candidate_nodes(ctx, self._avoid)
+
+    def accepts(self, ctx: Context, keys: Sequence[K], node: int) -> bool:
+        """Whether ``node`` may answer ``keys`` now (the sync client's lane keeps to one node): it is the node
+        already chosen, or none is and its ready connection speaks ``api`` at ``prefer`` or above."""
+        if self._node is not None or self._avoid:
+            return node == self._node
+        got = ctx.net.ready(node)
+        usable = None if got is None else got[1].usable(self.api, ctx.config)
+        return usable is not None and usable[1] >= self.prefer
 
     def ready(self, ctx: Context, keys: Sequence[K]) -> int | None:
         """The node already chosen, or the first candidate when its ready connection speaks ``api`` (what

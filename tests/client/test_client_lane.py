@@ -181,3 +181,28 @@ def test_the_lanes_frames_are_the_usual_encoding(client_id: str) -> None:
         for correlation in (1, 255, 2**31 - 1):
             assert lane._frame(api, version, correlation, b"body") == encode_request(
                 api, version, correlation, client_id, b"body")
+
+
+def test_configs_of_topics_take_the_lane_and_a_named_broker_its_own_way(cluster: FakeCluster,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from kadmin import ConfigResource
+
+    orders, missing = ConfigResource.topic("orders"), ConfigResource.topic("missing")
+    with AdminClient(cluster.bootstrap, **FAST) as admin:
+        admin.list_topics()
+        admin._lane.eligible = False
+        usual = admin.describe_configs([orders, missing])
+        usual_brokers = {n: admin.describe_configs([ConfigResource.broker(n)]) for n in (1, 2, 3)}
+        admin._lane.eligible = True
+        admin.list_topics()  # the lane's node is set by now
+        way = _UsualWay(monkeypatch)
+        assert admin.describe_configs([orders, missing]) == usual  # one request, both answered
+        assert isinstance(usual[missing], KafkaError) and usual[orders]["cleanup.policy"].value == "delete"
+        assert way.ops == []
+        # A broker's own configs: asked of that broker, on the lane only when it is the lane's node.
+        for n in (1, 2, 3):
+            assert admin.describe_configs([ConfigResource.broker(n)]) == usual_brokers[n]
+        assert way.ops.count("DescribeConfigs") == 2
+        # A call naming a broker and a topic is two requests: the usual way.
+        assert set(admin.describe_configs([orders, ConfigResource.broker(1)])) == {orders, ConfigResource.broker(1)}
+        assert way.ops.count("DescribeConfigs") == 3
