@@ -220,6 +220,7 @@ class VersionCodegen:
         #: the first element's body (``joint_head``), then to the string place of its first field (``joint_place``).
         self.joint_head: tuple[str, str, str, str, int, str | None] | None = None
         self.joint_place: tuple[str, str, str, str, int, str | None] | None = None
+        self.tag_peeked = ""  # see ``emit_fixed_run_decode``
         self.obj = "o"  # the decoder's current struct variable
         self.eobj = "o"  # the encoder's
 
@@ -691,6 +692,7 @@ class VersionCodegen:
         regular = self.regular_fields(cls)
         i = 0
         peeked: str | None = head_peeked
+        tags_after: str | None = None  # the variable holding the byte after the last field's length, if peeked
         skip = 0  # bytes of the last fixed-width run that ``pos`` is not yet past (see ``defers_advance``)
         tail: str | None = None
         while i < len(regular):
@@ -699,11 +701,18 @@ class VersionCodegen:
                 run.append(regular[i])
                 i += 1
             if run:
+                tags_after = None
                 if i < len(regular) or self.flexible:
                     nxt = regular[i] if i < len(regular) else None
                     peek = self.peek_code(nxt)
                     defer = self.defers_advance(nxt, peek)
-                    peeked = self.emit_fixed_run_decode(run, peek, advance=not defer)
+                    # A nullable compact string (or bytes) that ends the struct: the run also reads the byte after
+                    # its length, which for a null is the tagged-field byte (see ``emit_fast_varlen_decode``).
+                    tag_peek = (defer and self.flexible and not self.unrolled and nxt is not None
+                                and i == len(regular) - 1 and self.nullable(nxt) and self.compact(nxt))
+                    peeked = self.emit_fixed_run_decode(run, peek, advance=not defer, tag_peek=tag_peek)
+                    if tag_peek:
+                        tags_after = self.tag_peeked
                     skip = fixed_run_size(run) if defer else 0
                 else:
                     tail = self.emit_fixed_run_decode(run, self.peek_code(tail_peek) if tail_peek else None)
@@ -723,12 +732,17 @@ class VersionCodegen:
                 self.emit_decode_field(regular[i], f"{obj}.{store_attr(regular[i])}", peeked=peeked, skip=skip)
                 self.joint_place = None
                 s.dedent()
+            elif tags_after:
+                self.emit_decode_field(regular[i], f"{obj}.{store_attr(regular[i])}", peeked=peeked, skip=skip,
+                                       tags_after=(cls, tags_after))
             else:
                 self.emit_decode_field(regular[i], f"{obj}.{store_attr(regular[i])}", peeked=peeked, skip=skip)
             peeked = None
             skip = 0
             i += 1
-        if self.flexible:
+        if tags_after:
+            pass  # the last field's paths decoded the tagged-field section (``emit_fast_varlen_decode``)
+        elif self.flexible:
             self.emit_tagged_decode(cls, peeked, skip)
         else:
             s(f"{obj}._unknown_tags = None")
@@ -783,7 +797,8 @@ class VersionCodegen:
         t = nxt.spec.type
         return not t.is_array and t.name in ("string", "bytes", "records")
 
-    def emit_fixed_run_decode(self, run: list[Field], peek: str | None = None, *, advance: bool = True) -> str | None:
+    def emit_fixed_run_decode(self, run: list[Field], peek: str | None = None, *, advance: bool = True,
+                              tag_peek: bool = False) -> str | None:
         """Unpack a run of fixed-width fields with one call; returns the variable holding the peeked
         prefix of the next field, if ``peek`` asked for one.  ``advance=False``: ``pos`` stays at the start of
         the run, and the next field adds its size (``defers_advance``)."""
@@ -808,6 +823,10 @@ class VersionCodegen:
             peeked = s.tmp("pk")
             targets.append(peeked)
             fmt += peek
+        if tag_peek:  # one byte more: left in ``self.tag_peeked``
+            self.tag_peeked = s.tmp("tg")
+            targets.append(self.tag_peeked)
+            fmt += "B"
         s(f"{', '.join(targets)}, = {self.unpacker(fmt)}(buf, pos)")
         if advance:
             s(f"pos += {size}")
@@ -853,7 +872,7 @@ class VersionCodegen:
             s("pos += 4")
 
     def emit_decode_field(self, f: Field, target: str, *, tagged: bool = False, peeked: str | None = None,
-                          skip: int = 0) -> None:
+                          skip: int = 0, tags_after: tuple[type, str] | None = None) -> None:
         """Decode one field into ``target``.  ``skip``: ``pos`` is still that many bytes before the field (only
         with ``peeked``, for the kinds ``defers_advance`` allows)."""
         s = self.src
@@ -890,7 +909,7 @@ class VersionCodegen:
             self.trace_pop()
             return
         if kind in ("string", "bytes", "records") and not self.trace:
-            self.emit_fast_varlen_decode(kind, target, compact, nullable, f.spec.name, peeked, skip)
+            self.emit_fast_varlen_decode(kind, target, compact, nullable, f.spec.name, peeked, skip, tags_after)
             self.trace_pop()
             return
         if kind == "array" and not self.trace:
@@ -926,7 +945,8 @@ class VersionCodegen:
         self.trace_pop()
 
     def emit_fast_varlen_decode(self, kind: str, target: str, compact: bool, nullable: bool, name: str,
-                                peeked: str | None = None, skip: int = 0) -> None:
+                                peeked: str | None = None, skip: int = 0,
+                                tags_after: tuple[type, str] | None = None) -> None:
         """Strings and bytes on the fast path: the common cases (a short value, a null) inline, everything
         else (long compact lengths, nulls where not allowed, bad lengths) in a helper.
 
@@ -954,6 +974,11 @@ class VersionCodegen:
 
         ``skip``: ``pos`` is still that many bytes short of the length (the fixed-width run before it left the
         advance to this field, see ``defers_advance``); every path below adds it exactly once.
+
+        ``tags_after`` (struct, variable): this field ends a flexible struct and the run before it also read the
+        byte after its length.  For a null that byte is the tagged-field byte, so the null path finishes the
+        struct without another read or a separate ``pos += 1`` (a coordinator's null error message: ~4% of a
+        FindCoordinator answer); every path then decodes the tagged-field section itself.
         """
         s = self.src
         n = peeked or s.tmp("n")
@@ -1010,13 +1035,26 @@ class VersionCodegen:
             else:
                 s(f"    {target} = buf[{start}:{end}]")
 
+        def tags_here() -> None:
+            if tags_after:
+                s.indent()
+                self.emit_tagged_decode(tags_after[0])
+                s.dedent()
+
+        if tags_after and (reuse or not compact or not nullable):
+            raise AssertionError("tags_after is only for a nullable compact field at a place without repeats")
         if compact:
             if not peeked:
                 s(f"{n} = buf[pos]")
             if nullable:  # null first: two comparisons for a value either way, one instead of three for null
                 s(f"if {n} == 0:")
                 s(f"    {target} = None")
-                s(f"    pos += {1 + skip}")
+                if tags_after:  # the peeked byte after the null is the tagged-field byte
+                    s.indent()
+                    self.emit_tagged_decode(tags_after[0], tags_after[1], 1 + skip)
+                    s.dedent()
+                else:
+                    s(f"    pos += {1 + skip}")
                 s(f"elif {n} < 128:")
             else:
                 s(f"if {n} < 128 and {n}:")
@@ -1024,6 +1062,7 @@ class VersionCodegen:
             s(f"    {p} = pos + {1 + skip}")
             s(f"    pos += {n} + {skip}" if skip else f"    pos += {n}")
             take(p, "pos", f"{p} - 1")
+            tags_here()
         elif kind == "string" and not peeked:
             # Nearly every string is shorter than 256 bytes: a zero high byte is one subscript and proves
             # the length is the low byte; longer strings and bad lengths go to the helper.
@@ -1060,6 +1099,7 @@ class VersionCodegen:
                 s(f"    pos += {4 + skip}")
         s("else:")
         s(f"    {target}, pos = {slow}(buf, pos + {skip})" if skip else f"    {target}, pos = {slow}(buf, pos)")
+        tags_here()
         if reuse:
             s.dedent()
 
