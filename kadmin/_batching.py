@@ -1,4 +1,5 @@
-"""Default batch sizes and concurrency of the batched operations, in a module that imports nothing.
+"""Default batch sizes and concurrency of the batched operations (and the clients' other numeric signature
+defaults), in a module that imports nothing.
 
 Why a module of its own: the sync client's signatures show these defaults, and reading them from the operation
 modules (kadmin.admin.quotas, .acls, .scram) would load the driver and the network layer with
@@ -21,3 +22,5 @@ ACL_BATCH_SIZE = 1000
 ACL_MAX_CONCURRENCY = 4
 #: Users per AlterUserScramCredentials request.
 SCRAM_BATCH_SIZE = 1000
+#: Kafka's transaction.max.timeout.ms default (15 minutes): find_hanging_transactions' default threshold.
+MAX_TRANSACTION_TIMEOUT_MS = 900_000

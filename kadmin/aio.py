@@ -494,7 +494,7 @@ class AdminClient:
                             timeout: float | None = None,
                             ) -> dict[TopicPartition, storage.ElectionResult | KafkaError]: ...
 
-    async def elect_leaders(self, election_type: storage.ElectionType | str = storage.ElectionType.PREFERRED,
+    async def elect_leaders(self, election_type: storage.ElectionType | str = "preferred",
                             partitions: Iterable[Any] | None = None, *,
                             timeout: float | None = None,
                             ) -> dict[Any, storage.ElectionResult | KafkaError]:
@@ -1219,7 +1219,7 @@ class AdminClient:
     async def find_hanging_transactions(
         self, *, partitions: Iterable[PartitionKey] | None = None, topics: Iterable[str] | None = None,
         broker_id: int | None = None,
-        max_transaction_timeout_ms: int = txn.DEFAULT_MAX_TRANSACTION_TIMEOUT_MS, timeout: float | None = None,
+        max_transaction_timeout_ms: int = _batching.MAX_TRANSACTION_TIMEOUT_MS, timeout: float | None = None,
     ) -> txn.HangingTransactionsResult:
         """Transactions hanging on partitions, as ``kafka-transactions.sh find-hanging`` defines them: open on a
         partition (its leader reports a transaction start offset for the producer) for longer than

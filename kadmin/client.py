@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, overload
 
-from kadmin import _batching, storage
-from kadmin import transactions as txn
+from kadmin import _batching
 from kadmin._sync_base import SyncClientBase, copied
 
 if TYPE_CHECKING:
@@ -23,7 +22,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from typing import Any
 
-    from kadmin import acls, configs, features, quorum, quotas, scram, tokens, topics
+    from kadmin import acls, configs, features, quorum, quotas, scram, storage, tokens, topics
+    from kadmin import transactions as txn
     from kadmin._keys import PartitionKey, ResourceKey
     from kadmin.admin.partitions import ListedOffset, OffsetSpec
     from kadmin.aio import RK
@@ -267,7 +267,7 @@ class AdminClient(SyncClientBase):
     ) -> dict[TopicPartition, storage.ElectionResult | KafkaError]: ...
 
     def elect_leaders(
-        self, election_type: storage.ElectionType | str = storage.ElectionType.PREFERRED,
+        self, election_type: storage.ElectionType | str = "preferred",
         partitions: Iterable[Any] | None = None, *, timeout: float | None = None,
     ) -> dict[Any, storage.ElectionResult | KafkaError]:
         """Elect leaders ("preferred": the first replica; "unclean": any live replica when no in-sync one is
@@ -805,8 +805,7 @@ class AdminClient(SyncClientBase):
 
     def find_hanging_transactions(
         self, *, partitions: Iterable[PartitionKey] | None = None, topics: Iterable[str] | None = None,
-        broker_id: int | None = None,
-        max_transaction_timeout_ms: int = txn.DEFAULT_MAX_TRANSACTION_TIMEOUT_MS,
+        broker_id: int | None = None, max_transaction_timeout_ms: int = _batching.MAX_TRANSACTION_TIMEOUT_MS,
         timeout: float | None = None,
     ) -> txn.HangingTransactionsResult:
         """Transactions hanging on partitions, as ``kafka-transactions.sh find-hanging`` defines them: open on a

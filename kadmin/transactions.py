@@ -28,8 +28,6 @@ TRANSACTION_STATES = ("Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "Comp
                       "Dead", "PrepareEpochFence")
 #: States in which the coordinator still holds a transaction on its partitions (markers not yet written).
 HELD_STATES = frozenset({"Ongoing", "PrepareCommit", "PrepareAbort", "PrepareEpochFence"})
-#: Kafka's transaction.max.timeout.ms default: find-hanging's default threshold (15 minutes).
-DEFAULT_MAX_TRANSACTION_TIMEOUT_MS = 900_000
 _INT16_MAX = 2**15 - 1
 _INT32_MAX = 2**31 - 1
 _INT64_MAX = 2**63 - 1
@@ -255,7 +253,7 @@ def check_max_timeout(ms: object) -> int:
     return _int_in(ms, 0, _INT64_MAX, "max_transaction_timeout_ms")
 
 
-__all__ = ["DEFAULT_MAX_TRANSACTION_TIMEOUT_MS", "HELD_STATES", "TRANSACTION_STATES", "AbortTransactionSpec",
+__all__ = ["HELD_STATES", "TRANSACTION_STATES", "AbortTransactionSpec",
            "FencedProducer", "HangingTransaction", "HangingTransactionsResult", "ListTransactionsResult",
            "ProducerState", "TransactionDescription", "TransactionListing", "check_abort_specs",
            "check_duration", "check_max_timeout", "check_partitions", "check_pattern", "check_producer_ids",
