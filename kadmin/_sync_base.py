@@ -156,8 +156,9 @@ class SyncClientBase:
         return self._submit(coro, checked if checked is not None else self.config.default_timeout_s)
 
     def _call_lean(self, call: Callable[[float | None], Coroutine[Any, Any, T]], timeout: float | None) -> T:
-        """A read of one request to any node (``describe_cluster``, ``list_topics``): on the calling thread,
-        when it can be (see kadmin.admin._lane), else :meth:`_call`.
+        """A read that is one request to one node (``describe_cluster``, ``list_topics``, ``describe_configs``:
+        scripts/gen_sync.py's LEAN): on the calling thread when it can be (see kadmin.admin._lane), else
+        :meth:`_call`.
 
         Why (issue #28, small calls): for such a call the hand-over to the loop thread and back, the event
         loop and the driver cost more than the request; run here, the async method's own code (its checks,

@@ -22,6 +22,9 @@ unevaluated) and the imports they need are taken from aio.py's own.  For each pu
   argument goes through ``copied`` except those annotated only with scalars (bool, int, float, str, bytes,
   None, Literal): whether an argument is an iterable is decided at run time from its value, so an alias or
   ``Any`` in an annotation cannot hide one.
+* a method in :data:`LEAN` (reads that are one request to one node): its iterables copied once, then
+  ``return self._call_lean(lambda t: self._aio.name(a, b=b, timeout=t), timeout)``: the sync client may run
+  the coroutine on the calling thread first (``SyncClientBase._call_lean``), then the usual way.
 * an async generator (``async def`` with ``yield``): a plain method returning a sync iterator that awaits
   each item on the loop thread (``SyncClientBase._iterate``; ``timeout`` then bounds each item), with
   ``AsyncIterator``/``AsyncIterable``/``AsyncGenerator`` in the return annotation read as ``Iterator``.
