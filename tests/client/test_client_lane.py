@@ -99,7 +99,7 @@ def test_a_silent_broker_costs_the_calls_timeout_once(monkeypatch: pytest.Monkey
         except KafkaTimeoutError:
             pass
         took = time.monotonic() - began
-        assert took < 1.3, took  # the lane's wait and the usual way's together, not one each
+        assert took < 1.55, took  # the lane's wait and the usual way's together (one each would be 1.6 s or more)
         assert not admin._lane.usable()  # shut for a while: the next calls take the usual way
         c.clear_faults()
         way = _UsualWay(monkeypatch)
