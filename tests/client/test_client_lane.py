@@ -206,3 +206,28 @@ def test_configs_of_topics_take_the_lane_and_a_named_broker_its_own_way(cluster:
         # A call naming a broker and a topic is two requests: the usual way.
         assert set(admin.describe_configs([orders, ConfigResource.broker(1)])) == {orders, ConfigResource.broker(1)}
         assert way.ops.count("DescribeConfigs") == 3
+
+
+def test_rebootstrap_required_on_the_lane_rebootstraps_then_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """KIP-1102: Metadata v13 answering REBOOTSTRAP_REQUIRED on the lane makes the client learn the cluster again
+    from its bootstrap addresses (as the usual way does on that answer); the call is then answered."""
+    with FakeCluster(brokers=1, versions="4.1") as c, AdminClient(c.bootstrap, **FAST) as admin:
+        c.add_topic("orders", 1, replication_factor=1)
+        admin.list_topics()
+        admin.list_topics()
+        assert admin._lane.node is not None  # the lane is in use
+        before = admin._aio.net.rebootstraps
+        way = _UsualWay(monkeypatch)
+        sent: list[int] = []
+        real = BlockingLane.request
+
+        def counted(lane: BlockingLane, *args: Any) -> bytes:
+            sent.append(args[2])
+            return real(lane, *args)
+
+        monkeypatch.setattr(BlockingLane, "request", counted)
+        c.inject(None, ApiKey.METADATA, ErrorCode.REBOOTSTRAP_REQUIRED, count=1)
+        assert [t.name for t in admin.list_topics()] == ["orders"]
+        assert sent == [ApiKey.METADATA]  # the lane asked first, and met the injected answer
+        assert admin._aio.net.rebootstraps == before + 1
+        assert way.ops == ["ListTopics"]  # answered the usual way, after the rebootstrap
