@@ -9,9 +9,10 @@ here, on the calling thread, when everything they need is already known; anythin
 
 What the lane is not: a second client.  It never decides anything.  It connects to a node the async client
 already reached, speaks the versions that client negotiated with that node, carries one request at a time
-(a lock; a thread that finds it busy takes the usual path), and raises :class:`LaneUnusable` for whatever it
-cannot do (a SASL listener, a closed or failed socket, an answer too large): the caller then takes the usual
-path, which owns retries, re-bootstrap, authentication and every error message.  A socket that failed or timed
+(a lock; a thread that finds it busy takes the usual path), opens its connection only for calls in quick
+succession (``_BURST_S``), and raises :class:`LaneUnusable` for whatever it cannot do (a SASL listener, a closed
+or failed socket, an answer too large, a lone call): the caller then takes the usual path, which owns retries,
+re-bootstrap, authentication and every error message.  A socket that failed or timed
 out is closed and not reopened for ``_COOL_OFF_S`` seconds, so a broker that hangs costs one wait, not one per
 call.
 """
@@ -40,6 +41,13 @@ _SIZE = struct.Struct(">i")
 _FIRST_READ = 1 << 16
 #: After a failure, how long the lane stays shut (the usual path serves every call meanwhile).
 _COOL_OFF_S = 30.0
+#: A connection is opened only for a call that follows another within this many seconds: a caller that asks
+#: now and then gains nothing worth a second connection (and its TLS handshake) per call, and a broker's
+#: connection-creation quota counts every one; calls in quick succession (a script's loop) share one.
+_BURST_S = 1.0
+#: A connection unused for longer is closed before use rather than written to: the broker may have closed it
+#: (connections.max.idle.ms, 10 minutes by default), and a call after such a pause is no burst.
+_IDLE_S = 60.0
 
 
 class LaneUnusable(Exception):
@@ -64,6 +72,8 @@ class BlockingLane:
         self._where: tuple[str, int] | None = None
         self._correlation = 0
         self._shut_until = 0.0
+        self._last_call = float("-inf")  # when the lane was last asked to send (see _BURST_S)
+        self._last_use = 0.0  # when its connection last carried a request (see _IDLE_S)
         self.lock = threading.Lock()
         #: The node the lane last spoke to (kept while the async client holds that node ready).
         self.node: int | None = None
@@ -78,7 +88,9 @@ class BlockingLane:
         :attr:`lock`.  LaneUnusable (LaneTimeout when the request went out and nothing came back in time)."""
         if timeout_s <= 0:
             raise LaneUnusable("no time left")
-        sock = self._connected(host, port, timeout_s)
+        now = time.monotonic()
+        previous, self._last_call = self._last_call, now
+        sock = self._connected(host, port, timeout_s, now, previous)
         self._correlation = correlation = (self._correlation + 1) & 0x7FFFFFFF
         try:
             self._bound(sock, timeout_s)
@@ -104,6 +116,7 @@ class BlockingLane:
         if _SIZE.unpack_from(frame)[0] != correlation:
             self._fail(f"{host}:{port} answered out of turn")
             raise LaneUnusable("answer out of turn")
+        self._last_use = now
         return frame
 
     def _frame(self, api_key: int, version: int, correlation: int, body: bytes) -> bytes:
@@ -132,10 +145,15 @@ class BlockingLane:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, tv)
         self._bound_ms = ms
 
-    def _connected(self, host: str, port: int, timeout_s: float) -> socket.socket:
+    def _connected(self, host: str, port: int, timeout_s: float, now: float, previous: float) -> socket.socket:
         if self._sock is not None and self._where == (host, port):
-            return self._sock
+            if now - self._last_use <= _IDLE_S:
+                return self._sock
+            log.debug("the sync client's lane closes its connection to %s:%d, idle for %.0fs", host, port,
+                      now - self._last_use)
         self.close()
+        if now - previous > _BURST_S:  # (not a failure: the lane stays open for the calls that follow soon)
+            raise LaneUnusable("no call just before this one: not worth a connection")
         try:
             sock = socket.create_connection((host, port), timeout=min(timeout_s, self._config.connect_timeout_s))
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

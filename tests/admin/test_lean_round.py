@@ -184,7 +184,8 @@ def test_the_sync_client_hands_each_call_over_once_and_back(cluster: FakeCluster
     from kadmin import AdminClient
 
     with AdminClient(cluster.bootstrap, **FAST) as admin:
-        admin.describe_cluster()
+        for _ in range(3):  # calls in quick succession: the lane connects (tests/client/test_client_lane.py)
+            admin.describe_cluster()
         loop = admin._loop
         scheduled: list[Any] = []
         original = loop.call_soon_threadsafe

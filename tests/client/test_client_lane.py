@@ -36,6 +36,13 @@ class _UsualWay:
         monkeypatch.setattr(_driver, "run", counted)
 
 
+def warm(admin: AdminClient) -> None:
+    """Calls in quick succession: the lane connects at the second (kadmin.network.blocking._BURST_S)."""
+    for _ in range(3):
+        admin.list_topics()
+    assert admin._lane._sock is not None
+
+
 @pytest.fixture
 def cluster() -> Iterator[FakeCluster]:
     with FakeCluster(brokers=3, versions="3.9") as c:
@@ -50,6 +57,7 @@ def test_small_reads_take_the_lane_and_answer_as_the_usual_way(cluster: FakeClus
         admin._lane.eligible = False  # the usual way first, for the answers to compare with
         usual = (admin.describe_cluster(), admin.list_topics(), admin.list_topics(internal=True))
         admin._lane.eligible = True
+        warm(admin)
         way = _UsualWay(monkeypatch)
         cluster.clear_log()
         lane = (admin.describe_cluster(), admin.list_topics(), admin.list_topics(internal=True))
@@ -64,7 +72,7 @@ def test_small_reads_take_the_lane_and_answer_as_the_usual_way(cluster: FakeClus
 def test_a_retriable_error_goes_on_the_usual_way_which_retries(cluster: FakeCluster,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     with AdminClient(cluster.bootstrap, **FAST) as admin:
-        admin.describe_cluster()  # started, a node ready
+        warm(admin)
         way = _UsualWay(monkeypatch)
         cluster.clear_log()
         cluster.inject(None, ApiKey.DESCRIBE_CLUSTER, ErrorCode.NOT_CONTROLLER, count=2)
@@ -77,7 +85,7 @@ def test_a_retriable_error_goes_on_the_usual_way_which_retries(cluster: FakeClus
 
 def test_a_final_error_is_the_answer_as_on_the_usual_way(monkeypatch: pytest.MonkeyPatch) -> None:
     with FakeCluster(brokers=1, versions="3.9") as c, AdminClient(c.bootstrap, **FAST) as admin:
-        admin.list_topics()
+        warm(admin)
         way = _UsualWay(monkeypatch)
         c.clear_log()
         c.inject(None, ApiKey.DESCRIBE_CLUSTER, ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
@@ -89,7 +97,7 @@ def test_a_final_error_is_the_answer_as_on_the_usual_way(monkeypatch: pytest.Mon
 
 def test_a_silent_broker_costs_the_calls_timeout_once(monkeypatch: pytest.MonkeyPatch) -> None:
     with FakeCluster(brokers=1, versions="3.9") as c, AdminClient(c.bootstrap, **FAULT_FAST) as admin:
-        admin.list_topics()
+        warm(admin)
         c.delay(None, ApiKey.METADATA, 3.0)
         began = time.monotonic()
         try:
@@ -132,7 +140,7 @@ def test_tls_listeners_take_the_lane_with_the_clients_trust(tmp_path: Path, monk
     server = tls_util.make_cert(ca, "server", ["localhost", "127.0.0.1"])
     with FakeCluster(brokers=1, tls=ca.server_context(server)) as c:
         with AdminClient(c.bootstrap, security_protocol="SSL", ssl_cafile=str(ca.ca.cert), **FAST) as admin:
-            admin.describe_cluster()
+            warm(admin)
             way = _UsualWay(monkeypatch)
             assert admin.describe_cluster().cluster_id == c.cluster_id
             assert way.ops == []
@@ -162,9 +170,7 @@ def test_threads_share_the_lane_or_take_the_usual_way(cluster: FakeCluster) -> N
 
 def test_a_closed_client_refuses_and_its_lane_is_closed(cluster: FakeCluster) -> None:
     admin = AdminClient(cluster.bootstrap, **FAST)
-    admin.list_topics()  # (starts the client the usual way)
-    admin.list_topics()
-    assert admin._lane._sock is not None
+    warm(admin)
     admin.close()
     assert admin._lane._sock is None
     with pytest.raises(ClientClosedError):
@@ -194,7 +200,7 @@ def test_configs_of_topics_take_the_lane_and_a_named_broker_its_own_way(cluster:
         usual = admin.describe_configs([orders, missing])
         usual_brokers = {n: admin.describe_configs([ConfigResource.broker(n)]) for n in (1, 2, 3)}
         admin._lane.eligible = True
-        admin.list_topics()  # the lane's node is set by now
+        warm(admin)  # the lane's node is set by now
         way = _UsualWay(monkeypatch)
         assert admin.describe_configs([orders, missing]) == usual  # one request, both answered
         assert isinstance(usual[missing], KafkaError) and usual[orders]["cleanup.policy"].value == "delete"
@@ -213,8 +219,7 @@ def test_rebootstrap_required_on_the_lane_rebootstraps_then_answers(monkeypatch:
     from its bootstrap addresses (as the usual way does on that answer); the call is then answered."""
     with FakeCluster(brokers=1, versions="4.1") as c, AdminClient(c.bootstrap, **FAST) as admin:
         c.add_topic("orders", 1, replication_factor=1)
-        admin.list_topics()
-        admin.list_topics()
+        warm(admin)
         assert admin._lane.node is not None  # the lane is in use
         before = admin._aio.net.rebootstraps
         way = _UsualWay(monkeypatch)
@@ -231,3 +236,28 @@ def test_rebootstrap_required_on_the_lane_rebootstraps_then_answers(monkeypatch:
         assert sent == [ApiKey.METADATA]  # the lane asked first, and met the injected answer
         assert admin._aio.net.rebootstraps == before + 1
         assert way.ops == ["ListTopics"]  # answered the usual way, after the rebootstrap
+
+
+def test_a_lone_call_goes_the_usual_way_and_an_idle_connection_is_not_reused(
+        cluster: FakeCluster, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lane connects only for calls in quick succession, and closes a connection idle for a minute before
+    using it (a broker closes idle connections): an occasional caller opens no second connection per call."""
+    from kadmin.network import blocking
+
+    now = [1000.0]
+    monkeypatch.setattr(blocking.time, "monotonic", lambda: now[0])
+    with AdminClient(cluster.bootstrap, **FAST) as admin:  # (started by ``with``)
+        way = _UsualWay(monkeypatch)
+        admin.list_topics()  # a first call: no connection for it
+        assert admin._lane._sock is None and way.ops == ["ListTopics"]
+        now[0] += 0.5
+        admin.list_topics()  # half a second later: a burst, the lane connects
+        assert admin._lane._sock is not None and way.ops == ["ListTopics"]
+        opened = admin._lane._sock
+        now[0] += 30
+        admin.list_topics()  # half a minute later: the same connection
+        assert admin._lane._sock is opened and way.ops == ["ListTopics"]
+        now[0] += 61
+        admin.list_topics()  # idle past a minute: closed, and this lone call goes the usual way
+        assert admin._lane._sock is None and way.ops == ["ListTopics", "ListTopics"]
+        assert admin._lane.usable()  # not a failure: the next burst connects again
