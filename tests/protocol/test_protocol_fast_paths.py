@@ -17,25 +17,19 @@ import pytest
 
 from kadmin.errors import ProtocolError
 from kadmin.protocol import message_type
+from tests.support.decoder_checks import (
+    QUOTAS,
+    Entry,
+    assert_quota_entries_decode_as_given,
+    fast_and_traced,
+    quotas_message,
+)
 
-QUOTAS: Any = message_type("DescribeClientQuotasResponse")
 COORDINATOR: Any = message_type("FindCoordinatorResponse")
-Entry = tuple[list[tuple[str, str | None]], list[tuple[str, float]]]
 
 
-def _quotas(entries: list[Entry], tags: dict[int, bytes] | None = None) -> Any:
-    r = QUOTAS
-    return r(throttle_time_ms=0, error_code=0, error_message=None, entries=[
-        r.EntryData(entity=[r.EntityData(entity_type=t, entity_name=n) for t, n in entity],
-                    values=[r.ValueData(key=k, value=v, unknown_tagged_fields=tags) for k, v in values])
-        for entity, values in entries])
 
 
-def _both(cls: Any, data: bytes, version: int) -> tuple[Any, Any]:
-    fast = cls.decode(data, version, exact=True)
-    traced, end = cls._codec(version, trace=True)[1](data, 0, len(data))
-    assert end == len(data)
-    return fast, traced
 
 
 def _coordinators(rows: list[tuple[str, str, str | None]], tags: dict[int, bytes] | None = None) -> Any:
@@ -55,7 +49,7 @@ def test_a_string_after_a_fixed_run_reads_right_on_every_path(tags: dict[int, by
             ("g4", "broker-4", LONG), ("g5", "bröker-5", "é"), ("g6", "", "")]
     msg = _coordinators(rows, tags)
     for version in (4, 5, 6):
-        fast, traced = _both(COORDINATOR, msg.encode(version), version)
+        fast, traced = fast_and_traced(COORDINATOR, msg.encode(version), version)
         assert fast == traced == msg
         assert [(c.key, c.host, c.error_message) for c in fast.coordinators] == rows
         assert [c.unknown_tagged_fields for c in fast.coordinators] == [tags or {}] * len(rows)
@@ -64,8 +58,8 @@ def test_a_string_after_a_fixed_run_reads_right_on_every_path(tags: dict[int, by
 @pytest.mark.parametrize("tags", [None, {3: b"\x01\x02"}])
 def test_the_tag_byte_after_a_fixed_run_reads_right(tags: dict[int, bytes] | None) -> None:
     entries: list[Entry] = [([("user", f"u{i}")], [("producer_byte_rate", float(i))]) for i in range(4)]
-    msg = _quotas(entries, tags)
-    fast, traced = _both(QUOTAS, msg.encode(1), 1)
+    msg = quotas_message(entries, tags)
+    fast, traced = fast_and_traced(QUOTAS, msg.encode(1), 1)
     assert fast == traced == msg
     assert [v.unknown_tagged_fields for e in fast.entries for v in e.values] == [tags or {}] * 4
 
@@ -91,12 +85,7 @@ JOINT: list[Entry] = [
 
 @pytest.mark.parametrize("version", [0, 1])
 def test_count_and_first_string_tested_together_decode_as_the_reference_decoder(version: int) -> None:
-    msg = _quotas(JOINT)
-    fast, traced = _both(QUOTAS, msg.encode(version), version)
-    assert fast == traced == msg
-    got = [([(e.entity_type, e.entity_name) for e in entry.entity], [(v.key, v.value) for v in entry.values])
-           for entry in fast.entries]
-    assert got == JOINT
+    assert_quota_entries_decode_as_given(JOINT, version)
 
 
 @pytest.mark.parametrize("version", [0, 1])
@@ -105,14 +94,14 @@ def test_a_place_that_stopped_watching_still_reads_repeats_later(version: int) -
     types = [f"type-{i}" for i in range(20)] + ["user"] * 5
     entries: list[Entry] = [([(t, f"n{i}"), ("client-id", "c")], [("k", float(i)), ("k2", 0.0)])
                             for i, t in enumerate(types)]
-    fast, traced = _both(QUOTAS, _quotas(entries).encode(version), version)
+    fast, traced = fast_and_traced(QUOTAS, quotas_message(entries).encode(version), version)
     assert fast == traced
     assert [e.entity[0].entity_type for e in fast.entries] == types
 
 
 @pytest.mark.parametrize("version", [0, 1])
 def test_input_cut_while_the_joint_test_is_hot_names_the_field(version: int) -> None:
-    data = _quotas(JOINT[:3] + JOINT[10:]).encode(version)
+    data = quotas_message(JOINT[:3] + JOINT[10:]).encode(version)
     at = data.rindex(b"user") + 2  # inside the last entry's first string, after earlier entries made it hot
     with pytest.raises(ProtocolError, match=r"field Entries\[4\]\.Entity\[0\]\.EntityType at offset \d+: input ends"):
         QUOTAS.decode(data[:at], version)

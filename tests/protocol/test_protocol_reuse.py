@@ -10,10 +10,15 @@ from typing import Any
 import pytest
 
 from kadmin.protocol import message_type
+from tests.support.decoder_checks import (
+    QUOTAS,
+    Entry,
+    assert_quota_entries_decode_as_given,
+    fast_and_traced,
+    quotas_message,
+)
 
-QUOTAS: Any = message_type("DescribeClientQuotasResponse")
 METADATA: Any = message_type("MetadataResponse")
-Entry = tuple[list[tuple[str, str | None]], list[tuple[str, float]]]
 
 # (entity type, entity name) pairs and (key, value) pairs of consecutive entries: repeats, a change, a repeat of
 # the change, non-ASCII values (decoded as UTF-8, never as their Latin-1 view), a null name, a long string
@@ -35,34 +40,18 @@ ENTRIES: list[Entry] = [
 ]
 
 
-def _quotas(entries: list[Entry]) -> Any:
-    r = QUOTAS
-    return r(throttle_time_ms=0, error_code=0, error_message=None, entries=[
-        r.EntryData(entity=[r.EntityData(entity_type=t, entity_name=n) for t, n in entity],
-                    values=[r.ValueData(key=k, value=v) for k, v in values])
-        for entity, values in entries])
 
 
-def _both(cls: Any, data: bytes, version: int) -> tuple[Any, Any]:
-    fast = cls.decode(data, version, exact=True)
-    traced, end = cls._codec(version, trace=True)[1](data, 0, len(data))
-    assert end == len(data)
-    return fast, traced
 
 
 @pytest.mark.parametrize("version", [0, 1])
 def test_repeated_strings_at_unrolled_places_decode_as_the_reference_decoder_reads_them(version: int) -> None:
-    msg = _quotas(ENTRIES)
-    fast, traced = _both(QUOTAS, msg.encode(version), version)
-    assert fast == traced == msg
-    got = [([(e.entity_type, e.entity_name) for e in entry.entity], [(v.key, v.value) for v in entry.values])
-           for entry in fast.entries]
-    assert got == ENTRIES
+    assert_quota_entries_decode_as_given(ENTRIES, version)
 
 
 @pytest.mark.parametrize("version", [0, 1])
 def test_a_string_taken_from_the_last_one_is_the_same_value_in_every_entry(version: int) -> None:
-    fast = QUOTAS.decode(_quotas(ENTRIES[:3]).encode(version), version)
+    fast = QUOTAS.decode(quotas_message(ENTRIES[:3]).encode(version), version)
     types = [e.entity[0].entity_type for e in fast.entries]
     assert types == ["user"] * 3
     fast.entries[0].entity[0].entity_type = "changed"  # the entries stay independent objects
@@ -71,7 +60,7 @@ def test_a_string_taken_from_the_last_one_is_the_same_value_in_every_entry(versi
 
 @pytest.mark.parametrize("version", [0, 1])
 def test_bad_utf8_in_a_repeated_place_is_still_refused(version: int) -> None:
-    good = _quotas(ENTRIES[:2]).encode(version)
+    good = quotas_message(ENTRIES[:2]).encode(version)
     name = b"client-id"
     at = good.rindex(name)
     bad = good[:at] + b"\xff" + good[at + 1:]  # the second entry's type, after the first made the place hot
@@ -87,7 +76,7 @@ def test_empty_number_arrays_are_new_empty_lists() -> None:
                                         isr_nodes=[1] if p else [], offline_replicas=[])
             for p in range(3)]) for t in range(2)])
     for version in (5, 9, 12):  # offline replicas from v5, non-flexible and flexible
-        fast, traced = _both(METADATA, msg.encode(version), version)
+        fast, traced = fast_and_traced(METADATA, msg.encode(version), version)
         assert fast == traced == msg
         parts = [p for t in fast.topics for p in t.partitions]
         assert [p.replica_nodes for p in parts] == [[], [1, 2], [1, 2]] * 2
