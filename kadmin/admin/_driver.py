@@ -177,6 +177,12 @@ class Operation(Generic[K]):
         the ceiling that the node speaks (or the node's lowest, if the ceiling is below it)."""
         return None
 
+    def version_within(self, keys: list[K], usable: tuple[int, int]) -> int:
+        """The version to ask for ``keys`` of a node whose usable range is ``usable``: its highest, capped at
+        :meth:`version_ceiling` (but not below the range)."""
+        ceiling = self.version_ceiling(keys)
+        return usable[1] if ceiling is None or usable[1] <= ceiling else max(ceiling, usable[0])
+
     def build(self, node: int, keys: list[K], version: int) -> Message | list[Sent] | Built[K]:
         """One request carrying every key, or a list of (request, the keys it carries); a :class:`Built` when
         some keys cannot travel at ``version`` (see :func:`split_by_version`)."""
@@ -320,10 +326,7 @@ class _Run(Generic[K]):
                 usable = neg.usable(api, config)
                 if usable is None:
                     raise unsupported_version_error(api, neg.versions, config, conn.label)
-                version = usable[1]
-                ceiling = self.op.version_ceiling(keys)
-                if ceiling is not None and version > ceiling:
-                    version = max(ceiling, usable[0])
+                version = self.op.version_within(keys, usable)
                 built = self.op.build(node, keys, version)
             except UnsupportedVersionError as exc:
                 into.update(dict.fromkeys(keys, Failed(exc)))

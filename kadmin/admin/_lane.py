@@ -70,10 +70,7 @@ def run_on_lane(ctx: Context, op: Operation[K], keys: Iterable[K], deadline: Dea
     usable = negotiated.usable(op.api, ctx.config)
     if usable is None:
         raise LaneUnusable(f"{op.name}: the node has no version of it")  # the usual path says which
-    version = usable[1]
-    ceiling = op.version_ceiling(wanted)
-    if ceiling is not None and version > ceiling:
-        version = max(ceiling, usable[0])
+    version = op.version_within(wanted, usable)
     try:
         request = op.build(node, wanted, version)
     except KafkaError as exc:

@@ -124,14 +124,18 @@ class NodeSpeaking(Generic[K]):
     def _candidates(self, ctx: Context) -> list[int]:
         return candidate_nodes(ctx, self._avoid)
 
+    def _speaks_preferred(self, ctx: Context, node: int) -> bool:
+        """Whether ``node``'s ready connection speaks ``api`` at ``prefer`` or above (nothing asked)."""
+        got = ctx.net.ready(node)
+        usable = None if got is None else got[1].usable(self.api, ctx.config)
+        return usable is not None and usable[1] >= self.prefer
+
     def accepts(self, ctx: Context, keys: Sequence[K], node: int) -> bool:
         """Whether ``node`` may answer ``keys`` now (the sync client's lane keeps to one node): it is the node
         already chosen, or none is and its ready connection speaks ``api`` at ``prefer`` or above."""
         if self._node is not None or self._avoid:
             return node == self._node
-        got = ctx.net.ready(node)
-        usable = None if got is None else got[1].usable(self.api, ctx.config)
-        return usable is not None and usable[1] >= self.prefer
+        return self._speaks_preferred(ctx, node)
 
     def ready(self, ctx: Context, keys: Sequence[K]) -> int | None:
         """The node already chosen, or the first candidate when its ready connection speaks ``api`` (what
@@ -139,11 +143,7 @@ class NodeSpeaking(Generic[K]):
         if self._node is not None:
             return self._node
         candidates = self._candidates(ctx)
-        if not candidates:
-            return None
-        got = ctx.net.ready(candidates[0])
-        usable = None if got is None else got[1].usable(self.api, ctx.config)
-        if usable is None or usable[1] < self.prefer:
+        if not candidates or not self._speaks_preferred(ctx, candidates[0]):
             return None
         self._node = candidates[0]
         return self._node

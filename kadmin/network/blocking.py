@@ -54,10 +54,6 @@ class LaneUnusable(Exception):
     """The lane cannot serve this call (nothing was decided): take the usual path."""
 
 
-class LaneTimeout(LaneUnusable):
-    """The request was sent and no answer came before the call's deadline (the socket is closed)."""
-
-
 class BlockingLane:
     """One blocking connection, for one request at a time (see the module docstring)."""
 
@@ -85,7 +81,7 @@ class BlockingLane:
 
     def request(self, host: str, port: int, api_key: int, version: int, body: bytes, timeout_s: float) -> bytes:
         """Send one request to ``host:port`` and return its answer (header included); the caller holds
-        :attr:`lock`.  LaneUnusable (LaneTimeout when the request went out and nothing came back in time)."""
+        :attr:`lock`.  LaneUnusable for whatever it cannot do, a silent broker included."""
         if timeout_s <= 0:
             raise LaneUnusable("no time left")
         now = time.monotonic()
@@ -109,7 +105,7 @@ class BlockingLane:
             frame = data[4:]
         except (TimeoutError, BlockingIOError) as exc:  # (BlockingIOError: SO_RCVTIMEO/SO_SNDTIMEO ran out)
             self._fail(f"no answer from {host}:{port} in {timeout_s:.3f}s")
-            raise LaneTimeout(str(exc) or "timed out") from None
+            raise LaneUnusable(str(exc) or "timed out") from None
         except (OSError, LaneUnusable) as exc:
             self._fail(f"{host}:{port}: {exc}")
             raise LaneUnusable(str(exc)) from None

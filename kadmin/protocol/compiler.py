@@ -994,6 +994,14 @@ class VersionCodegen:
         if reuse and skip:  # the repeat test compares at ``pos``
             s(f"pos += {skip}")
             skip = 0
+        def keep_joint(indent: str, start: str, end: str, value: str) -> None:
+            # The joint test keeps the count's bytes before ``start`` through this string's ``end``, and its value.
+            assert joint is not None
+            cj, lj, sj, _, cnt, _ = joint
+            s(f"{indent}{cj} = buf[{start} - {cnt}:{end}]")
+            s(f"{indent}{lj} = len({cj})")
+            s(f"{indent}{sj} = {value}")
+
         if reuse:
             ch, cs, lc, tk = s.tmp("ch"), s.tmp("cs"), s.tmp("lc"), s.tmp("tk")
             self.prologue += [f"{ch} = {cs} = None", f"{lc} = 0", f"{tk} = {_REUSE_TRIES}"]  # type: ignore[operator]
@@ -1001,10 +1009,7 @@ class VersionCodegen:
             s(f"if {ch} and buf[pos:({he} := pos + {lc})] == {ch}:")
             s(f"    {target} = {cs}")
             if joint:
-                cj, lj, sj, _, cnt, _ = joint
-                s(f"    {cj} = buf[pos - {cnt}:{he}]")
-                s(f"    {lj} = len({cj})")
-                s(f"    {sj} = {cs}")
+                keep_joint("    ", "pos", he, cs)
             s(f"    pos = {he}")
             s("else:")
             s.indent()
@@ -1022,10 +1027,7 @@ class VersionCodegen:
                     s(f"            {lc} = len({ch})")
                     s(f"            {tk} = {_REUSE_TRIES}")
                     if joint:
-                        cj, lj, sj, _, cnt, _ = joint
-                        s(f"            {cj} = buf[{head} - {cnt}:{end}]")
-                        s(f"            {lj} = len({cj})")
-                        s(f"            {sj} = {st}")
+                        keep_joint("            ", head, end, st)
                     s("        else:")
                     s(f"            {cs} = {st}")
                     s(f"            {ch} = None")
