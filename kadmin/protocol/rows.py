@@ -59,7 +59,7 @@ def _quota_rows_v1(buf: bytes, pos: int, blen: int) -> tuple[dict[str, Any], Quo
     if count == 0 or count - 1 > blen - pos:  # null entries, or a count the bytes cannot hold
         return None
     single: dict[tuple[tuple[str, str | None], ...], dict[str, float]] = {}
-    get = single.get
+    setdefault = single.setdefault
     multi: list[QuotaRow] = []
     # Entity types and quota keys repeat entry after entry ("client-id", "producer_byte_rate"): the last one
     # read is reused instead of slicing a new string each time...
@@ -131,10 +131,10 @@ def _quota_rows_v1(buf: bytes, pos: int, blen: int) -> tuple[dict[str, Any], Quo
             if not one:
                 multi.append((pairs, {key: value}))
                 continue
-            seen = get(pairs)
-            if seen is None:
-                single[pairs] = {key: value}
-            else:
+            # One lookup for the usual new entity (an entity's pairs hash its strings again each time).
+            fresh = {key: value}
+            seen = setdefault(pairs, fresh)
+            if seen is not fresh:
                 seen[key] = value
         else:
             got_values = _values(buf, sbuf, pos)
@@ -147,10 +147,8 @@ def _quota_rows_v1(buf: bytes, pos: int, blen: int) -> tuple[dict[str, Any], Quo
             if not one:
                 multi.append((pairs, values))
                 continue
-            seen = get(pairs)
-            if seen is None:
-                single[pairs] = values
-            else:
+            seen = setdefault(pairs, values)
+            if seen is not values:
                 seen.update(values)
     if buf[pos]:  # the response's own tagged fields: the generated decoder keeps them
         return None
