@@ -27,7 +27,7 @@ from kadmin.errors import ErrorCode, KafkaError, ProtocolError, error_for_code
 from kadmin.network.retry import Deadline
 from kadmin.protocol import Message, message_type
 from kadmin.protocol.apis import ApiKey
-from kadmin.protocol.rows import AlterOpRow, request_with_rows, take_rows
+from kadmin.protocol.rows import AlterOpRow, UniformAlterAnswer, request_with_rows, take_rows
 from kadmin.quotas import (
     ClientQuotaAlteration,
     ClientQuotaEntity,
@@ -229,6 +229,15 @@ class AlterClientQuotas(Operation[ClientQuotaEntity]):
         out: dict[ClientQuotaEntity, Outcome] = {}
         n = len(keys)
         rows = take_rows(response)
+        if isinstance(rows, UniformAlterAnswer):
+            # Every entry a success for a one-component entity of one type (a bulk alteration's usual answer):
+            # when the names are the asked entities' names in order, every key is done, with no row per entry.
+            # Anything else is read as the rows below (same rules).
+            t = rows.entity_type
+            if len(rows.names) == n and rows.names == [
+                    c[0][1] if len(c) == 1 and c[0][0] == t else _NOT_ASKED for c in [k.components for k in keys]]:
+                return dict.fromkeys(keys, _OK)
+            rows = rows.rows()
         if rows is not None:
             # The entries as the client's decoder read them (kadmin.protocol.rows; issue #28): (code, message,
             # the entity's pairs), compared with the asked entity's components as one tuple.  Same rules as below.
@@ -275,6 +284,7 @@ class AlterClientQuotas(Operation[ClientQuotaEntity]):
 
 
 _OK: Done[None] = Done(None)
+_NOT_ASKED = object()  # equal to no name: marks an asked entity that cannot be one of a uniform answer's
 _NONE = int(ErrorCode.NONE)  # compared once per answered entity
 
 

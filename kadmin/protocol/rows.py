@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from kadmin.protocol.compiler import LAZY_LOCK, LazyField
 from kadmin.protocol.primitives import read_uvarint, write_uvarint
@@ -34,6 +34,22 @@ QuotaRows = tuple[dict[tuple[tuple[str, str | None], ...], dict[str, float]], li
 
 #: (error_code, error_message, the entity's (type, name) pairs as the broker sent them) of one answered entity.
 AlterRow = tuple[int, str | None, tuple[tuple[str, str | None], ...]]
+
+
+class UniformAlterAnswer(NamedTuple):
+    """An AlterClientQuotasResponse whose every entry says "no error" (no message, no tagged fields) for an entity
+    of one component, all of one type: that type and the names in the order answered (None: the default entity).
+
+    Why: a bulk alteration (5,000 client-ids) is answered like this, and a row per entry (three tuples and a name)
+    was about a fifth of the call's client CPU (issue #28); the caller compares the names with what it asked."""
+
+    entity_type: str
+    names: list[str | None]
+
+    def rows(self) -> list[AlterRow]:
+        """The same answer as the general rows."""
+        t = self.entity_type
+        return [(0, None, ((t, name),)) for name in self.names]
 
 _IH = struct.Struct(">ih").unpack_from
 _I = struct.Struct(">i").unpack_from
@@ -158,14 +174,23 @@ def _quota_rows_v1(buf: bytes, pos: int, blen: int) -> tuple[dict[str, Any], Quo
     return {"throttle_time_ms": throttle, "error_code": code, "error_message": message}, (single, multi), pos
 
 
-def _alter_rows_v1(buf: bytes, pos: int, blen: int) -> tuple[dict[str, Any], list[AlterRow], int] | None:
+def _alter_rows_v1(buf: bytes, pos: int,
+                   blen: int) -> tuple[dict[str, Any], list[AlterRow] | UniformAlterAnswer, int] | None:
     """({field: value} of the other fields, rows, end) of an AlterClientQuotasResponse v1 starting at ``pos``;
-    None for anything this reader leaves to the generated decoder (see the module docstring)."""
+    None for anything this reader leaves to the generated decoder (see the module docstring).  The rows are a
+    :class:`UniformAlterAnswer` when every entry is a success of the same shape, else a list of :data:`AlterRow`."""
     sbuf = str(buf, "latin-1")
     throttle, = _I(buf, pos)
     count, pos = read_uvarint(buf, pos + 4)
     if count == 0 or count - 1 > blen - pos:  # null entries (not nullable), or a count the bytes cannot hold
         return None
+    uniform = _uniform_alter(buf, sbuf, pos, count - 1)
+    if uniform is not None:
+        answer, end = uniform
+        if buf[end]:  # the response's own tagged fields: the generated decoder keeps them
+            return None
+        end += 1
+        return None if end > blen else ({"throttle_time_ms": throttle}, answer, end)
     rows: list[AlterRow] = []
     add = rows.append
     last_type = ""
@@ -227,6 +252,48 @@ def _alter_rows_v1(buf: bytes, pos: int, blen: int) -> tuple[dict[str, Any], lis
     if pos > blen:
         return None
     return {"throttle_time_ms": throttle}, rows, pos
+
+
+_SUCCESS_ONE = b"\x00\x00\x00\x02"  # error code 0, a null message, an entity array of one component
+_NO_TAGS_TWICE = b"\x00\x00"  # no tagged fields on the component, none on the entry
+
+
+def _uniform_alter(buf: bytes, sbuf: str, pos: int, n: int) -> tuple[UniformAlterAnswer, int] | None:
+    """The ``n`` entries at ``pos`` as a :class:`UniformAlterAnswer` and the position after them, or None (read
+    them as rows) when they are not all successes for one-component entities of one type (with one-byte lengths,
+    ASCII, no tagged fields).  Each entry is one comparison of its head (the code, the message, the component
+    count and the type, the same bytes every time), a name, and one of the two tag bytes."""
+    if n == 0 or not buf.startswith(_SUCCESS_ONE, pos):
+        return None
+    m = buf[pos + 4]
+    if not 1 < m < 128:  # an empty or null type (never sent), or a long one
+        return None
+    lh = 4 + m
+    head = buf[pos:pos + lh]
+    etype = sbuf[pos + 5:pos + lh]
+    names: list[str | None] = []
+    add = names.append
+    starts = buf.startswith
+    for _ in range(n):
+        if not starts(head, pos):
+            return None
+        q = pos + lh
+        m = buf[q]
+        if m == 0:
+            add(None)
+            q += 1
+        elif m < 128:
+            pos = q + m
+            add(sbuf[q + 1:pos])
+            q = pos
+        else:
+            return None
+        if not starts(_NO_TAGS_TWICE, q):
+            return None
+        pos = q + 2
+    if not (etype + "".join([name for name in names if name])).isascii():  # one test for every string
+        return None
+    return UniformAlterAnswer(etype, names), pos
 
 
 def _string(buf: bytes, sbuf: str, pos: int, nullable: bool) -> tuple[str | None, int] | None:

@@ -37,7 +37,7 @@ from kadmin.errors import (
 from kadmin.network.retry import Deadline
 from kadmin.protocol import Message, message_type
 from kadmin.protocol.apis import ApiKey
-from kadmin.protocol.rows import take_rows
+from kadmin.protocol.rows import UniformAlterAnswer, take_rows
 from kadmin.quotas import (
     ClientQuotaAlteration,
     ClientQuotaEntity,
@@ -255,6 +255,41 @@ def test_answers_in_any_order_and_with_reordered_pairs_find_their_entities(caplo
     assert all(res[a.entity] is None for a in alts if a.entity != E({"client-id": "c1"}))
     assert res[two] is None  # found although its pairs came back in the other order
     assert "stranger" in caplog.text and "not asked about" in caplog.text
+
+
+@pytest.mark.parametrize("case", ["in order", "a stranger in one place", "two swapped", "another type asked"])
+def test_an_answer_of_successes_for_one_type_is_matched_name_by_name_with_what_was_asked(
+        case: str, caplog: pytest.LogCaptureFixture) -> None:
+    alts = alts_of(4) + [ClientQuotaAlteration(E({"client-id": None}), [Set("producer_byte_rate", 9.0)])]
+    if case == "another type asked":
+        alts[2] = ClientQuotaAlteration(E({"user": "c2"}), [Set("producer_byte_rate", 2.0)])
+    probes: list[Any] = []
+
+    def answer(node: int, req: Any, version: int) -> Any:
+        entries = echo(req.entries)
+        for e in entries:  # every answer names a client-id: the uniform shape, whatever was asked
+            e.entity[0].entity_type = "client-id"
+        if case == "a stranger in one place":
+            entries[1].entity[0].entity_name = "stranger"
+        if case == "two swapped":
+            entries[0], entries[3] = entries[3], entries[0]
+        resp = AlterResp(entries=entries)
+        probe, _ = AlterResp.decode_from(resp.encode(version), 0, version, lazy=True)
+        probes.append(take_rows(probe))
+        return resp
+
+    with caplog.at_level(logging.WARNING, logger="kadmin.admin"):
+        res = run_alter(StubNet({1: MODERN}, answer), alts)
+    assert all(isinstance(p, UniformAlterAnswer) for p in probes) and probes
+    assert list(res) == [a.entity for a in alts]
+    missing = {"in order": set(), "two swapped": set(), "a stranger in one place": {alts[1].entity},
+               "another type asked": {alts[2].entity}}[case]
+    for a in alts:
+        if a.entity in missing:
+            assert isinstance(res[a.entity], ProtocolError) and "no entry" in str(res[a.entity])
+        else:
+            assert res[a.entity] is None, (case, a.entity)
+    assert ("not asked about" in caplog.text) == bool(missing)
 
 
 def test_an_entity_answered_in_another_requests_response_is_not_credited_there() -> None:

@@ -12,7 +12,7 @@ import pytest
 from kadmin.errors import ProtocolError
 from kadmin.protocol import load_schema, message_type
 from kadmin.protocol.registry import specs_dir
-from kadmin.protocol.rows import request_with_rows, take_rows
+from kadmin.protocol.rows import UniformAlterAnswer, request_with_rows, take_rows
 
 R: Any = message_type("DescribeClientQuotasResponse")
 
@@ -70,7 +70,45 @@ def alter_answer() -> Any:
         r.EntryData(error_code=0, error_message=None, entity=[r.EntityData(entity_type="client-id", entity_name="e")])])
 
 
-@pytest.mark.parametrize("make", [answer, alter_answer])
+def uniform_alter_answer() -> Any:
+    r: Any = message_type("AlterClientQuotasResponse")
+    return r(throttle_time_ms=0, entries=[
+        r.EntryData(error_code=0, error_message=None, entity=[r.EntityData(entity_type="client-id", entity_name=n)])
+        for n in ("c", None, "d" * 20)])
+
+
+def test_an_answer_of_successes_for_one_entity_type_is_read_as_names_and_anything_else_as_rows() -> None:
+    r: Any = message_type("AlterClientQuotasResponse")
+    msg, _ = r.decode_from(uniform_alter_answer().encode(1), 0, 1, lazy=True)
+    got = take_rows(msg)
+    assert got == UniformAlterAnswer("client-id", ["c", None, "d" * 20]) and msg == uniform_alter_answer()
+    generated_rows = [(e.error_code, e.error_message, tuple((p.entity_type, p.entity_name) for p in e.entity))
+                      for e in uniform_alter_answer().entries]
+    assert got.rows() == generated_rows
+    # Not uniform: an error, a message, another type, two components, a non-ASCII name: rows, as before.
+    for change in ({"error_code": 42}, {"error_message": "m"}, {"entity_type": "user"}, {"two": True},
+                   {"entity_name": "zoë"}):
+        other = uniform_alter_answer()
+        last = other.entries[-1]
+        if "two" in change:
+            last.entity.append(r.EntityData(entity_type="user", entity_name="u"))
+        for attr in ("error_code", "error_message"):
+            if attr in change:
+                setattr(last, attr, change[attr])
+        for attr in ("entity_type", "entity_name"):
+            if attr in change:
+                setattr(last.entity[0], attr, change[attr])
+        msg, _ = r.decode_from(other.encode(1), 0, 1, lazy=True)
+        rows = take_rows(msg)
+        if "entity_name" in change:  # not ASCII: the generated decoder's structs
+            assert rows is None and msg == other
+            continue
+        assert isinstance(rows, list) and msg == other, change
+        assert rows == [(e.error_code, e.error_message, tuple((p.entity_type, p.entity_name) for p in e.entity))
+                        for e in other.entries]
+
+
+@pytest.mark.parametrize("make", [answer, alter_answer, uniform_alter_answer])
 def test_every_truncation_and_corruption_decodes_or_fails_as_the_generated_decoder(make: Any) -> None:
     cls = type(make())
     data = make().encode(1)
