@@ -412,6 +412,7 @@ def take_rows(response: Any) -> Any:
 AlterOpRow = tuple[tuple[tuple[str, str | None], ...], tuple[tuple[str, float, bool], ...]]
 
 _DBB = struct.Struct(">d?B").pack  # an op's value, remove, and its (empty) tagged fields
+_DBBB = struct.Struct(">d?BB").pack  # ... and the (empty) tagged fields of the entry it ends
 _BB = struct.Struct(">?B").pack
 
 
@@ -453,7 +454,31 @@ def _write_alter_v1(rows: list[AlterOpRow], o: Any, out: bytearray) -> None:
         out.append(n)
     else:
         out += write_uvarint(n)
+    # The usual row, one component and one op: the bytes before its name (the component count and the type) and
+    # between its name and its value (the component's tag byte, the op count and the key) are the last row's
+    # when its type and key are the same strings, so each is one append (issue #28: 5,000 rows 2.3 -> 1.4 ms).
+    last_type = last_key = None
+    type_head = key_head = b""
     for pairs, ops in rows:
+        if len(pairs) == 1 and len(ops) == 1:
+            (etype, name), = pairs
+            (key, value, remove), = ops
+            if etype is not last_type:
+                part = bytearray(b"\x02")
+                _compact_string(etype, part)
+                type_head, last_type = bytes(part), etype
+            if key is not last_key:
+                part = bytearray(b"\x00\x02")
+                _compact_string(key, part)
+                key_head, last_key = bytes(part), key
+            out += type_head
+            if name is None:
+                out.append(0)
+            else:
+                _compact_string(name, out)
+            out += key_head
+            out += _DBBB(value, remove, 0, 0)
+            continue
         n = len(pairs) + 1
         if n < 128:
             out.append(n)

@@ -155,6 +155,11 @@ ALTER_ROWS: list[Any] = [
     ((("user", "n" * 200),), (("k" * 130, -0.0, False),)),
     ((("ip", None),), ()),
     ((), (("producer_byte_rate", 1e300, False),)),
+    # the usual shape (one component, one op) again after the others: a default name, another type and key, a
+    # name of multi-byte length and characters, then the first type and key back
+    ((("client-id", None),), (("producer_byte_rate", 1.0, False),)),
+    ((("user", "ü" * 70),), (("consumer_byte_rate", 2.0, True),)),
+    ((("client-id", "back"),), (("producer_byte_rate", 3.0, False),)),
 ]
 
 
