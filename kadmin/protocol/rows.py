@@ -12,10 +12,20 @@ altering 5,000 built three structs and two lists per alteration only to encode t
 * :func:`request_with_rows` makes an AlterClientQuotasRequest from rows the caller checked, written at v1
   straight from them (the same bytes as from the structs); reading ``entries`` builds the structs.
 
-Only the common shape is read here: one-byte lengths and counts (multi-byte entry count allowed), ASCII
-strings, no tagged fields inside the entries.  Anything else (and anything malformed) falls back to the
-generated decoder, which decodes it or raises its ProtocolError with a field path, as before.  Kept inside
-the codec, as the project's speed tricks are; the quota operations (kadmin.admin.quotas) only consume rows.
+The fake broker (kadmin.testing, which users' tests run on) has the inverse pair, for the same reason: 5,000
+alterations were 15,000 structs decoded only to be read once, and 10,000 built only to be encoded.  So:
+
+* the eager decoder of AlterClientQuotasRequest v1 (the fake's) reads the entries as rows
+  (:func:`request_rows`: ``(pairs, ops)``), the structs built from them on the first read of ``entries``;
+* :func:`response_with_rows` makes an AlterClientQuotasResponse or DescribeClientQuotasResponse whose v1
+  encoder writes it straight from rows, byte for byte what the structs give.  Which rows a message holds is
+  told by its builder (a message the client decoded keeps rows of its own kind there: those are never written).
+
+Only the common shape is read here (by every reader): one-byte lengths and counts (multi-byte entry count
+allowed), ASCII strings, no tagged fields inside the entries.  Anything else (and anything malformed) falls back to the
+generated decoder, which decodes it or raises its ProtocolError with a field path, as before (empty entity
+types too).  Kept inside the codec, as the project's speed tricks are; the quota operations
+(kadmin.admin.quotas) and the fake's two handlers only consume and produce rows.
 """
 
 from __future__ import annotations
@@ -423,26 +433,337 @@ def _write_alter_v1(rows: list[AlterOpRow], o: Any, out: bytearray) -> None:
     out += _BB(o.validate_only, 0)
 
 
-_WRITERS: dict[tuple[str, int], Callable[[list[Any], Any, bytearray], None]] = {
-    ("AlterClientQuotasRequest", 1): _write_alter_v1,
+#: (name, version) -> (its writer from rows, the builder of its structs: a message's rows are written only when
+#: its ``entries`` thunk is that builder's, i.e. the rows are this module's kind, not the client's decoded rows).
+_WRITERS: dict[tuple[str, int], tuple[Callable[[list[Any], Any, bytearray], None], Callable[..., Any]]] = {
+    ("AlterClientQuotasRequest", 1): (_write_alter_v1, _alter_structs),
 }
 
 
 def with_row_writer(cls: type, version: int, generated: Callable[..., Any]) -> Callable[..., Any]:
-    """The encoder of ``cls`` at ``version``: ``generated``, or for the requests in ``_WRITERS`` one that writes
-    a message made by :func:`request_with_rows` from its rows (any other message: ``generated``)."""
-    write = _WRITERS.get((getattr(cls, "NAME", ""), version))
-    if write is None:
+    """The encoder of ``cls`` at ``version``: ``generated``, or for the messages in ``_WRITERS`` one that writes
+    a message made by :func:`request_with_rows`, :func:`response_with_rows` or read by the fake's decoder
+    (:func:`with_request_rows`) from its rows (any other message: ``generated``)."""
+    found = _WRITERS.get((getattr(cls, "NAME", ""), version))
+    if found is None:
         return generated
+    write, builder = found
 
     def encode(o: Any, out: bytearray) -> None:
         try:
             thunk = o._lazy.get("entries")
         except AttributeError:
             thunk = None
-        if thunk is None or len(thunk) < 4 or o._unknown_tags:
+        if thunk is None or len(thunk) < 4 or thunk[0] is not builder or o._unknown_tags:
             generated(o, out)
         else:
             write(thunk[3], o, out)
 
     return encode
+
+
+# --- the fake broker's side: AlterClientQuotasRequest read as rows, the two answers written from rows -------------
+
+_OP_READ_END = struct.Struct(">d?BB").unpack_from  # an op's value, remove, its tagged fields, its entry's
+_OP_READ = struct.Struct(">d?B").unpack_from  # an op's value, remove, its tagged fields
+_VALUE_END = struct.Struct(">dBB").pack  # a value, its (empty) tagged fields and its entry's
+_THROTTLE_CODE_NULL = struct.Struct(">ihB").pack  # ... and a null message
+_CODE_NULL = struct.Struct(">hB").pack  # an error code and a null message
+_CODE = struct.Struct(">h").pack
+_THROTTLE = struct.Struct(">i").pack
+_THROTTLE_CODE = struct.Struct(">ih").pack
+_VALUE = struct.Struct(">dB").pack  # a value and its (empty) tagged fields
+
+
+def _alter_request_rows_v1(buf: bytes, pos: int, blen: int) -> tuple[dict[str, Any], list[AlterOpRow], int] | None:
+    """({field: value} of the other fields, rows, end) of an AlterClientQuotasRequest v1 starting at ``pos``, its
+    entries as :data:`AlterOpRow` s, entities' pairs and ops in the order sent; None for anything this reader
+    leaves to the generated decoder (see the module docstring)."""
+    sbuf = str(buf, "latin-1")
+    count, pos = read_uvarint(buf, pos)
+    if count == 0 or count - 1 > blen - pos:  # null entries (not nullable), or a count the bytes cannot hold
+        return None
+    rows: list[AlterOpRow] = []
+    add = rows.append
+    last_type = last_key = ""
+    type_head = key_head = b""  # [count 1 + 1, length + 1, bytes] of the last one-component type, one-op key
+    for _ in range(count - 1):
+        pairs: tuple[tuple[str, str | None], ...]
+        if last_type and buf.startswith(type_head, pos):
+            pos += len(type_head)
+            etype = last_type
+        elif buf[pos] == 2:  # one component, the usual entity: inline
+            m = buf[pos + 1]
+            if not 1 < m < 128:  # an empty or null type (left to the generated decoder), or a long one
+                return None
+            p = pos + 2
+            pos = p + m - 1
+            etype = sbuf[p:pos]
+            if not etype.isascii():
+                return None
+            last_type = etype
+            type_head = buf[p - 2:pos]
+        else:
+            etype = ""
+        if etype:
+            m = buf[pos]
+            if m == 0:
+                name = None
+                pos += 1
+            elif m < 128:
+                p = pos + 1
+                pos += m
+                name = sbuf[p:pos]
+                if not name.isascii():
+                    return None
+            else:
+                return None
+            if buf[pos]:  # tagged fields on the component
+                return None
+            pos += 1
+            pairs = ((etype, name),)
+        else:
+            got_pairs = _pairs(buf, sbuf, pos)
+            if got_pairs is None:
+                return None
+            pairs, pos = got_pairs
+        known = last_key and buf.startswith(key_head, pos)
+        if known or buf[pos] == 2:  # one op, the usual: inline
+            if known:
+                pos += len(key_head)
+                key = last_key
+            else:
+                m = buf[pos + 1]
+                if not 0 < m < 128:
+                    return None
+                p = pos + 2
+                pos = p + m - 1
+                key = sbuf[p:pos]
+                if not key.isascii():
+                    return None
+                last_key = key
+                key_head = buf[p - 2:pos]
+            value, remove, op_tags, entry_tags = _OP_READ_END(buf, pos)
+            if op_tags or entry_tags:
+                return None
+            pos += 11
+            add((pairs, ((key, value, remove),)))
+            continue
+        got_ops = _ops(buf, sbuf, pos)
+        if got_ops is None or buf[got_ops[1]]:  # tagged fields on the entry
+            return None
+        pos = got_ops[1] + 1
+        add((pairs, got_ops[0]))
+    validate_only = buf[pos] != 0  # a bool as the generated decoder reads it: any byte but 0 is true
+    if buf[pos + 1]:  # the request's own tagged fields: the generated decoder keeps them
+        return None
+    pos += 2
+    if pos > blen:
+        return None
+    return {"validate_only": validate_only}, rows, pos
+
+
+def _ops(buf: bytes, sbuf: str, pos: int) -> tuple[tuple[tuple[str, float, bool], ...], int] | None:
+    """The ops of an alteration with any number of them but one (the common case is inline in the loop)."""
+    c = buf[pos]
+    if not 0 < c < 128:
+        return None
+    pos += 1
+    ops: list[tuple[str, float, bool]] = []
+    for _ in range(c - 1):
+        key = _string(buf, sbuf, pos, False)
+        if key is None:
+            return None
+        pos = key[1]
+        value, remove, tags = _OP_READ(buf, pos)
+        if tags:  # tagged fields on the op
+            return None
+        ops.append((key[0], value, remove))  # type: ignore[arg-type]
+        pos += 10
+    return tuple(ops), pos
+
+
+_REQUEST_READERS: dict[tuple[str, int], Callable[[bytes, int, int], tuple[dict[str, Any], Any, int] | None]] = {
+    ("AlterClientQuotasRequest", 1): _alter_request_rows_v1,
+}
+
+
+def with_request_rows(cls: type, version: int, generated: Callable[..., Any]) -> Callable[..., Any]:
+    """The (eager) decoder of ``cls`` at ``version``: ``generated``, or for the requests in ``_REQUEST_READERS``
+    their rows reader in front of it.  The fake broker decodes its requests so: the message it gives has its
+    ``entries`` as rows (:func:`request_rows`), built into the structs on first read, so it is the generated
+    decoder's message to everyone else; its encoder writes it back from the rows."""
+    name = getattr(cls, "NAME", None)
+    read = _REQUEST_READERS.get((name, version)) if isinstance(name, str) else None
+    if read is None or not isinstance(name, str):
+        return generated
+    from kadmin.protocol.registry import message_type  # here: the registry imports this module's importer
+
+    if message_type(name) is not cls:  # a schema loaded by the user, not kadmin's
+        return generated
+    LazyField.install(cls, "entries")
+    new = object.__new__
+
+    def decode(buf: bytes, pos: int, blen: int) -> tuple[Any, int]:
+        try:
+            got = read(buf, pos, blen)
+        except (IndexError, ValueError, struct.error):  # malformed: the generated decoder says where
+            got = None
+        if got is None:
+            return generated(buf, pos, blen)  # type: ignore[no-any-return]
+        fields, rows, end = got
+        o: Any = new(cls)
+        for attr, value in fields.items():
+            setattr(o, attr, value)
+        o._unknown_tags = None
+        o._lazy = {"entries": (_alter_structs, cls, rows, rows)}
+        return o, end
+
+    return decode
+
+
+def request_rows(request: Any) -> list[AlterOpRow] | None:
+    """The rows of an AlterClientQuotasRequest read or made as rows, while its ``entries`` are unread (left in
+    place: they are tuples, nobody changes them); None once the structs were built: read ``entries`` then."""
+    try:
+        thunk = request._lazy.get("entries")
+    except AttributeError:
+        return None
+    if thunk is None or len(thunk) < 4 or thunk[0] is not _alter_structs:
+        return None
+    rows: list[AlterOpRow] = thunk[3]
+    return rows
+
+
+#: One entity of a DescribeClientQuotasResponse as the fake answers it: its (type, name) pairs and its
+#: {key: value}, both written in the order given.
+DescribeRow = tuple[tuple[tuple[str, str | None], ...], dict[str, float]]
+
+
+def _alter_answer_structs(cls: Any, rows: list[AlterRow]) -> list[Any]:
+    entry, entity = cls.EntryData._from_values, cls.EntityData._from_values
+    return [entry(code, message, [entity(t, n) for t, n in pairs]) for code, message, pairs in rows]
+
+
+def _describe_answer_structs(cls: Any, rows: list[DescribeRow]) -> list[Any]:
+    entry, entity, value = cls.EntryData._from_values, cls.EntityData._from_values, cls.ValueData._from_values
+    return [entry([entity(t, n) for t, n in pairs], [value(k, v) for k, v in values.items()])
+            for pairs, values in rows]
+
+
+def response_with_rows(cls: Any, rows: list[Any], **fields: Any) -> Any:
+    """An AlterClientQuotasResponse (rows: :data:`AlterRow`) or DescribeClientQuotasResponse (rows:
+    :data:`DescribeRow`) whose entries are ``rows``, the fake broker's answer: at version 1 its encoder writes
+    them straight from the rows, not from two or three structs and two lists per entity (issue #28); reading
+    ``entries`` (any other version, equality, ``repr``) builds the structs.  ``fields``: the other fields (every
+    one of them, as the structs' constructor would be given).  The rows must stay as they are until encoded."""
+    build = _ANSWER_BUILDERS[cls.NAME]
+    LazyField.install(cls, "entries")
+    o = object.__new__(cls)
+    for f in cls._kfields:
+        if f.attr != "entries":
+            setattr(o, f.attr, fields[f.attr])
+    o._unknown_tags = None
+    o._lazy = {"entries": (build, cls, rows, rows)}
+    return o
+
+
+_ANSWER_BUILDERS: dict[str, Callable[[Any, list[Any]], list[Any]]] = {
+    "AlterClientQuotasResponse": _alter_answer_structs,
+    "DescribeClientQuotasResponse": _describe_answer_structs,
+}
+
+
+def _count(n: int, out: bytearray) -> None:
+    """A compact array's count (``n`` + 1, as a varint)."""
+    if n < 127:
+        out.append(n + 1)
+    else:
+        out += write_uvarint(n + 1)
+
+
+def _nullable_string(text: str | None, out: bytearray) -> None:
+    if text is None:
+        out.append(0)
+    else:
+        _compact_string(text, out)
+
+
+def _write_pairs(pairs: tuple[tuple[str, str | None], ...], known: dict[str, bytes], out: bytearray) -> None:
+    """An entity's components (count, then each type, name and empty tagged fields); one component of a type
+    seen before is a lookup, its name and three appends."""
+    if len(pairs) == 1:
+        (etype, name), = pairs
+        head = known.get(etype)
+        if head is None:
+            part = bytearray(b"\x02")
+            _compact_string(etype, part)
+            head = known[etype] = bytes(part)
+        out += head
+        if name is None:
+            out.append(0)
+        else:
+            raw = name.encode("utf-8")
+            if len(raw) < 127:
+                out.append(len(raw) + 1)
+            else:
+                out += write_uvarint(len(raw) + 1)
+            out += raw
+        out.append(0)
+        return
+    _count(len(pairs), out)
+    for etype, name in pairs:
+        _compact_string(etype, out)
+        _nullable_string(name, out)
+        out.append(0)
+
+
+def _write_alter_answer_v1(rows: list[AlterRow], o: Any, out: bytearray) -> None:
+    """AlterClientQuotasResponse v1 from rows: byte for byte what the generated encoder writes for the same
+    structs (tests/fake/test_fake_quota_rows.py)."""
+    known: dict[str, bytes] = {}  # entity types repeat: each encoded once
+    out += _THROTTLE(o.throttle_time_ms)
+    _count(len(rows), out)
+    for code, message, pairs in rows:
+        if message is None:
+            out += _CODE_NULL(code, 0)
+        else:
+            out += _CODE(code)
+            _compact_string(message, out)
+        _write_pairs(pairs, known, out)
+        out.append(0)
+    out.append(0)
+
+
+def _write_describe_answer_v1(rows: list[DescribeRow], o: Any, out: bytearray) -> None:
+    """DescribeClientQuotasResponse v1 from rows: byte for byte what the generated encoder writes for the same
+    structs (tests/fake/test_fake_quota_rows.py)."""
+    known: dict[str, bytes] = {}  # entity types and quota keys repeat: each encoded once
+    if o.error_message is None:
+        out += _THROTTLE_CODE_NULL(o.throttle_time_ms, o.error_code, 0)
+    else:
+        out += _THROTTLE_CODE(o.throttle_time_ms, o.error_code)
+        _compact_string(o.error_message, out)
+    _count(len(rows), out)
+    for pairs, values in rows:
+        _write_pairs(pairs, known, out)
+        if len(values) == 1:
+            (key, value), = values.items()
+            head = known.get(key)
+            if head is None:
+                part = bytearray(b"\x02")
+                _compact_string(key, part)
+                head = known[key] = bytes(part)
+            out += head
+            out += _VALUE_END(value, 0, 0)
+            continue
+        _count(len(values), out)
+        for key, value in values.items():
+            _compact_string(key, out)
+            out += _VALUE(value, 0)
+        out.append(0)
+    out.append(0)
+
+
+_WRITERS[("AlterClientQuotasResponse", 1)] = (_write_alter_answer_v1, _alter_answer_structs)
+_WRITERS[("DescribeClientQuotasResponse", 1)] = (_write_describe_answer_v1, _describe_answer_structs)
