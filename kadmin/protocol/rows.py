@@ -724,7 +724,24 @@ def _write_alter_answer_v1(rows: list[AlterRow], o: Any, out: bytearray) -> None
     known: dict[str, bytes] = {}  # entity types repeat: each encoded once
     out += _THROTTLE(o.throttle_time_ms)
     _count(len(rows), out)
+    # The usual row, a success for one component: everything before its name (no error, a null message, the
+    # component count and the type) is the last such row's when the type is the same, so one append.
+    last_type = ""
+    head = b""
     for code, message, pairs in rows:
+        if code == 0 and message is None and len(pairs) == 1:
+            (etype, name), = pairs
+            if etype != last_type or not head:
+                part = bytearray(b"\x00\x00\x00\x02")
+                _compact_string(etype, part)
+                head, last_type = bytes(part), etype
+            out += head
+            if name is None:
+                out.append(0)
+            else:
+                _compact_string(name, out)
+            out += b"\x00\x00"  # no tagged fields on the component, none on the entry
+            continue
         if message is None:
             out += _CODE_NULL(code, 0)
         else:
@@ -738,25 +755,39 @@ def _write_alter_answer_v1(rows: list[AlterRow], o: Any, out: bytearray) -> None
 def _write_describe_answer_v1(rows: list[DescribeRow], o: Any, out: bytearray) -> None:
     """DescribeClientQuotasResponse v1 from rows: byte for byte what the generated encoder writes for the same
     structs (tests/fake/test_fake_quota_rows.py)."""
-    known: dict[str, bytes] = {}  # entity types and quota keys repeat: each encoded once
     if o.error_message is None:
         out += _THROTTLE_CODE_NULL(o.throttle_time_ms, o.error_code, 0)
     else:
         out += _THROTTLE_CODE(o.throttle_time_ms, o.error_code)
         _compact_string(o.error_message, out)
     _count(len(rows), out)
+    # The usual row, one component and one value: the bytes before its name (the component count and the type)
+    # and between its name and its value (the component's tag byte, the value count and the key) are the last
+    # such row's when its type and key are the same, so each is one append.
+    last_type = last_key = ""
+    type_head = key_head = b""
+    known: dict[str, bytes] = {}  # the other rows' entity types
     for pairs, values in rows:
-        _write_pairs(pairs, known, out)
-        if len(values) == 1:
+        if len(pairs) == 1 and len(values) == 1:
+            (etype, name), = pairs
             (key, value), = values.items()
-            head = known.get(key)
-            if head is None:
+            if etype != last_type or not type_head:
                 part = bytearray(b"\x02")
+                _compact_string(etype, part)
+                type_head, last_type = bytes(part), etype
+            if key != last_key or not key_head:
+                part = bytearray(b"\x00\x02")
                 _compact_string(key, part)
-                head = known[key] = bytes(part)
-            out += head
+                key_head, last_key = bytes(part), key
+            out += type_head
+            if name is None:
+                out.append(0)
+            else:
+                _compact_string(name, out)
+            out += key_head
             out += _VALUE_END(value, 0, 0)
             continue
+        _write_pairs(pairs, known, out)
         _count(len(values), out)
         for key, value in values.items():
             _compact_string(key, out)

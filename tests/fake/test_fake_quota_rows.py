@@ -320,16 +320,18 @@ def test_the_area_keeps_its_order_until_its_entities_change() -> None:
     q.update({(("user", f"u{i}"),): {"k": 1.0} for i in (3, 1, 2)})
 
     def order_right() -> list[Any]:
-        got = q.answer_order()
-        assert got == sorted(q, key=repr)
+        got = q.answer_items()
+        assert [entity for entity, _ in got] == sorted(q, key=repr)
+        assert all(values is q[entity] for entity, values in got)
         return got
 
     kept = order_right()
-    q[(("user", "u1"),)] = {"k": 2.0}  # a known entity: the order stays
-    q[(("user", "u1"),)]["k"] = 3.0
+    q[(("user", "u1"),)]["k"] = 3.0  # a new value of a known entity: the list stays
     q.put((("user", "u2"),), "k", 4.0)
-    assert order_right() is kept
+    q.setdefault((("user", "u3"),), {})["j"] = 1.0
+    assert order_right() is kept and dict(kept)[(("user", "u3"),)] == {"k": 1.0, "j": 1.0}
     changes: list[Any] = [
+        lambda: q.__setitem__((("user", "u1"),), {"k": 2.0}),  # another values dict for a known entity
         lambda: q.__setitem__((("user", "u0"),), {"k": 1.0}),
         lambda: q.setdefault((("user", None),), {"k": 1.0}),
         lambda: q.put((("ip", "1.2.3.4"),), "k", 1.0),
@@ -340,10 +342,10 @@ def test_the_area_keeps_its_order_until_its_entities_change() -> None:
         lambda: q.update({(("client-id", "c"),): {"k": 1.0}}),
         lambda: q.__ior__({(("client-id", "d"),): {"k": 1.0}}),
         lambda: q.clear(),
-        lambda: q.update([((("user", "z"),), {"k": 1.0})], **{}),
+        lambda: q.update([((("user", "z"),), {"k": 1.0})]),
     ]
     for change in changes:
         order_right()
         change()
         order_right()
-    assert q.answer_order() == [(("user", "z"),)]
+    assert q.answer_items() == [((("user", "z"),), {"k": 1.0})]

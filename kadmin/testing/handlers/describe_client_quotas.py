@@ -90,11 +90,11 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     # Entities in answer order (by repr, kept by the area while its entities stay the same), each with a copy of
     # its values in key order: the answer is written from these rows after the cluster's lock is released
     # (kadmin.protocol.rows.response_with_rows), not from 25,000 structs for 5,000 entities (issue #28).
-    order = area.answer_order()
+    items = area.answer_items()
     if comps or strict:
-        order = [entity for entity in order if _matches(entity, comps, strict)]
+        items = [item for item in items if _matches(item[0], comps, strict)]
     rows = [(entity, values.copy() if len(values) == 1 else dict(sorted(values.items())))
-            for entity in order if (values := area[entity])]
+            for entity, values in items if values]
     return response_with_rows(R, rows, throttle_time_ms=0, error_code=NONE, error_message=None)
 
 
