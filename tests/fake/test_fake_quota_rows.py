@@ -12,7 +12,7 @@ import pytest
 
 from kadmin.errors import ProtocolError
 from kadmin.protocol import message_type
-from kadmin.protocol.rows import request_rows, response_with_rows, take_rows
+from kadmin.protocol.rows import request_rows, response_with_rows, take_rows, uniform_alterations
 from kadmin.testing import FakeCluster
 from kadmin.testing.handlers import HANDLERS, RequestContext, SaslState
 from kadmin.testing.handlers.alter_client_quotas import apply_ops, checked_entry
@@ -99,8 +99,49 @@ def test_tagged_fields_anywhere_leave_the_request_to_the_generated_decoder(where
     assert request_rows(got) is None and got == msg == generated(data)[0]
 
 
-def test_every_truncation_and_corruption_decodes_or_fails_as_the_generated_decoder() -> None:
-    rows = [COMMON[0], COMMON[1], COMMON[131], COMMON[130], COMMON[1]]
+#: One Set of one key on one-component entities of one type: read as UniformAlterations (130 entries: a two-byte
+#: count; default names among them).
+UNIFORM: list[Any] = [((("client-id", None if i % 50 == 7 else f"c{i}"),), (("producer_byte_rate", 1.5 * i, False),))
+                      for i in range(130)]
+
+
+@pytest.mark.parametrize("validate_only", [False, True])
+def test_alike_alterations_are_read_as_uniform_and_are_the_generated_decoders_message(validate_only: bool) -> None:
+    data = structs(UNIFORM, validate_only).encode(1)
+    msg = A.decode(data, 1, exact=True)
+    uniform = uniform_alterations(msg)
+    assert uniform is not None and (uniform.entity_type, uniform.key) == ("client-id", "producer_byte_rate")
+    assert uniform.names[7] is None and uniform.values[3] == 4.5 and len(uniform.names) == 130
+    assert request_rows(msg) == UNIFORM and msg.validate_only is validate_only
+    assert msg.encode(1) == data and msg.encode(0) == structs(UNIFORM, validate_only).encode(0)
+    assert msg == generated(data)[0] == structs(UNIFORM, validate_only)
+    assert uniform_alterations(msg) is None and request_rows(msg) is None  # read: the structs are the message
+
+
+@pytest.mark.parametrize(("odd", "as_rows"), [
+    (((("client-id", "x"),), (("producer_byte_rate", 1.0, True),)), True),  # a remove
+    (((("client-id", "x"),), (("consumer_byte_rate", 1.0, False),)), True),  # another key
+    (((("user", "x"),), (("producer_byte_rate", 1.0, False),)), True),  # another type
+    (((("client-id", "x"), ("user", "y")), (("producer_byte_rate", 1.0, False),)), True),  # two components
+    (((("client-id", "x"),), (("producer_byte_rate", 1.0, False), ("request_percentage", 1.0, False))), True),
+    (((("client-id", "x"),), ()), True),  # no op
+    (((("client-id", "zoë"),), (("producer_byte_rate", 1.0, False),)), False),  # non-ASCII: generated
+    (((("client-id", "n" * 130),), (("producer_byte_rate", 1.0, False),)), False),  # a two-byte length
+])
+@pytest.mark.parametrize("where", [0, 1, 2])
+def test_alterations_not_all_alike_are_read_as_rows_or_by_the_generated_decoder(odd: Any, as_rows: bool,
+                                                                                 where: int) -> None:
+    rows = UNIFORM[:2]
+    rows = rows[:where] + [odd] + rows[where:]
+    data = structs(rows, False).encode(1)
+    msg = A.decode(data, 1, exact=True)
+    assert uniform_alterations(msg) is None
+    assert request_rows(msg) == (rows if as_rows else None)
+    assert msg == generated(data)[0] == structs(rows, False)
+
+
+@pytest.mark.parametrize("rows", [UNIFORM[5:9], UNIFORM[4:9] + [COMMON[131]]], ids=["uniform", "rows"])
+def test_every_truncation_and_corruption_decodes_or_fails_as_the_generated_decoder(rows: list[Any]) -> None:
     data = structs(rows, True).encode(1)
     assert request_rows(A.decode(data, 1)) == rows
 
@@ -257,6 +298,32 @@ def test_the_common_case_check_answers_as_the_full_rules_do(fake: FakeCluster, v
         assert [tuple((p.entity_type, p.entity_name) for p in e.entity) for e in resp.entries] == [
             pairs for pairs, _ in rows]
         assert fake.quotas == state
+
+
+@pytest.mark.parametrize("validate_only", [False, True])
+def test_alike_alterations_are_answered_as_the_full_rules_do(fake: FakeCluster, validate_only: bool) -> None:
+    """Requests read as UniformAlterations (one type, one key): every value rule, default, empty and repeated
+    names, at v1 (uniform) and v0 (the structs' rows), against checked_entry."""
+    zero_allowed = 4 in fake._brokers[fake.node_ids[0]].table
+    values = [1.0, 0.0, -0.0, -1.0, 1.5, 1000.0000001, 2.0 ** 63, 2.0 ** 64, math.inf, -math.inf, math.nan, 1e-9, 7.0]
+    for etype in ("user", "client-id", "ip", "group"):
+        for key in ("producer_byte_rate", "request_percentage", "connection_creation_rate", "bogus"):
+            names: list[str | None] = [f"n{i}" for i in range(len(values))] + [None, "", "n1", "n0", None, "1.2.3.4"]
+            rows = [(((etype, name),), ((key, value, False),))
+                    for name, value in zip(names, values + [3.0, 3.0, 4.0, 5.0, 2.0, 1.0], strict=True)]
+            want, state = expected(rows, zero_allowed, validate_only)
+            data = structs(rows, validate_only).encode(1)
+            assert uniform_alterations(A.decode(data, 1)) is not None
+            for version in (1, 0):
+                fake.quotas = {(("user", "n2"),): {"producer_byte_rate": 9.0}}
+                with raw(fake) as conn:
+                    resp = conn.request(49, version, request=structs(rows, validate_only))
+                assert [(e.error_code, e.error_message) for e in resp.entries] == want, (etype, key, version)
+                before = {(("user", "n2"),): {"producer_byte_rate": 9.0}}
+                if not validate_only:
+                    for entity, got in state.items():
+                        before.setdefault(entity, {}).update(got)
+                assert fake.quotas == before, (etype, key, version)
 
 
 def test_the_request_log_names_entities_the_same_from_rows_and_from_structs(fake: FakeCluster) -> None:

@@ -34,7 +34,14 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from kadmin.protocol.rows import AlterOpRow, AlterRow, request_rows, response_with_rows
+from kadmin.protocol.rows import (
+    AlterOpRow,
+    AlterRow,
+    UniformAlterations,
+    request_rows,
+    response_with_rows,
+    uniform_alterations,
+)
 from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import (
     CLUSTER_AUTHORIZATION_FAILED,
@@ -185,50 +192,97 @@ _USER_OR_CLIENT = frozenset({"user", "client-id"})
 _INF = math.inf
 
 
+class _Alter:
+    """One request's alterations being checked and applied, in order, with the entities seen so far."""
+
+    def __init__(self, area: Quotas, validate_only: bool, zero_allowed: bool) -> None:
+        self.area = area
+        self.validate_only = validate_only
+        self.zero_allowed = zero_allowed
+        self.seen: set[QuotaEntity] = set()
+        # The answer is written from rows (kadmin.protocol.rows.response_with_rows): one tuple per entry instead
+        # of an entry struct, its entity structs and a list each (issue #28).
+        self.out: list[AlterRow] = []
+
+    def checked(self, pairs: Pairs, ops: OpRows) -> None:
+        """Every rule of the module docstring (checked_entry), then the change unless validate_only."""
+        code, message = NONE, None
+        try:
+            entity, checked = checked_entry(pairs, ops, self.seen, self.zero_allowed)
+        except QuotaRequestError as e:
+            code, message = e.code, e.message
+        else:
+            if not self.validate_only:
+                apply_ops(self.area, entity, checked)
+        self.out.append((code, message, pairs))
+
+    def rows(self, rows: list[AlterOpRow]) -> None:
+        """Any alterations.  The common one, one Set of a user or client-id entity, is checked in a few comparisons
+        (the rules that can fail it: a non-empty name, a valid key, a float in range, for a LONG a whole number; its
+        entity is its pairs, not seen before); anything else, and anything that would fail, goes through
+        :meth:`checked`: the same rules, order and messages."""
+        zero_allowed, validate_only, seen = self.zero_allowed, self.validate_only, self.seen
+        current_of, area, add = self.area.get, self.area, self.out.append
+        max_long = _MAX[LONG]
+        for pairs, ops in rows:
+            if len(pairs) == 1 and len(ops) == 1 and pairs not in seen:
+                (etype, name), = pairs
+                (key, value, remove), = ops
+                kind = USER_CLIENT_KEYS.get(key) if etype in _USER_OR_CLIENT and name != "" and not remove else None
+                if (kind is not None and type(value) is float and (0.0 < value or zero_allowed and value == 0.0)
+                        and (value < _INF if kind == DOUBLE else value <= max_long and value.is_integer())):
+                    seen.add(pairs)
+                    if not validate_only:
+                        current = current_of(pairs)
+                        if current is None:
+                            area[pairs] = {key: value}
+                        else:
+                            current[key] = value
+                    add((NONE, None, pairs))
+                    continue
+            self.checked(pairs, ops)
+
+    def uniform(self, alts: UniformAlterations) -> None:
+        """Alterations that all set one key on one-component entities of one type (as the codec read them): the
+        checks of :meth:`rows` that depend on the type and key made once, each entry's on its name and value."""
+        etype, key = alts.entity_type, alts.key
+        kind = USER_CLIENT_KEYS.get(key) if etype in _USER_OR_CLIENT else None
+        if kind is None:
+            self.rows(alts.rows())
+            return
+        zero_allowed, validate_only, seen = self.zero_allowed, self.validate_only, self.seen
+        current_of, area, add = self.area.get, self.area, self.out.append
+        max_long = _INF if kind == DOUBLE else _MAX[LONG]
+        whole = kind != DOUBLE
+        for name, value in zip(alts.names, alts.values, strict=True):
+            pairs = ((etype, name),)
+            if (name != "" and (0.0 < value or zero_allowed and value == 0.0) and value <= max_long
+                    and (value.is_integer() if whole else value < _INF)):
+                before = len(seen)
+                seen.add(pairs)
+                if len(seen) > before:  # else a duplicate entity: checked() says so
+                    if not validate_only:
+                        current = current_of(pairs)
+                        if current is None:
+                            area[pairs] = {key: value}
+                        else:
+                            current[key] = value
+                    add((NONE, None, pairs))
+                    continue
+            self.checked(pairs, ((key, value, False),))
+
+
 def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     R = response_class(API_KEY)
     if not ctx.authorize(az.CLUSTER, az.CLUSTER_NAME, az.ALTER_CONFIGS):
         return error_response(ctx, req, version, CLUSTER_AUTHORIZATION_FAILED)
-    validate_only = bool(req.validate_only)
-    zero_allowed = ZK_CONTROLLER_KEY in ctx.table
-    area = ctx.state.area(Quotas)
-    current_of = area.get
-    max_long = _MAX[LONG]
-    # The answer is written from rows (kadmin.protocol.rows.response_with_rows): one tuple per entry instead of
-    # an entry struct, its entity structs and a list each (issue #28).
-    out: list[AlterRow] = []
-    add = out.append
-    seen: set[QuotaEntity] = set()
-    for pairs, ops in _rows(req):
-        # The common alteration, one Set of a user or client-id entity (the rules that can fail it, checked in a
-        # few comparisons: a valid name and key, a float in range, for a LONG a whole number; its entity is its
-        # pairs).  Anything else, and anything that would fail, goes through checked_entry: same rules, order
-        # and messages.
-        if len(pairs) == 1 and len(ops) == 1 and pairs not in seen:
-            (etype, name), = pairs
-            (key, value, remove), = ops
-            kind = USER_CLIENT_KEYS.get(key) if etype in _USER_OR_CLIENT and name != "" and not remove else None
-            if (kind is not None and type(value) is float and (0.0 < value or zero_allowed and value == 0.0)
-                    and (value < _INF if kind == DOUBLE else value <= max_long and value.is_integer())):
-                seen.add(pairs)
-                if not validate_only:
-                    current = current_of(pairs)
-                    if current is None:
-                        area[pairs] = {key: value}
-                    else:
-                        current[key] = value
-                add((NONE, None, pairs))
-                continue
-        code, message = NONE, None
-        try:
-            entity, checked = checked_entry(pairs, ops, seen, zero_allowed)
-        except QuotaRequestError as e:
-            code, message = e.code, e.message
-        else:
-            if not validate_only:
-                apply_ops(area, entity, checked)
-        add((code, message, pairs))
-    return response_with_rows(R, out, throttle_time_ms=0)
+    run = _Alter(ctx.state.area(Quotas), bool(req.validate_only), ZK_CONTROLLER_KEY in ctx.table)
+    uniform = uniform_alterations(req)
+    if uniform is not None:
+        run.uniform(uniform)
+    else:
+        run.rows(_rows(req))
+    return response_with_rows(R, run.out, throttle_time_ms=0)
 
 
 def error_response(ctx: RequestContext, req: Any, version: int, code: int) -> Response:
@@ -241,6 +295,10 @@ def _key(pairs: Pairs) -> str:
 
 
 def keys(req: Any, version: int) -> tuple[str, ...]:
+    uniform = uniform_alterations(req)
+    if uniform is not None:
+        prefix = uniform.entity_type + "="
+        return tuple([prefix + ("<default>" if name is None else name) for name in uniform.names])
     out: list[str] = []
     add = out.append
     for pairs, _ops in _rows(req):
