@@ -844,8 +844,13 @@ def _write_alter_answer_v1(rows: list[AlterRow], o: Any, out: bytearray) -> None
             out += head
             if name is None:
                 out.append(0)
-            else:
-                _compact_string(name, out)
+            else:  # _compact_string, inline
+                raw = name.encode("utf-8")
+                if len(raw) < 127:
+                    out.append(len(raw) + 1)
+                else:
+                    out += write_uvarint(len(raw) + 1)
+                out += raw
             out += b"\x00\x00"  # no tagged fields on the component, none on the entry
             continue
         if message is None:
@@ -876,22 +881,27 @@ def _write_describe_answer_v1(rows: list[DescribeRow], o: Any, out: bytearray) -
     for pairs, values in rows:
         if len(pairs) == 1 and len(values) == 1:
             (etype, name), = pairs
-            (key, value), = values.items()
-            if etype != last_type or not type_head:
-                part = bytearray(b"\x02")
-                _compact_string(etype, part)
-                type_head, last_type = bytes(part), etype
-            if key != last_key or not key_head:
-                part = bytearray(b"\x00\x02")
-                _compact_string(key, part)
-                key_head, last_key = bytes(part), key
-            out += type_head
-            if name is None:
-                out.append(0)
-            else:
-                _compact_string(name, out)
-            out += key_head
-            out += _VALUE_END(value, 0, 0)
+            for key, value in values.items():  # the one value
+                if etype != last_type or not type_head:
+                    part = bytearray(b"\x02")
+                    _compact_string(etype, part)
+                    type_head, last_type = bytes(part), etype
+                if key != last_key or not key_head:
+                    part = bytearray(b"\x00\x02")
+                    _compact_string(key, part)
+                    key_head, last_key = bytes(part), key
+                out += type_head
+                if name is None:
+                    out.append(0)
+                else:  # _compact_string, inline
+                    raw = name.encode("utf-8")
+                    if len(raw) < 127:
+                        out.append(len(raw) + 1)
+                    else:
+                        out += write_uvarint(len(raw) + 1)
+                    out += raw
+                out += key_head
+                out += _VALUE_END(value, 0, 0)
             continue
         _write_pairs(pairs, known, out)
         _count(len(values), out)

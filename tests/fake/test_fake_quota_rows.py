@@ -164,7 +164,9 @@ PAIRS: list[Any] = [(("client-id", f"c{i}"),) for i in range(129)] + [
 
 def alter_rows() -> list[Any]:
     messages = [None, "bad", "Ignoring duplicate entity ü", "m" * 300]
-    return [(0 if i % 3 else 42, messages[i % 4], pairs) for i, pairs in enumerate(PAIRS)]
+    return [(0 if i % 3 else 42, messages[i % 4], pairs) for i, pairs in enumerate(PAIRS)] + [
+        (0, None, (("client-id", "n" * 200),)), (0, None, (("client-id", None),)), (0, None, (("user", "ü"),)),
+        (0, None, (("client-id", "c"),))]  # successes: a two-byte name length, a default, another type, back
 
 
 def alter_structs(rows: list[Any], throttle: int) -> Any:
