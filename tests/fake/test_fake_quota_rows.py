@@ -303,16 +303,21 @@ def test_the_common_case_check_answers_as_the_full_rules_do(fake: FakeCluster, v
 
 
 @pytest.mark.parametrize("validate_only", [False, True])
-def test_alike_alterations_are_answered_as_the_full_rules_do(fake: FakeCluster, validate_only: bool) -> None:
-    """Requests read as UniformAlterations (one type, one key): every value rule, default, empty and repeated
-    names, at v1 (uniform) and v0 (the structs' rows), against checked_entry."""
+@pytest.mark.parametrize("repeats", [True, False])
+def test_alike_alterations_are_answered_as_the_full_rules_do(fake: FakeCluster, validate_only: bool,
+                                                             repeats: bool) -> None:
+    """Requests read as UniformAlterations (one type, one key): every value rule, default, empty and (or not)
+    repeated names, at v1 (uniform) and v0 (the structs' rows), against checked_entry."""
     zero_allowed = 4 in fake._brokers[fake.node_ids[0]].table
     values = [1.0, 0.0, -0.0, -1.0, 1.5, 1000.0000001, 2.0 ** 63, 2.0 ** 64, math.inf, -math.inf, math.nan, 1e-9, 7.0]
     for etype in ("user", "client-id", "ip", "group"):
         for key in ("producer_byte_rate", "request_percentage", "connection_creation_rate", "bogus"):
-            names: list[str | None] = [f"n{i}" for i in range(len(values))] + [None, "", "n1", "n0", None, "1.2.3.4"]
+            names: list[str | None] = [f"n{i}" for i in range(len(values))] + [None, "", "1.2.3.4"]
+            more = [3.0, 3.0, 1.0]
+            if repeats:
+                names, more = names + ["n1", "n0", None], more + [4.0, 5.0, 2.0]
             rows = [(((etype, name),), ((key, value, False),))
-                    for name, value in zip(names, values + [3.0, 3.0, 4.0, 5.0, 2.0, 1.0], strict=True)]
+                    for name, value in zip(names, values + more, strict=True)]
             want, state = expected(rows, zero_allowed, validate_only)
             data = structs(rows, validate_only).encode(1)
             assert uniform_alterations(A.decode(data, 1)) is not None

@@ -254,21 +254,26 @@ class _Alter:
         current_of, area, add = self.area.get, self.area, self.out.append
         max_long = _INF if kind == DOUBLE else _MAX[LONG]
         whole = kind != DOUBLE
+        # Distinct names (the usual bulk request) cannot repeat an entity: then no entry needs the seen set.
+        distinct = len(set(alts.names)) == len(alts.names)
         for name, value in zip(alts.names, alts.values, strict=True):
             pairs = ((etype, name),)
             if (name != "" and (0.0 < value or zero_allowed and value == 0.0) and value <= max_long
                     and (value.is_integer() if whole else value < _INF)):
-                before = len(seen)
-                seen.add(pairs)
-                if len(seen) > before:  # else a duplicate entity: checked() says so
-                    if not validate_only:
-                        current = current_of(pairs)
-                        if current is None:
-                            area[pairs] = {key: value}
-                        else:
-                            current[key] = value
-                    add((NONE, None, pairs))
-                    continue
+                if not distinct:
+                    before = len(seen)
+                    seen.add(pairs)
+                    if len(seen) == before:  # a repeated entity: checked() says so
+                        self.checked(pairs, ((key, value, False),))
+                        continue
+                if not validate_only:
+                    current = current_of(pairs)
+                    if current is None:
+                        area[pairs] = {key: value}
+                    else:
+                        current[key] = value
+                add((NONE, None, pairs))
+                continue
             self.checked(pairs, ((key, value, False),))
 
 
