@@ -20,6 +20,8 @@ alterations were 15,000 structs decoded only to be read once, and 10,000 built o
 * :func:`response_with_rows` makes an AlterClientQuotasResponse or DescribeClientQuotasResponse whose v1
   encoder writes it straight from rows, byte for byte what the structs give.  Which rows a message holds is
   told by its builder (a message the client decoded keeps rows of its own kind there: those are never written).
+  :func:`response_written` writes a describe answer's entries at once, from the fake's live values under its
+  lock, so that nothing has to be copied to stay as it was.
 
 Only the common shape is read here (by every reader): one-byte lengths and counts (multi-byte entry count
 allowed), ASCII strings, no tagged fields inside the entries.  Anything else (and anything malformed) falls back to the
@@ -742,7 +744,7 @@ def uniform_alterations(request: Any) -> UniformAlterations | None:
 
 
 #: One entity of a DescribeClientQuotasResponse as the fake answers it: its (type, name) pairs and its
-#: {key: value}, both written in the order given.
+#: {key: value}; entities are written in the order given, each one's values in key order.
 DescribeRow = tuple[tuple[tuple[str, str | None], ...], dict[str, float]]
 
 
@@ -751,9 +753,12 @@ def _alter_answer_structs(cls: Any, rows: list[AlterRow]) -> list[Any]:
     return [entry(code, message, [entity(t, n) for t, n in pairs]) for code, message, pairs in rows]
 
 
-def _describe_answer_structs(cls: Any, rows: list[DescribeRow]) -> list[Any]:
+def _describe_answer_structs(cls: Any, rows: list[DescribeRow] | bytes) -> list[Any]:
+    if isinstance(rows, bytes):  # the entries as written (response_written): read back by the generated decoder
+        entries: list[Any] = cls.decode(_THROTTLE_CODE_NULL(0, 0, 0) + rows + b"\x00", 1, exact=True).entries
+        return entries
     entry, entity, value = cls.EntryData._from_values, cls.EntityData._from_values, cls.ValueData._from_values
-    return [entry([entity(t, n) for t, n in pairs], [value(k, v) for k, v in values.items()])
+    return [entry([entity(t, n) for t, n in pairs], [value(k, values[k]) for k in sorted(values)])
             for pairs, values in rows]
 
 
@@ -774,7 +779,20 @@ def response_with_rows(cls: Any, rows: list[Any], **fields: Any) -> Any:
     return o
 
 
-_ANSWER_BUILDERS: dict[str, Callable[[Any, list[Any]], list[Any]]] = {
+def response_written(cls: Any, rows: list[DescribeRow], **fields: Any) -> Any:
+    """A DescribeClientQuotasResponse as :func:`response_with_rows` makes it, its entries written now (as at
+    version 1) and ``rows`` not kept: for rows that are live data (the fake's own values, read under its lock),
+    which may change once this returns.  Encoded at version 1, the written entries are copied; reading
+    ``entries`` (another version, equality, ``repr``) decodes them."""
+    o = response_with_rows(cls, [], **fields)
+    written = bytearray()
+    _describe_entries_v1(rows, written)
+    build = _ANSWER_BUILDERS[cls.NAME]
+    o._lazy = {"entries": (build, cls, bytes(written), bytes(written))}
+    return o
+
+
+_ANSWER_BUILDERS: dict[str, Callable[[Any, Any], list[Any]]] = {
     "AlterClientQuotasResponse": _alter_answer_structs,
     "DescribeClientQuotasResponse": _describe_answer_structs,
 }
@@ -863,14 +881,23 @@ def _write_alter_answer_v1(rows: list[AlterRow], o: Any, out: bytearray) -> None
     out.append(0)
 
 
-def _write_describe_answer_v1(rows: list[DescribeRow], o: Any, out: bytearray) -> None:
-    """DescribeClientQuotasResponse v1 from rows: byte for byte what the generated encoder writes for the same
-    structs (tests/fake/test_fake_quota_rows.py)."""
+def _write_describe_answer_v1(rows: list[DescribeRow] | bytes, o: Any, out: bytearray) -> None:
+    """DescribeClientQuotasResponse v1 from rows (or entries already written: response_written): byte for byte
+    what the generated encoder writes for the same structs (tests/fake/test_fake_quota_rows.py)."""
     if o.error_message is None:
         out += _THROTTLE_CODE_NULL(o.throttle_time_ms, o.error_code, 0)
     else:
         out += _THROTTLE_CODE(o.throttle_time_ms, o.error_code)
         _compact_string(o.error_message, out)
+    if isinstance(rows, bytes):
+        out += rows
+    else:
+        _describe_entries_v1(rows, out)
+    out.append(0)
+
+
+def _describe_entries_v1(rows: list[DescribeRow], out: bytearray) -> None:
+    """The entries array of a DescribeClientQuotasResponse v1 (its count, then each entry)."""
     _count(len(rows), out)
     # The usual row, one component and one value: the bytes before its name (the component count and the type)
     # and between its name and its value (the component's tag byte, the value count and the key) are the last
@@ -905,11 +932,10 @@ def _write_describe_answer_v1(rows: list[DescribeRow], o: Any, out: bytearray) -
             continue
         _write_pairs(pairs, known, out)
         _count(len(values), out)
-        for key, value in values.items():
+        for key in sorted(values):
             _compact_string(key, out)
-            out += _VALUE(value, 0)
+            out += _VALUE(values[key], 0)
         out.append(0)
-    out.append(0)
 
 
 _WRITERS[("AlterClientQuotasResponse", 1)] = (_write_alter_answer_v1, _alter_answer_structs)

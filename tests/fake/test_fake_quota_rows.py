@@ -12,7 +12,13 @@ import pytest
 
 from kadmin.errors import ProtocolError
 from kadmin.protocol import message_type
-from kadmin.protocol.rows import request_rows, response_with_rows, take_rows, uniform_alterations
+from kadmin.protocol.rows import (
+    request_rows,
+    response_with_rows,
+    response_written,
+    take_rows,
+    uniform_alterations,
+)
 from kadmin.testing import FakeCluster
 from kadmin.testing.handlers import HANDLERS, RequestContext, SaslState
 from kadmin.testing.handlers.alter_client_quotas import apply_ops, checked_entry
@@ -184,7 +190,7 @@ def describe_rows() -> list[Any]:
 def describe_structs(rows: list[Any], throttle: int, message: str | None) -> Any:
     return DR(throttle_time_ms=throttle, error_code=0, error_message=message, entries=[DR.EntryData(
         entity=[DR.EntityData(entity_type=t, entity_name=n) for t, n in pairs],
-        values=[DR.ValueData(key=k, value=v) for k, v in values.items()]) for pairs, values in rows])
+        values=[DR.ValueData(key=k, value=values[k]) for k in sorted(values)]) for pairs, values in rows])
 
 
 @pytest.mark.parametrize("version", [0, 1])
@@ -207,6 +213,22 @@ def test_a_describe_answer_written_from_rows_is_the_one_written_from_structs(ver
     msg = response_with_rows(DR, rows, throttle_time_ms=3, error_code=0, error_message=message)
     want = describe_structs(rows, 3, message)
     assert msg.encode(version) == want.encode(version)
+    assert msg == want
+
+
+@pytest.mark.parametrize("count", [0, 1, 5, len(PAIRS)])
+@pytest.mark.parametrize("message", [None, "note"])
+def test_a_describe_answer_written_at_once_is_the_structs_and_keeps_no_rows(count: int,
+                                                                           message: str | None) -> None:
+    rows = [(pairs, dict(values)) for pairs, values in (describe_rows()[-count:] if count else [])]
+    msg = response_written(DR, rows, throttle_time_ms=3, error_code=0, error_message=message)
+    want = describe_structs(rows, 3, message)
+    for _pairs, values in rows:  # the live data changes after the answer was made
+        values["producer_byte_rate"] = -1.0
+    msg.throttle_time_ms = 4  # as the broker does when a test injects throttling
+    want.throttle_time_ms = 4
+    assert msg.encode(1) == want.encode(1)
+    assert msg.encode(0) == want.encode(0)  # read back from the written entries
     assert msg == want
 
 
