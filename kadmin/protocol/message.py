@@ -28,7 +28,7 @@ from kadmin.protocol.compiler import (
     raw_alias,
     snake_case,
 )
-from kadmin.protocol.rows import with_row_writer, with_rows
+from kadmin.protocol.rows import with_request_rows, with_row_writer, with_rows
 from kadmin.protocol.schema import FieldSpec, MessageSpec, Versions
 
 
@@ -157,6 +157,8 @@ class Message(Struct):
                     c = VersionCodegen(cls.SCHEMA, cls, version, trace, lazy).generate()
                     if lazy:  # the client's decoder: a few answers are read as rows (kadmin.protocol.rows)
                         c = (c[0], with_rows(cls, version, c[1]))
+                    elif not trace:  # the fake broker's: a few requests are read as rows (the same module)
+                        c = (c[0], with_request_rows(cls, version, c[1]))
                     if not trace:  # a few requests are written from rows (kadmin.protocol.rows)
                         c = (with_row_writer(cls, version, c[0]), c[1])
                     cls._codecs[key] = c

@@ -34,6 +34,14 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from kadmin.protocol.rows import (
+    AlterOpRow,
+    AlterRow,
+    UniformAlterations,
+    request_rows,
+    response_with_rows,
+    uniform_alterations,
+)
 from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import (
     CLUSTER_AUTHORIZATION_FAILED,
@@ -59,6 +67,9 @@ _MAX = {LONG: float(2**63 - 1), INT: float(2**31 - 1)}
 
 #: One alteration's ops once checked: {quota key: value, or None to remove it}.
 Ops = dict[str, "float | None"]
+#: An alteration's entity as sent: its (type, name) pairs; and its ops as sent: (key, value, remove).
+Pairs = tuple[tuple[str, "str | None"], ...]
+OpRows = tuple[tuple[str, float, bool], ...]
 
 
 def _valid_ip(name: str | None) -> bool:
@@ -71,13 +82,12 @@ def _valid_ip(name: str | None) -> bool:
         return False
 
 
-def _entity_keys(entity_data: list[Any]) -> tuple[QuotaEntity, Mapping[str, str]]:
+def _entity_keys(pairs: Pairs) -> tuple[QuotaEntity, Mapping[str, str]]:
     """Checked entity and the config keys (name -> type) valid for it; raises QuotaRequestError.
 
     Checks each component in order (duplicate type, unknown type, empty name), then the combination."""
-    if len(entity_data) == 1:  # the usual entity, one component: the same checks, without the bookkeeping
-        e = entity_data[0]
-        etype, name = e.entity_type, e.entity_name
+    if len(pairs) == 1:  # the usual entity, one component: the same checks, without the bookkeeping
+        (etype, name), = pairs
         keys = _KEYS_OF.get(etype)
         if keys is None:
             raise QuotaRequestError(INVALID_REQUEST, f"Unhandled client quota entity type: {etype}")
@@ -86,18 +96,17 @@ def _entity_keys(entity_data: list[Any]) -> tuple[QuotaEntity, Mapping[str, str]
         if keys is IP_KEYS and not _valid_ip(name):
             raise QuotaRequestError(INVALID_REQUEST, f"{name} is not a valid IP or resolvable host.")
         return ((etype, name),), keys
-    if not entity_data:
+    if not pairs:
         raise QuotaRequestError(INVALID_REQUEST, "Invalid empty client quota entity")
     seen: dict[str, str | None] = {}
-    for e in entity_data:
-        if e.entity_type in seen:
-            raise QuotaRequestError(INVALID_REQUEST,
-                                    f"Invalid client quota entity, duplicate entity entry {e.entity_type}")
-        if e.entity_type not in QUOTA_ENTITY_TYPES:
-            raise QuotaRequestError(INVALID_REQUEST, f"Unhandled client quota entity type: {e.entity_type}")
-        if e.entity_name is not None and e.entity_name == "":
-            raise QuotaRequestError(INVALID_REQUEST, f"Empty {e.entity_type} not supported")
-        seen[e.entity_type] = e.entity_name
+    for etype, name in pairs:
+        if etype in seen:
+            raise QuotaRequestError(INVALID_REQUEST, f"Invalid client quota entity, duplicate entity entry {etype}")
+        if etype not in QUOTA_ENTITY_TYPES:
+            raise QuotaRequestError(INVALID_REQUEST, f"Unhandled client quota entity type: {etype}")
+        if name is not None and name == "":
+            raise QuotaRequestError(INVALID_REQUEST, f"Empty {etype} not supported")
+        seen[etype] = name
     if "ip" in seen:
         if "user" in seen or "client-id" in seen:
             raise QuotaRequestError(INVALID_REQUEST, "Invalid quota entity combination, IP entity should not "
@@ -131,23 +140,25 @@ def _check_value(keys: Mapping[str, str], key: str, value: float, zero_allowed: 
 ZK_CONTROLLER_KEY = 4
 
 
-def checked_entry(entry: Any, seen_entities: set[QuotaEntity], zero_allowed: bool) -> tuple[QuotaEntity, Ops]:
-    """The entry's entity and ops, every rule of the module docstring checked in Kafka's order (entity, duplicate
-    entity, duplicate key, then each value); raises QuotaRequestError.  Records the entity in ``seen_entities``."""
-    entity, keys = _entity_keys(entry.entity)
+def checked_entry(pairs: Pairs, ops: OpRows, seen_entities: set[QuotaEntity],
+                  zero_allowed: bool) -> tuple[QuotaEntity, Ops]:
+    """The alteration's entity and ops, every rule of the module docstring checked in Kafka's order (entity,
+    duplicate entity, duplicate key, then each value); raises QuotaRequestError.  Records the entity in
+    ``seen_entities``."""
+    entity, keys = _entity_keys(pairs)
     if entity in seen_entities:
         raise QuotaRequestError(INVALID_REQUEST, f"Ignoring duplicate entity {_entity_text(entity)}")
     seen_entities.add(entity)
-    ops: Ops = {}
-    for op in entry.ops:
-        if op.key in ops:
-            raise QuotaRequestError(INVALID_REQUEST, f"Duplicate quota key {op.key} not updating quota for "
+    checked: Ops = {}
+    for key, value, remove in ops:
+        if key in checked:
+            raise QuotaRequestError(INVALID_REQUEST, f"Duplicate quota key {key} not updating quota for "
                                     f"this entity {_entity_text(entity)}")
-        ops[op.key] = None if op.remove else op.value
-    for key, value in ops.items():
-        if value is not None:
-            _check_value(keys, key, value, zero_allowed)
-    return entity, ops
+        checked[key] = None if remove else value
+    for key, wanted in checked.items():
+        if wanted is not None:
+            _check_value(keys, key, wanted, zero_allowed)
+    return entity, checked
 
 
 def apply_ops(area: Quotas, entity: QuotaEntity, ops: Ops) -> None:
@@ -166,45 +177,142 @@ def _entity_text(entity: QuotaEntity) -> str:
     return "ClientQuotaEntity(entries={" + ", ".join(f"{t}={n}" for t, n in entity) + "})"
 
 
+def _rows(req: Any) -> list[AlterOpRow]:
+    """The request's alterations as rows: as the codec read them (kadmin.protocol.rows; AlterClientQuotas v1 in
+    the common shape), else from its structs (v0, non-ASCII names, tagged fields...)."""
+    rows = request_rows(req)
+    if rows is not None:
+        return rows
+    return [(tuple([(e.entity_type, e.entity_name) for e in entry.entity]),
+             tuple([(op.key, op.value, op.remove) for op in entry.ops])) for entry in req.entries]
+
+
+#: The entity types whose quota keys are USER_CLIENT_KEYS (what the common alteration sets).
+_USER_OR_CLIENT = frozenset({"user", "client-id"})
+_INF = math.inf
+
+
+class _Alter:
+    """One request's alterations being checked and applied, in order, with the entities seen so far."""
+
+    def __init__(self, area: Quotas, validate_only: bool, zero_allowed: bool) -> None:
+        self.area = area
+        self.validate_only = validate_only
+        self.zero_allowed = zero_allowed
+        self.seen: set[QuotaEntity] = set()
+        # The answer is written from rows (kadmin.protocol.rows.response_with_rows): one tuple per entry instead
+        # of an entry struct, its entity structs and a list each (issue #28).
+        self.out: list[AlterRow] = []
+
+    def checked(self, pairs: Pairs, ops: OpRows) -> None:
+        """Every rule of the module docstring (checked_entry), then the change unless validate_only."""
+        code, message = NONE, None
+        try:
+            entity, checked = checked_entry(pairs, ops, self.seen, self.zero_allowed)
+        except QuotaRequestError as e:
+            code, message = e.code, e.message
+        else:
+            if not self.validate_only:
+                apply_ops(self.area, entity, checked)
+        self.out.append((code, message, pairs))
+
+    def rows(self, rows: list[AlterOpRow]) -> None:
+        """Any alterations.  The common one, one Set of a user or client-id entity, is checked in a few comparisons
+        (the rules that can fail it: a non-empty name, a valid key, a float in range, for a LONG a whole number; its
+        entity is its pairs, not seen before); anything else, and anything that would fail, goes through
+        :meth:`checked`: the same rules, order and messages."""
+        zero_allowed, validate_only, seen = self.zero_allowed, self.validate_only, self.seen
+        current_of, area, add = self.area.get, self.area, self.out.append
+        max_long = _MAX[LONG]
+        for pairs, ops in rows:
+            if len(pairs) == 1 and len(ops) == 1 and pairs not in seen:
+                (etype, name), = pairs
+                (key, value, remove), = ops
+                kind = USER_CLIENT_KEYS.get(key) if etype in _USER_OR_CLIENT and name != "" and not remove else None
+                if (kind is not None and type(value) is float and (0.0 < value or zero_allowed and value == 0.0)
+                        and (value < _INF if kind == DOUBLE else value <= max_long and value.is_integer())):
+                    seen.add(pairs)
+                    if not validate_only:
+                        current = current_of(pairs)
+                        if current is None:
+                            area[pairs] = {key: value}
+                        else:
+                            current[key] = value
+                    add((NONE, None, pairs))
+                    continue
+            self.checked(pairs, ops)
+
+    def uniform(self, alts: UniformAlterations) -> None:
+        """Alterations that all set one key on one-component entities of one type (as the codec read them): the
+        checks of :meth:`rows` that depend on the type and key made once, each entry's on its name and value."""
+        etype, key = alts.entity_type, alts.key
+        kind = USER_CLIENT_KEYS.get(key) if etype in _USER_OR_CLIENT else None
+        if kind is None:
+            self.rows(alts.rows())
+            return
+        zero_allowed, validate_only, seen = self.zero_allowed, self.validate_only, self.seen
+        current_of, area, add = self.area.get, self.area, self.out.append
+        max_long = _INF if kind == DOUBLE else _MAX[LONG]
+        whole = kind != DOUBLE
+        # Distinct names (the usual bulk request) cannot repeat an entity: then no entry needs the seen set.
+        distinct = len(set(alts.names)) == len(alts.names)
+        for name, value in zip(alts.names, alts.values, strict=True):
+            pairs = ((etype, name),)
+            if (name != "" and (0.0 < value or zero_allowed and value == 0.0) and value <= max_long
+                    and (value.is_integer() if whole else value < _INF)):
+                if not distinct:
+                    before = len(seen)
+                    seen.add(pairs)
+                    if len(seen) == before:  # a repeated entity: checked() says so
+                        self.checked(pairs, ((key, value, False),))
+                        continue
+                if not validate_only:
+                    current = current_of(pairs)
+                    if current is None:
+                        area[pairs] = {key: value}
+                    else:
+                        current[key] = value
+                add((NONE, None, pairs))
+                continue
+            self.checked(pairs, ((key, value, False),))
+
+
 def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     R = response_class(API_KEY)
     if not ctx.authorize(az.CLUSTER, az.CLUSTER_NAME, az.ALTER_CONFIGS):
         return error_response(ctx, req, version, CLUSTER_AUTHORIZATION_FAILED)
-    validate_only = bool(req.validate_only)
-    zero_allowed = ZK_CONTROLLER_KEY in ctx.table
-    area = ctx.state.area(Quotas)
-    # Answers are built with the structs' positional constructors (every field, in schema order: error code,
-    # message, entity; type, name): 5,000 entries are 10,000 structs, and keyword __init__ was a fifth of this
-    # handler's time (issue #28).
-    entry_of, part_of = R.EntryData._from_values, R.EntityData._from_values
-    out = []
-    seen: set[QuotaEntity] = set()
-    for entry in req.entries:
-        code, message = NONE, None
-        try:
-            entity, ops = checked_entry(entry, seen, zero_allowed)
-        except QuotaRequestError as e:
-            code, message = e.code, e.message
-        else:
-            if not validate_only:
-                apply_ops(area, entity, ops)
-        out.append(entry_of(code, message, [part_of(e.entity_type, e.entity_name) for e in entry.entity]))
-    return R(entries=out)
+    run = _Alter(ctx.state.area(Quotas), bool(req.validate_only), ZK_CONTROLLER_KEY in ctx.table)
+    uniform = uniform_alterations(req)
+    if uniform is not None:
+        run.uniform(uniform)
+    else:
+        run.rows(_rows(req))
+    return response_with_rows(R, run.out, throttle_time_ms=0)
 
 
 def error_response(ctx: RequestContext, req: Any, version: int, code: int) -> Response:
-    R = response_class(API_KEY)
-    return R(entries=[R.EntryData(error_code=code, error_message=None, entity=[
-        R.EntityData(entity_type=e.entity_type, entity_name=e.entity_name) for e in entry.entity])
-        for entry in req.entries])
+    return response_with_rows(response_class(API_KEY), [(code, None, pairs) for pairs, _ops in _rows(req)],
+                              throttle_time_ms=0)
 
 
-def _key(entry: Any) -> str:
-    return ",".join(f"{e.entity_type}={'<default>' if e.entity_name is None else e.entity_name}" for e in entry.entity)
+def _key(pairs: Pairs) -> str:
+    return ",".join(f"{t}={'<default>' if n is None else n}" for t, n in pairs)
 
 
 def keys(req: Any, version: int) -> tuple[str, ...]:
-    return tuple(map(_key, req.entries))
+    uniform = uniform_alterations(req)
+    if uniform is not None:
+        prefix = uniform.entity_type + "="
+        return tuple([prefix + ("<default>" if name is None else name) for name in uniform.names])
+    out: list[str] = []
+    add = out.append
+    for pairs, _ops in _rows(req):
+        if len(pairs) == 1:  # the usual entity: one string, no join
+            (etype, name), = pairs
+            add(f"{etype}=<default>" if name is None else f"{etype}={name}")
+        else:
+            add(_key(pairs))
+    return tuple(out)
 
 
 register(API_KEY, handle=handle, error_response=error_response, keys=keys)

@@ -15,9 +15,9 @@ Describe [ZkAdminManager.describeClientQuotas, ClientQuotaControlManager.describ
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
+from kadmin.protocol.rows import response_written
 from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import (
     CLUSTER_AUTHORIZATION_FAILED,
@@ -78,12 +78,6 @@ def _matches(entity: QuotaEntity, comps: dict[str, tuple[int, str | None]], stri
     return True
 
 
-#: The order entries are answered in: by the entity's repr, a total order even with None (default) names.
-#: Cached, because the same entities are described again and again and a 5,000-entity answer spent about a
-#: fifth of its time making reprs to sort by (issue #28).  Bounded: the cache holds the entities it saw.
-_answer_order = functools.lru_cache(maxsize=1 << 16)(repr)
-
-
 def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     R = response_class(API_KEY)
     if not ctx.authorize(az.CLUSTER, az.CLUSTER_NAME, az.DESCRIBE_CONFIGS):
@@ -93,17 +87,16 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     except QuotaRequestError as e:
         return R(error_code=e.code, error_message=e.message, entries=None)
     area = ctx.state.area(Quotas)
-    # The structs through their positional constructors (every field, in schema order: entity, values; type,
-    # name; key, value): a 5,000-entity answer is 25,000 objects, and keyword __init__ was a fifth of the
-    # handler's time (issue #28).
-    entry_of, part_of, value_of = R.EntryData._from_values, R.EntityData._from_values, R.ValueData._from_values
-    entries = []
-    for entity in sorted(area, key=_answer_order):
-        values = area[entity]
-        if values and _matches(entity, comps, strict):
-            entries.append(entry_of([part_of(t, n) for t, n in entity],
-                                    [value_of(k, v) for k, v in sorted(values.items())]))
-    return R(error_code=NONE, error_message=None, entries=entries)
+    # Entities in answer order (by repr, kept by the area while its entities stay the same) with their values:
+    # the answer's entries are written from them here, under the cluster's lock, as they are now
+    # (kadmin.protocol.rows.response_written): no copy of the values, no 25,000 structs for 5,000 entities
+    # (issue #28).
+    items = area.answer_items()
+    if comps or strict:
+        rows = [item for item in items if item[1] and _matches(item[0], comps, strict)]
+    else:
+        rows = [item for item in items if item[1]]
+    return response_written(R, rows, throttle_time_ms=0, error_code=NONE, error_message=None)
 
 
 def error_response(ctx: RequestContext, req: Any, version: int, code: int) -> Response:
