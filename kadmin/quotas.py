@@ -314,6 +314,27 @@ def entities_sorted(found: Mapping[Components, V]) -> dict[ClientQuotaEntity, V]
     return out
 
 
+def entities_named(names: list[str | None], components: list[Components],
+                   values: list[V]) -> dict[ClientQuotaEntity, V]:
+    """{entity of ``components[i]``: ``values[i]``} for entities of one component, all of one type, named
+    ``names[i]``, in :meth:`ClientQuotaEntity.sort_key` order: what :func:`entities_sorted` gives for them,
+    without checking every entity's shape to find its sort key (a describe of every client-id, issue #28).  No
+    name may be empty (the caller checks): ``name or ""`` then orders the default (None) first, as sort_key does.
+    A name given twice keeps its later value (the sort is stable); with one key per entity, that is the union
+    :func:`entities_sorted`'s fold gives."""
+    order = [name or "" for name in names]
+    new = object.__new__
+    out: dict[ClientQuotaEntity, V] = {}
+    for i in sorted(range(len(order)), key=order.__getitem__):
+        c = components[i]
+        e = new(ClientQuotaEntity)
+        d = e.__dict__
+        d["components"] = c
+        d["_hash"] = hash(c)
+        out[e] = values[i]
+    return out
+
+
 # --- filters -----------------------------------------------------------------------------------------------
 
 

@@ -27,13 +27,14 @@ from kadmin.errors import ErrorCode, KafkaError, ProtocolError, error_for_code
 from kadmin.network.retry import Deadline
 from kadmin.protocol import Message, message_type
 from kadmin.protocol.apis import ApiKey
-from kadmin.protocol.rows import AlterOpRow, UniformAlterAnswer, request_with_rows, take_rows
+from kadmin.protocol.rows import AlterOpRow, UniformAlterAnswer, UniformQuotaAnswer, request_with_rows, take_rows
 from kadmin.quotas import (
     ClientQuotaAlteration,
     ClientQuotaEntity,
     ClientQuotaFilter,
     Components,
     Set,
+    entities_named,
     entities_sorted,
 )
 
@@ -107,6 +108,10 @@ class DescribeClientQuotas(Operation[ClientQuotaFilter]):
         if bad is not None:
             return {flt: bad}
         rows = take_rows(r)
+        if isinstance(rows, UniformQuotaAnswer):
+            # One type, one key, a name and a value per entry (describing every client-id): the entities are
+            # made in name order (an entity answered twice: its later value, as the rows' fold gives).
+            return {flt: Done(entities_named(rows.names, rows.pairs, rows.values))}  # type: ignore[arg-type]
         if rows is not None:
             # The entries as the client's decoder read them, (type, name) pairs and values straight from the
             # bytes, without five objects per entry (kadmin.protocol.rows; issue #28): the one-component entities

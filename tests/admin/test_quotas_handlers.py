@@ -591,6 +591,11 @@ _COMMON: list[Shape] = [([("client-id", f"c{i:03d}")], [("producer_byte_rate", 1
 _ROW_CASES: dict[str, tuple[Sequence[Shape], bool]] = {
     # name: (entries, whether the client's decoder reads them as rows at v1)
     "one component, one value, 200 entries": (_COMMON, True),
+    "one type and key, a default and names out of order": (
+        [([("user", n)], [("consumer_byte_rate", float(i))]) for i, n in enumerate(["b", None, "a", "c"])], True),
+    "one type and key, an entity answered twice": (
+        [([("user", n)], [("consumer_byte_rate", float(i))]) for i, n in enumerate(["a", None, "a", "b", None])],
+        True),
     "defaults, two components in wire order, several values, a key twice": ([
         ([("client-id", None), ("user", "u")], [("request_percentage", 1e-300), ("producer_byte_rate", 2.0**53),
                                                  ("request_percentage", -0.0)]),

@@ -12,7 +12,7 @@ import pytest
 from kadmin.errors import ProtocolError
 from kadmin.protocol import load_schema, message_type
 from kadmin.protocol.registry import specs_dir
-from kadmin.protocol.rows import UniformAlterAnswer, request_with_rows, take_rows
+from kadmin.protocol.rows import UniformAlterAnswer, UniformQuotaAnswer, request_with_rows, take_rows
 
 R: Any = message_type("DescribeClientQuotasResponse")
 
@@ -70,6 +70,13 @@ def alter_answer() -> Any:
         r.EntryData(error_code=0, error_message=None, entity=[r.EntityData(entity_type="client-id", entity_name="e")])])
 
 
+def uniform_answer() -> Any:
+    return R(throttle_time_ms=7, error_code=0, error_message=None, entries=[
+        R.EntryData(entity=[R.EntityData(entity_type="client-id", entity_name=n)],
+                    values=[R.ValueData(key="producer_byte_rate", value=v)])
+        for n, v in (("c", 1.0), (None, 2.5), ("d" * 20, -0.0), ("c", 4.0))])
+
+
 def uniform_alter_answer() -> Any:
     r: Any = message_type("AlterClientQuotasResponse")
     return r(throttle_time_ms=0, entries=[
@@ -108,7 +115,7 @@ def test_an_answer_of_successes_for_one_entity_type_is_read_as_names_and_anythin
                         for e in other.entries]
 
 
-@pytest.mark.parametrize("make", [answer, alter_answer, uniform_alter_answer])
+@pytest.mark.parametrize("make", [answer, alter_answer, uniform_alter_answer, uniform_answer])
 def test_every_truncation_and_corruption_decodes_or_fails_as_the_generated_decoder(make: Any) -> None:
     cls = type(make())
     data = make().encode(1)
@@ -143,8 +150,41 @@ def test_entry_counts_of_one_and_more_bytes(entries: int) -> None:
                     values=[R.ValueData(key="connection_creation_rate", value=float(i))]) for i in range(entries)])
     got, _ = client(msg.encode(1))
     rows = take_rows(got)
+    if entries:  # every entry one ip with one value: the uniform answer
+        assert isinstance(rows, UniformQuotaAnswer) and rows.names == [str(i) for i in range(entries)]
+        rows = rows.rows()
     assert rows is not None and len(rows[0]) == entries and not rows[1] and got == msg
     assert got.error_message == "fine"
+
+
+def test_an_answer_of_one_type_and_one_key_is_read_as_names_pairs_and_values_and_anything_else_as_rows() -> None:
+    msg, _ = client(uniform_answer().encode(1))
+    got = take_rows(msg)
+    assert got == UniformQuotaAnswer(["c", None, "d" * 20, "c"],
+                                     [(("client-id", n),) for n in ("c", None, "d" * 20, "c")],
+                                     [{"producer_byte_rate": v} for v in (1.0, 2.5, -0.0, 4.0)])
+    assert msg == uniform_answer()
+    # rows(): the general reader's fold (the later value of the entity answered twice wins)
+    assert got.rows() == ({(("client-id", "c"),): {"producer_byte_rate": 4.0},
+                           (("client-id", None),): {"producer_byte_rate": 2.5},
+                           (("client-id", "d" * 20),): {"producer_byte_rate": -0.0}}, [])
+    # Not uniform: another type, another key, two values, two components, an empty name: the general rows.
+    for change in ("type", "key", "two values", "two components", "empty name"):
+        other = uniform_answer()
+        last = other.entries[-1]
+        if change == "type":
+            last.entity[0].entity_type = "user"
+        elif change == "key":
+            last.values[0].key = "consumer_byte_rate"
+        elif change == "two values":
+            last.values.append(R.ValueData(key="request_percentage", value=1.0))
+        elif change == "two components":
+            last.entity.append(R.EntityData(entity_type="user", entity_name="u"))
+        else:
+            last.entity[0].entity_name = ""
+        msg, _ = client(other.encode(1))
+        rows = take_rows(msg)
+        assert isinstance(rows, tuple) and not isinstance(rows, UniformQuotaAnswer) and msg == other, change
 
 
 A: Any = message_type("AlterClientQuotasRequest")
