@@ -28,7 +28,8 @@ from kadmin.protocol.compiler import (
     raw_alias,
     snake_case,
 )
-from kadmin.protocol.rows import with_request_rows, with_row_writer, with_rows
+from kadmin.protocol.rows import with_row_writer, with_rows
+from kadmin.protocol.rows_broker import with_request_rows
 from kadmin.protocol.schema import FieldSpec, MessageSpec, Versions
 
 

@@ -12,13 +12,8 @@ import pytest
 
 from kadmin.errors import ProtocolError
 from kadmin.protocol import message_type
-from kadmin.protocol.rows import (
-    request_rows,
-    response_with_rows,
-    response_written,
-    take_rows,
-    uniform_alterations,
-)
+from kadmin.protocol.rows import take_rows
+from kadmin.protocol.rows_broker import request_rows, response_with_rows, response_written, uniform_alterations
 from kadmin.testing import FakeCluster
 from kadmin.testing.handlers import HANDLERS, RequestContext, SaslState
 from kadmin.testing.handlers.alter_client_quotas import apply_ops, checked_entry

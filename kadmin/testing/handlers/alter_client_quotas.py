@@ -34,14 +34,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from kadmin.protocol.rows import (
-    AlterOpRow,
-    AlterRow,
-    UniformAlterations,
-    request_rows,
-    response_with_rows,
-    uniform_alterations,
-)
+from kadmin.protocol.rows import AlterOpRow, AlterRow, UniformAlterations
+from kadmin.protocol.rows_broker import request_rows, response_with_rows, uniform_alterations
 from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import (
     CLUSTER_AUTHORIZATION_FAILED,
@@ -178,7 +172,7 @@ def _entity_text(entity: QuotaEntity) -> str:
 
 
 def _rows(req: Any) -> list[AlterOpRow]:
-    """The request's alterations as rows: as the codec read them (kadmin.protocol.rows; AlterClientQuotas v1 in
+    """The request's alterations as rows: as the codec read them (kadmin.protocol.rows_broker; AlterClientQuotas v1 in
     the common shape), else from its structs (v0, non-ASCII names, tagged fields...)."""
     rows = request_rows(req)
     if rows is not None:
@@ -200,7 +194,7 @@ class _Alter:
         self.validate_only = validate_only
         self.zero_allowed = zero_allowed
         self.seen: set[QuotaEntity] = set()
-        # The answer is written from rows (kadmin.protocol.rows.response_with_rows): one tuple per entry instead
+        # The answer is written from rows (kadmin.protocol.rows_broker.response_with_rows): one tuple per entry instead
         # of an entry struct, its entity structs and a list each (issue #28).
         self.out: list[AlterRow] = []
 

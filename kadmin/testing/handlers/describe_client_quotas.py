@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kadmin.protocol.rows import response_written
+from kadmin.protocol.rows_broker import response_written
 from kadmin.testing import authorizer as az
 from kadmin.testing.handlers.base import (
     CLUSTER_AUTHORIZATION_FAILED,
@@ -89,7 +89,7 @@ def handle(ctx: RequestContext, req: Any, version: int) -> Response:
     area = ctx.state.area(Quotas)
     # Entities in answer order (by repr, kept by the area while its entities stay the same) with their values:
     # the answer's entries are written from them here, under the cluster's lock, as they are now
-    # (kadmin.protocol.rows.response_written): no copy of the values, no 25,000 structs for 5,000 entities
+    # (kadmin.protocol.rows_broker.response_written): no copy of the values, no 25,000 structs for 5,000 entities
     # (issue #28).
     items = area.answer_items()
     if comps or strict:
