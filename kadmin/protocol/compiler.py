@@ -1006,7 +1006,7 @@ class VersionCodegen:
             ch, cs, lc, tk = s.tmp("ch"), s.tmp("cs"), s.tmp("lc"), s.tmp("tk")
             self.prologue += [f"{ch} = {cs} = None", f"{lc} = 0", f"{tk} = {_REUSE_TRIES}"]  # type: ignore[operator]
             he = s.tmp("he")
-            s(f"if {ch} and buf[pos:({he} := pos + {lc})] == {ch}:")
+            s(f"if {ch} is not None and buf[pos:({he} := pos + {lc})] == {ch}:")
             s(f"    {target} = {cs}")
             if joint:
                 keep_joint("    ", "pos", he, cs)
@@ -1345,7 +1345,7 @@ class VersionCodegen:
             # int32 count a struct call) and the place's own test.
             cj, lj, sj, hj = s.tmp("cj"), s.tmp("lj"), s.tmp("sj"), s.tmp("hj")
             self.prologue += [f"{cj} = {sj} = None", f"{lj} = 0"]
-            s(f"if {cj} and buf[pos:({hj} := pos + {lj})] == {cj}:")
+            s(f"if {cj} is not None and buf[pos:({hj} := pos + {lj})] == {cj}:")
             s(f"    {n} = {3 if compact else 2}")
             s("else:")
             s(f"    {hj} = 0")

@@ -240,7 +240,6 @@ class Message(Struct):
         return ProtocolError(f"cannot decode {cls.NAME} v{version}: {_describe(first)}")
 
 
-# Responses at least this big are decoded with the cyclic garbage collector paused (see below).
 def _trace_list(fn: Callable[..., Any]) -> list[tuple[Any, int]]:
     return fn.__globals__["TRACE"]  # type: ignore[no-any-return]
 
