@@ -7,6 +7,8 @@ the whole answer to equal what the tracing decoder reads."""
 
 from __future__ import annotations
 
+import pickle
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,6 +18,7 @@ from kadmin.protocol import message_type
 from tests.support.decoder_checks import QUOTAS, fast_and_traced, quotas_message
 
 GROUPS: Any = message_type("DescribeGroupsResponse")
+METADATA: Any = message_type("MetadataResponse")
 
 
 def _structs(obj: Any, expected: type, path: str = "") -> Iterator[tuple[str, type, type]]:
@@ -88,3 +91,26 @@ def test_lazily_decoded_arrays_are_built_of_the_schema_classes(version: int) -> 
     assert "entity" in getattr(lazy.entries[1], "_lazy", {}), "the repeated array was not left to the lazy path"
     assert_exact_classes(lazy, QUOTAS)  # reads every field, so the lazy arrays are built here
     assert lazy == msg
+
+
+@pytest.mark.parametrize("version", [10, 12])
+def test_topic_ids_are_the_uuids_uuid_would_make(version: int) -> None:
+    # The fast decoder builds a topic id by setting UUID's two slots itself (compiler._uuid_of_bytes); the
+    # tracing decoder calls uuid.UUID(bytes=...).  Everything a caller can see must be the same: the class, the
+    # value, is_safe (which UUID.__eq__ does not compare), the hash, the text, a pickle round trip.
+    ids = [uuid.UUID(int=0), uuid.UUID(int=1), uuid.UUID(int=2**128 - 1),
+           uuid.UUID("6ba7b810-9dad-11d1-80b4-00c04fd430c8")]
+    r = METADATA
+    msg = r(throttle_time_ms=0, cluster_id="c", controller_id=1, brokers=[], topics=[
+        r.MetadataResponseTopic(error_code=0, name=f"t{i}", topic_id=tid, is_internal=False, partitions=[])
+        for i, tid in enumerate(ids)])
+    fast, traced = fast_and_traced(METADATA, msg.encode(version), version)
+    assert fast == traced == msg
+    assert_exact_classes(fast, METADATA)
+    for got, ref, want in zip([t.topic_id for t in fast.topics], [t.topic_id for t in traced.topics], ids,
+                              strict=True):
+        assert type(got) is uuid.UUID
+        assert got == ref == want and got.int == want.int
+        assert got.is_safe is ref.is_safe is uuid.SafeUUID.unknown
+        assert hash(got) == hash(want) and str(got) == str(want) and repr(got) == repr(want)
+        assert pickle.loads(pickle.dumps(got)) == want
