@@ -243,7 +243,6 @@ class Message(Struct):
         return ProtocolError(f"cannot decode {cls.NAME} v{version}: {_describe(first)}")
 
 
-# Responses at least this big are decoded with the cyclic garbage collector paused (see below).
 def _trace_list(fn: Callable[..., Any]) -> list[tuple[Any, int]]:
     return fn.__globals__["TRACE"]  # type: ignore[no-any-return]
 
@@ -306,12 +305,14 @@ def _make_from_values(cls: type, fields: list[Field]) -> Callable[..., Any]:
     with no unknown tagged fields, and none of ``__init__``'s keyword handling or defaults.
 
     For code that builds many structs of a request from values it already checked (AlterClientQuotas: three
-    structs per alteration, 15,000 for 5,000 alterations); callers pass every field, in ``_kfields`` order."""
+    structs per alteration, 15,000 for 5,000 alterations); callers pass every field, in ``_kfields`` order.
+    ``new(*A)`` with a prebuilt ``A = (cls,)``: ``object.__new__`` takes a tuple, and ``new(cls)`` would build one
+    per call (see ``VersionCodegen.new_args``)."""
     params = [f"v{i}" for i in range(len(fields))]
-    lines = ["    o = new(C)"] + [f"    o.{f.attr} = v{i}" for i, f in enumerate(fields)]
+    lines = ["    o = new(*A)"] + [f"    o.{f.attr} = v{i}" for i, f in enumerate(fields)]
     lines += ["    o._unknown_tags = None", "    return o"]
     src = f"def _from_values({', '.join(params)}):\n" + "\n".join(lines) + "\n"
-    ns: dict[str, Any] = {"new": object.__new__, "C": cls}
+    ns: dict[str, Any] = {"new": object.__new__, "A": (cls,)}
     exec(compile(src, f"<kadmin {cls.__qualname__}._from_values>", "exec"), ns)
     return ns["_from_values"]  # type: ignore[no-any-return]
 
