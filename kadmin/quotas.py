@@ -297,17 +297,9 @@ def entities_sorted(found: Mapping[Components, V]) -> dict[ClientQuotaEntity, V]
             if len(c) != 2 or c[0][0] != t0 or c[1][0] != t1 or c[0][1] == "" or c[1][1] == "":
                 break
             add((c[0][1] or "", c[1][1] or ""))
-    new = object.__new__
-    out: dict[ClientQuotaEntity, V] = {}
     if len(keys) == len(comps):
-        order: list[Components] = [comps[i] for i in sorted(range(len(comps)), key=keys.__getitem__)]
-        for c in order:
-            e = new(ClientQuotaEntity)
-            d = e.__dict__
-            d["components"] = c
-            d["_hash"] = hash(c)
-            out[e] = found[c]
-        return out
+        return _entities_in_order(keys, comps, [found[c] for c in comps])
+    out: dict[ClientQuotaEntity, V] = {}
     entities = [ClientQuotaEntity._trusted(list(c)) for c in comps]
     for e in sorted(entities, key=ClientQuotaEntity.sort_key):
         out[e] = found[e.components]
@@ -322,10 +314,16 @@ def entities_named(names: list[str | None], components: list[Components],
     name may be empty (the caller checks): ``name or ""`` then orders the default (None) first, as sort_key does.
     A name given twice keeps its later value (the sort is stable); with one key per entity, that is the union
     :func:`entities_sorted`'s fold gives."""
-    order = [name or "" for name in names]
+    return _entities_in_order([name or "" for name in names], components, values)
+
+
+def _entities_in_order(keys: list[Any], components: list[Components], values: list[V]) -> dict[ClientQuotaEntity, V]:
+    """{entity of ``components[i]``: ``values[i]``} in the order of ``keys[i]`` (stable: of two equal keys, the
+    later one's value stays), the entities made without :meth:`ClientQuotaEntity.__init__`'s checks (the components
+    are canonical: the caller's)."""
     new = object.__new__
     out: dict[ClientQuotaEntity, V] = {}
-    for i in sorted(range(len(order)), key=order.__getitem__):
+    for i in sorted(range(len(keys)), key=keys.__getitem__):
         c = components[i]
         e = new(ClientQuotaEntity)
         d = e.__dict__

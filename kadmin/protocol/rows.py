@@ -542,6 +542,14 @@ def request_with_rows(cls: Any, rows: list[AlterOpRow], *, validate_only: bool) 
     return o
 
 
+def _head(prefix: bytes, text: str) -> bytes:
+    """``prefix`` and ``text`` as a compact string: the bytes a writer repeats before or after a name while the
+    entity type (or quota key) stays the same."""
+    part = bytearray(prefix)
+    _compact_string(text, part)
+    return bytes(part)
+
+
 def _compact_string(text: str, out: bytearray) -> None:
     raw = text.encode("utf-8")
     n = len(raw) + 1
@@ -571,13 +579,9 @@ def _write_alter_v1(rows: list[AlterOpRow], o: Any, out: bytearray) -> None:
             (etype, name), = pairs
             (key, value, remove), = ops
             if etype is not last_type:
-                part = bytearray(b"\x02")
-                _compact_string(etype, part)
-                type_head, last_type = bytes(part), etype
+                type_head, last_type = _head(b"\x02", etype), etype
             if key is not last_key:
-                part = bytearray(b"\x00\x02")
-                _compact_string(key, part)
-                key_head, last_key = bytes(part), key
+                key_head, last_key = _head(b"\x00\x02", key), key
             out += type_head
             if name is None:
                 out.append(0)
@@ -594,9 +598,7 @@ def _write_alter_v1(rows: list[AlterOpRow], o: Any, out: bytearray) -> None:
         for etype, name in pairs:
             raw = known.get(etype)
             if raw is None:
-                part = bytearray()
-                _compact_string(etype, part)
-                raw = known[etype] = bytes(part)
+                raw = known[etype] = _head(b"", etype)
             out += raw
             if name is None:
                 out.append(0)
@@ -611,9 +613,7 @@ def _write_alter_v1(rows: list[AlterOpRow], o: Any, out: bytearray) -> None:
         for key, value, remove in ops:
             raw = known.get(key)
             if raw is None:
-                part = bytearray()
-                _compact_string(key, part)
-                raw = known[key] = bytes(part)
+                raw = known[key] = _head(b"", key)
             out += raw
             out += _DBB(value, remove, 0)
         out.append(0)

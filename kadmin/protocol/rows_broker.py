@@ -31,6 +31,7 @@ from kadmin.protocol.rows import (
     UniformAlterations,
     _alter_structs,
     _compact_string,
+    _head,
     _pairs,
     _string,
 )
@@ -368,9 +369,7 @@ def _write_pairs(pairs: tuple[tuple[str, str | None], ...], known: dict[str, byt
         (etype, name), = pairs
         head = known.get(etype)
         if head is None:
-            part = bytearray(b"\x02")
-            _compact_string(etype, part)
-            head = known[etype] = bytes(part)
+            head = known[etype] = _head(b"\x02", etype)
         out += head
         if name is None:
             out.append(0)
@@ -404,9 +403,7 @@ def _write_alter_answer_v1(rows: list[AlterRow], o: Any, out: bytearray) -> None
         if code == 0 and message is None and len(pairs) == 1:
             (etype, name), = pairs
             if etype != last_type or not head:
-                part = bytearray(b"\x00\x00\x00\x02")
-                _compact_string(etype, part)
-                head, last_type = bytes(part), etype
+                head, last_type = _head(b"\x00\x00\x00\x02", etype), etype
             out += head
             if name is None:
                 out.append(0)
@@ -458,13 +455,9 @@ def _describe_entries_v1(rows: list[DescribeRow], out: bytearray) -> None:
             (etype, name), = pairs
             for key, value in values.items():  # the one value
                 if etype != last_type or not type_head:
-                    part = bytearray(b"\x02")
-                    _compact_string(etype, part)
-                    type_head, last_type = bytes(part), etype
+                    type_head, last_type = _head(b"\x02", etype), etype
                 if key != last_key or not key_head:
-                    part = bytearray(b"\x00\x02")
-                    _compact_string(key, part)
-                    key_head, last_key = bytes(part), key
+                    key_head, last_key = _head(b"\x00\x02", key), key
                 out += type_head
                 if name is None:
                     out.append(0)
