@@ -288,28 +288,42 @@ def _alter_rows_v1(buf: bytes, pos: int,
     return {"throttle_time_ms": throttle}, rows, pos
 
 
+def _first_head_and_key(buf: bytes, sbuf: str, pos: int) -> tuple[bytes, str, bytes, str] | None:
+    """From the first entry at ``pos`` of a one-component entity followed by a one-element array of a key (a
+    describe's value, an alteration's op), what every entry of a uniform run repeats: the bytes before the name
+    (the component count and the type), the type, the bytes between the name and what follows the key (the
+    component's tag byte, the count and the key), and the key; None for any other shape (or a long or non-ASCII
+    type or key).  Read once per message, by the uniform readers of both sides (see rows_broker)."""
+    if buf[pos] != 2:
+        return None
+    m = buf[pos + 1]
+    if not 1 < m < 128:  # an empty or null type (never sent), or a long one
+        return None
+    lt = m + 1
+    q = pos + lt  # the first entry's name, then the bytes between its name and its value
+    m = buf[q]
+    if m >= 128:
+        return None
+    q += m if m else 1
+    k = buf[q + 2]
+    if buf[q] or buf[q + 1] != 2 or not 1 < k < 128:  # tagged fields on the component, not one element, long key
+        return None
+    lk = k + 2
+    etype, key = sbuf[pos + 2:pos + lt], sbuf[q + 3:q + lk]
+    return (buf[pos:pos + lt], etype, buf[q:q + lk], key) if (etype + key).isascii() else None
+
+
 def _uniform_quotas(buf: bytes, sbuf: str, pos: int, n: int) -> tuple[UniformQuotaAnswer, int] | None:
     """The ``n`` entries at ``pos`` as a :class:`UniformQuotaAnswer` and the position after them, or None (read
     them as rows) when they are not all of that shape (with one-byte lengths, ASCII).  The first entry gives the
     bytes every entry repeats: before the name (the component count and the type) and between the name and the
     value (the component's tag byte, the value count and the key); each entry is those two comparisons, a name
     and a value."""
-    if n == 0 or buf[pos] != 2:
+    first = _first_head_and_key(buf, sbuf, pos) if n else None
+    if first is None:
         return None
-    m = buf[pos + 1]
-    if not 1 < m < 128:  # an empty or null type (never sent), or a long one
-        return None
-    lt = m + 1
-    type_head = buf[pos:pos + lt]
-    etype = sbuf[pos + 2:pos + lt]
-    m = buf[pos + lt]
-    e = pos + lt + (1 if m == 0 else m)  # where the first name ends (a long or empty one fails below)
-    k = buf[e + 2]
-    if buf[e] or buf[e + 1] != 2 or not 1 < k < 128:  # tagged fields on the component, not one value, a long key
-        return None
-    lk = k + 2
-    tail = buf[e:e + lk]
-    key = sbuf[e + 3:e + lk]
+    type_head, etype, tail, key = first
+    lt, lk = len(type_head), len(tail)
     names: list[str | None] = []
     pairs: list[tuple[tuple[str, str | None]]] = []
     values: list[dict[str, float]] = []
@@ -336,7 +350,7 @@ def _uniform_quotas(buf: bytes, sbuf: str, pos: int, n: int) -> tuple[UniformQuo
         add_pairs(((etype, name),))
         add_values({key: value})
         pos = e + lk + 10
-    if not (etype + key + "".join([name for name in names if name])).isascii():  # one test for every string
+    if not "".join([name for name in names if name]).isascii():  # one test for every name (type and key: above)
         return None
     return UniformQuotaAnswer(names, pairs, values), pos
 

@@ -31,6 +31,7 @@ from kadmin.protocol.rows import (
     UniformAlterations,
     _alter_structs,
     _compact_string,
+    _first_head_and_key,
     _head,
     _pairs,
     _string,
@@ -157,25 +158,11 @@ def _uniform_request(buf: bytes, sbuf: str, pos: int, n: int) -> tuple[UniformAl
     lengths, ASCII, no tagged fields).  Each entry is a comparison of the bytes before its name (the component
     count and the type) and of those between its name and its value (the component's tag byte, the op count and
     the key), a name, and the three bytes after the value; the values are unpacked at once."""
-    if n == 0 or buf[pos] != 2:
+    first = _first_head_and_key(buf, sbuf, pos) if n else None
+    if first is None:
         return None
-    m = buf[pos + 1]
-    if not 1 < m < 128:  # an empty or null type (left to the generated decoder), or a long one
-        return None
-    lh = m + 1
-    head = buf[pos:pos + lh]
-    etype = sbuf[pos + 2:pos + lh]
-    q = pos + lh  # the first entry's name, then the bytes between its name and its value
-    m = buf[q]
-    if m >= 128:
-        return None
-    q += m if m else 1
-    k = buf[q + 2]
-    if buf[q] or buf[q + 1] != 2 or not 0 < k < 128:
-        return None
-    lm = k + 2
-    mid = buf[q:q + lm]
-    key = sbuf[q + 3:q + lm]
+    head, etype, mid, key = first
+    lh, lm = len(head), len(mid)
     names: list[str | None] = []
     add = names.append
     chunks: list[bytes] = []
@@ -202,7 +189,7 @@ def _uniform_request(buf: bytes, sbuf: str, pos: int, n: int) -> tuple[UniformAl
         if not starts(_NOT_REMOVED, q + 8):
             return None
         pos = q + 11
-    if not (etype + key + "".join([name for name in names if name])).isascii():  # one test for every string
+    if not "".join([name for name in names if name]).isascii():  # one test for every name (type and key: above)
         return None
     values = list(struct.unpack(f">{n}d", b"".join(chunks)))
     return UniformAlterations(etype, key, names, values), pos
