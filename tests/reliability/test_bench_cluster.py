@@ -24,7 +24,7 @@ def test_every_case_reports_time_cpu_and_requests_and_only_the_prefix_is_touched
                 mine: None}
         monkeypatch.setenv(bench_cluster.ENV, c.bootstrap)
         monkeypatch.setattr(bench_cluster.time, "sleep", lambda _s: None)
-        result = bench_cluster.run(sizes={"topics": 4, "quotas": 6, "calls": 2}, repeat=1)
+        result = bench_cluster.run(sizes={"topics": 4, "quotas": 6, "calls": 2}, repeat=1, pairs=3)
         cases = {r["case"]: r for r in result["rows"]}
         assert set(cases) == {"create topics", "delete topics", "describe_cluster, per call",
                               "list_topics, per call", "alter client quotas", "describe client quotas",
@@ -36,6 +36,15 @@ def test_every_case_reports_time_cpu_and_requests_and_only_the_prefix_is_touched
         assert cases["create topics"]["confluent-kafka_requests"] is not None
         assert "confluent-kafka_s" not in cases["alter client quotas"]  # it has no client quota API
         assert " create topics | " in bench_cluster.format_table(result)
+        # The create/delete targets come from the paired runs: one ratio per pair, their median and interval.
+        assert set(result["paired"]) == {"create topics", "delete topics"}
+        for case, p in result["paired"].items():
+            assert len(p["wall"]) == len(p["cpu"]) == 3 and all(x > 0 for x in p["wall"])
+            lo, hi = p["wall_interval"]
+            assert min(p["wall"]) <= lo <= p["wall_median"] <= hi <= max(p["wall"])
+            target = next(t for t in result["targets"] if t["what"].startswith(f"{case}: "))
+            assert "3 paired runs" in target["what"] and target["met"] == (
+                p["wall_median"] >= 1.0 and p["cpu_median"] >= 1.0)
         # Only the run's prefix was touched, and it was cleaned up.
         assert sorted(c.topics) == ["users-own-topic"]
         with AdminClient(c.bootstrap, **FAST) as a:
