@@ -433,3 +433,23 @@ def test_independently_built_messages_encode_identically() -> None:
             case.builders["kadmin"](data))
         seen.add((case.message, case.version))
     assert ("DescribeClientQuotasResponse", 0) in seen and ("DescribeClientQuotasResponse", 1) in seen
+
+
+def test_codec_benchmark_combines_interpreters_by_median_of_their_ratios() -> None:
+    import bench.codec as bc
+
+    def row(kadmin_ms: float, kp_ms: float) -> dict[str, Any]:
+        libs = {"kadmin": kadmin_ms, "kafka-python": kp_ms, "kio": kadmin_ms / 2}
+        out: dict[str, Any] = {"message": "M", "version": 1, "bytes": 10}
+        out.update({lib: {"encode_ms": ms, "decode_ms": ms} for lib, ms in libs.items()})
+        for other in ("kafka-python", "kio"):
+            out[f"{other}/kadmin"] = {op: libs[other] / kadmin_ms for op in ("encode", "decode")}
+        return out
+
+    # Three interpreters: ratios 2.0, 3.0 and 1.5; the median ratio (2.0) is not the ratio of the medians (12/5).
+    got = bc.combine([{"c": row(10.0, 20.0)}, {"c": row(4.0, 12.0)}, {"c": row(5.0, 7.5)}])["c"]
+    assert got["kadmin"]["decode_ms"] == 5.0 and got["kafka-python"]["decode_ms"] == 12.0
+    assert got["kafka-python/kadmin"]["decode"] == 2.0
+    assert got["kafka-python/kadmin range"]["decode"] == (1.5, 3.0)
+    assert got["kio/kadmin"]["encode"] == 0.5 and got["bytes"] == 10
+    assert "(1.50-3.00)" in bc.table({"cases": {"c": got}})
