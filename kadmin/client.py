@@ -88,8 +88,9 @@ class AdminClient(SyncClientBase):
         """Classic and consumer-protocol (KIP-848) groups alike: each group through ConsumerGroupDescribe or
         DescribeGroups, whichever its coordinator knows it by (``group_type`` says which); a group is reported
         missing (GroupIdNotFoundError) only when neither knows it."""
-        return self._call(self._aio.describe_consumer_groups(
-            copied(group_ids), include_authorized_operations=include_authorized_operations, timeout=timeout,
+        group_ids = copied(group_ids)
+        return self._call_lean(lambda t: self._aio.describe_consumer_groups(
+            group_ids, include_authorized_operations=include_authorized_operations, timeout=t,
         ), timeout)
 
     def describe_share_groups(

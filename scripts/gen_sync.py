@@ -54,7 +54,7 @@ LINE = 110
 
 #: Methods the sync client first tries on the calling thread (``SyncClientBase._call_lean``, issue #28): reads
 #: that are one request to one node, with a ``timeout``.
-LEAN = ("describe_cluster", "list_topics", "describe_configs")
+LEAN = ("describe_cluster", "list_topics", "describe_configs", "describe_consumer_groups")
 
 #: Public methods of the async client that the sync one does not mirror, and why.
 NOT_MIRRORED = {

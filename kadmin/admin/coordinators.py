@@ -190,6 +190,11 @@ class CoordinatorLookup:
             found = node
         return found
 
+    def accepts(self, ctx: Context, keys: Sequence[str], node: int) -> bool:
+        """Whether ``node`` may answer ``keys`` now (the sync client's lane keeps to one node): it is every
+        key's cached coordinator."""
+        return self.ready(ctx, keys) == node
+
     def forget(self, ctx: Context, keys: Iterable[str]) -> None:
         ctx.coordinators.evict(self.key_type, keys)
 

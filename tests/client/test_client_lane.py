@@ -17,7 +17,8 @@ from kadmin.config import ClientConfig
 from kadmin.errors import ClientClosedError, ErrorCode, KafkaError, KafkaTimeoutError
 from kadmin.network.blocking import BlockingLane
 from kadmin.protocol.apis import ApiKey
-from kadmin.testing import FakeCluster
+from kadmin.testing import FakeCluster, Member
+from kadmin.types import GroupDescription
 from tests.support import tls_util
 from tests.support.settings import FAST, FAULT_FAST
 
@@ -261,3 +262,68 @@ def test_a_lone_call_goes_the_usual_way_and_an_idle_connection_is_not_reused(
         admin.list_topics()  # idle past a minute: closed, and this lone call goes the usual way
         assert admin._lane._sock is None and way.ops == ["ListTopics", "ListTopics"]
         assert admin._lane.usable()  # not a failure: the next burst connects again
+
+
+def test_a_group_whose_coordinator_is_known_is_described_on_the_lane(monkeypatch: pytest.MonkeyPatch) -> None:
+    """describe_consumer_groups takes the lane once each group's coordinator is cached and is the lane's node:
+    the same answers (a missing group's error included) as the usual way, one DescribeGroups, no lookup."""
+    with FakeCluster(brokers=1, versions="3.9") as c, AdminClient(c.bootstrap, **FAST) as admin:
+        c.add_group("busy", members=[Member("m1", client_id="c1")])
+        admin._lane.eligible = False
+        usual = admin.describe_consumer_groups(["busy", "missing"])
+        admin._lane.eligible = True
+        warm(admin)
+        way = _UsualWay(monkeypatch)
+        c.clear_log()
+        for _ in range(3):
+            assert admin.describe_consumer_groups(["busy", "missing"]) == usual
+        assert way.ops == []
+        assert c.count(ApiKey.DESCRIBE_GROUPS) == 3 and c.count(ApiKey.FIND_COORDINATOR) == 0
+        busy, missing = usual["busy"], usual["missing"]
+        assert isinstance(busy, GroupDescription) and [m.client_id for m in busy.members] == ["c1"]
+        # DescribeGroups v5 (3.9's) reports an unknown group Dead without an error: kadmin says it is missing.
+        assert isinstance(missing, KafkaError)
+
+
+def test_a_group_on_the_lane_meeting_not_coordinator_is_asked_again_the_usual_way(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeCluster(brokers=1, versions="3.9") as c, AdminClient(c.bootstrap, **FAST) as admin:
+        c.add_group("busy", members=[Member("m1")])
+        admin.describe_consumer_groups(["busy"])  # the coordinator is cached
+        warm(admin)
+        way = _UsualWay(monkeypatch)
+        c.clear_log()
+        c.inject(None, ApiKey.DESCRIBE_GROUPS, ErrorCode.NOT_COORDINATOR, count=2)
+        got = admin.describe_consumer_groups(["busy"])["busy"]
+        assert isinstance(got, GroupDescription) and [m.member_id for m in got.members] == ["m1"]
+        # The lane's try met NOT_COORDINATOR (not a final answer) and left the cache to the usual way, which met
+        # it too, looked the coordinator up again and asked once more.
+        assert way.ops == ["DescribeGroups"]
+        assert c.count(ApiKey.DESCRIBE_GROUPS) == 3 and c.count(ApiKey.FIND_COORDINATOR) == 1
+
+
+def test_groups_of_both_protocols_are_described_on_the_lane_one_api_after_the_other(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kafka 4.0: a KIP-848 group is asked DescribeGroups first while its type is unknown (answered
+    GROUP_ID_NOT_FOUND), then ConsumerGroupDescribe; once ListGroups told the types, one call asks each API for
+    its groups, one after the other on the lane (there is no event loop to gather on there)."""
+    with FakeCluster(brokers=1, versions="4.0") as c, AdminClient(c.bootstrap, **FAST) as admin:
+        c.add_topic("orders", 1, replication_factor=1)
+        c.add_group("busy", members=[Member("m1")])
+        c.add_group("kip848", group_type="consumer", members=[{"member_id": "c1", "assigned": [("orders", 0)]}])
+        admin._lane.eligible = False
+        usual = admin.describe_consumer_groups(["busy", "kip848"])
+        admin._lane.eligible = True
+        warm(admin)
+        way = _UsualWay(monkeypatch)
+        c.clear_log()
+        assert admin.describe_consumer_groups(["busy", "kip848"]) == usual
+        assert way.ops == []
+        assert c.count(ApiKey.DESCRIBE_GROUPS) == 1 and c.count(ApiKey.CONSUMER_GROUP_DESCRIBE) == 1
+        admin.list_consumer_groups()  # the types are known now (the usual way: one request per broker)
+        way.ops.clear()
+        c.clear_log()
+        assert admin.describe_consumer_groups(["busy", "kip848"]) == usual
+        assert way.ops == []
+        assert c.count(ApiKey.DESCRIBE_GROUPS) == 1 and c.count(ApiKey.CONSUMER_GROUP_DESCRIBE) == 1
+        assert usual["kip848"].group_type == "consumer" and usual["busy"].group_type == "classic"
