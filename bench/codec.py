@@ -345,7 +345,9 @@ def run(quick: bool = False, processes: int | None = None) -> dict[str, Any]:
     """Time every case (``processes`` interpreters, 5 by default, 1 with ``quick``); raises AssertionError if
     the libraries do not produce identical bytes."""
     processes = (1 if quick else PROCESSES) if processes is None else processes
-    repeat = 3 if quick else 15 if processes == 1 else 7
+    # (Five interpreters of best-of-5 take about as long as one of best-of-15 did: within the budget that
+    # ``python -m bench`` gives each module.)
+    repeat = 3 if quick else 15 if processes == 1 else 5
     results: dict[str, Any] = {"repeat": repeat, "processes": processes,
                                "target": f">= {TARGET}x kafka-python, encode and decode", "cases": {}}
     results["cases"] = measure(repeat) if processes == 1 else _in_processes(processes, repeat)
@@ -413,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--processes", type=int, help=f"interpreters to measure in (default {PROCESSES})")
     parser.add_argument("--json", help="also write the results to this file")
     parser.add_argument("--one-process", metavar="FILE", help=argparse.SUPPRESS)  # a child of _in_processes
-    parser.add_argument("--repeat", type=int, default=7, help=argparse.SUPPRESS)
+    parser.add_argument("--repeat", type=int, default=5, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one_process:
         Path(args.one_process).write_text(json.dumps(measure(args.repeat)))
