@@ -18,9 +18,9 @@ fails.  Each case records wall time, the CPU time of this process (confluent-kaf
 threads) and the requests the client put on the wire: counted inside the client for kadmin (each request its
 connections write) and kafka-python (each request its connections send), from librdkafka's statistics
 (``req`` per broker) for confluent-kafka.  The clients take turns, ``REPEAT`` runs each; the median run counts
-(with the runs' median CPU time).  The create/delete targets are then measured again in ``PAIRS`` paired runs
-of kadmin and confluent-kafka (see ``_paired``): the broker's own time is most of those figures and drifts
-between runs by more than the clients differ.
+(with the runs' median CPU time).  The issue's targets (create, delete, describe_cluster, list_topics) are then
+measured again in ``PAIRS`` paired runs of kadmin and confluent-kafka (see ``_paired``): the broker's own time is
+most of a create's figure and, like the machine's load, drifts between runs by more than the clients differ.
 
 Without ``--bootstrap-server`` (``python -m bench.cluster [--quick]``) the same cases
 run on two clusters in turn, each a row prefix: ``[fake]``, a one-broker FakeCluster (Kafka 3.9's versions, no
@@ -483,7 +483,7 @@ def _on(bootstrap: str, label: str, quick: bool, sizes: dict[str, int] | None, r
                 finally:
                     client.close()
         counted = _count_confluent(bootstrap, prefix, sizes, counter, ck_stats, fixtures, skipped)
-        paired = _paired(bootstrap, prefix, sizes["topics"], pairs, notes) if pairs else {}
+        paired = _paired(bootstrap, prefix, sizes, pairs, notes) if pairs else {}
     finally:
         try:
             _clean(cleanup, prefix)
@@ -530,24 +530,27 @@ def _on(bootstrap: str, label: str, quick: bool, sizes: dict[str, int] | None, r
             "paired": {label + case: p for case, p in paired.items()}}
 
 
-#: The cases measured in pairs: the issue's (#28) targets where the cluster's own time dwarfs the clients'.
-PAIRED_CASES = ("create topics", "delete topics")
+#: The cases measured in pairs: the issue's (#28) targets.
+PAIRED_CASES = ("create topics", "delete topics", "describe_cluster, per call", "list_topics, per call")
 
 
-def _paired(bootstrap: str, prefix: str, n: int, pairs: int, notes: list[str]) -> dict[str, dict[str, Any]]:
-    """kadmin and confluent-kafka creating and deleting ``n`` topics, one right after the other, ``pairs``
-    times; per case the ratio (confluent-kafka / kadmin) of each pair's wall and CPU times, and their medians
-    with a 95% bootstrap interval.
+def _paired(bootstrap: str, prefix: str, sizes: dict[str, int], pairs: int,
+            notes: list[str]) -> dict[str, dict[str, Any]]:
+    """kadmin and confluent-kafka, one right after the other, ``pairs`` times: creating and deleting
+    ``sizes["topics"]`` topics, then ``sizes["calls"]`` describe_cluster and list_topics calls each; per case the
+    ratio (confluent-kafka / kadmin) of each pair's wall and CPU times, and their medians with a 95% bootstrap
+    interval.
 
-    Why pairs: on a broker that does real work the broker's own time is most of the figure (Tansu: about
+    Why pairs: on a broker that does real work the broker's own time is most of a create's figure (Tansu: about
     0.42 s of a create of 1,000 topics, against 5-10 ms of either client's), and it drifts from run to run by
     more than the clients differ (+-10%), so two medians of five runs each, taken minutes apart, compare the
-    drift as much as the clients.  Two runs taken back to back meet the same broker: the ratio of each pair
-    varies by about 4%, and the median of 24 pairs is known to about +-1%.  Which client goes first alternates
-    from pair to pair (either might leave the broker busier for the next one); each creates and deletes its
-    own topics before the other starts, so that neither meets the other's topics (Tansu's time per created
-    topic grows with the topics it holds).  The clients are plain (no statistics callback: nothing is counted
-    here), made before the first pair and warmed by one unmeasured create and delete each."""
+    drift as much as the clients; on a shared machine the small calls' figures drift with the load the same
+    way.  Two runs taken back to back meet the same broker and the same load: the ratio of each pair varies by
+    about 4%, and the median of 24 pairs is known to about +-1%.  Which client goes first alternates from pair to
+    pair (either might leave the broker busier for the next one); each creates and deletes its own topics before
+    the other starts, so that neither meets the other's topics (Tansu's time per created topic grows with the
+    topics it holds).  The clients are plain (no statistics callback: nothing is counted here), made before the
+    first pair and warmed by one unmeasured create and delete and a few calls each."""
     try:
         ck: Any = _Confluent(bootstrap, None)
     except ImportError:
@@ -555,20 +558,24 @@ def _paired(bootstrap: str, prefix: str, n: int, pairs: int, notes: list[str]) -
     k = _Kadmin(bootstrap)
     # Every broker of a cluster of several must learn of the topics before they are deleted; one knows at once.
     settle = 1.0 if len(k.admin.describe_cluster().nodes) > 1 else 0.0
+    n, calls = sizes["topics"], sizes["calls"]
     walls: dict[str, list[float]] = {case: [] for case in PAIRED_CASES}
     cpus: dict[str, list[float]] = {case: [] for case in PAIRED_CASES}
 
-    def both(client: Any, names: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    def run_of(client: Any, i: int) -> list[dict[str, Any]]:
+        names = [f"{prefix}{client.name[:2]}p{i}-{j:05d}" for j in range(n)]
         made = _timed(lambda: client.create(names), _no_count)
         time.sleep(settle)
-        return made, _timed(lambda: client.delete(names), _no_count)
+        rows = [made, _timed(lambda: client.delete(names), _no_count)]
+        for method in (client.describe_cluster, client.list_topics):
+            rows.append(_timed(lambda method=method: [method() for _ in range(calls)], _no_count))
+        return rows
 
     try:
-        for client in (k, ck):
-            both(client, [f"{prefix}{client.name[:2]}w-{j:05d}" for j in range(n)])
+        for client in (k, ck):  # warm
+            run_of(client, -1)
         for i in range(pairs):
-            got = {c.name: both(c, [f"{prefix}{c.name[:2]}p{i}-{j:05d}" for j in range(n)])
-                   for c in ((k, ck) if i % 2 == 0 else (ck, k))}
+            got = {c.name: run_of(c, i) for c in ((k, ck) if i % 2 == 0 else (ck, k))}
             for idx, case in enumerate(PAIRED_CASES):
                 mine, theirs = got["kadmin"][idx], got["confluent-kafka"][idx]
                 walls[case].append(theirs["wall_s"] / mine["wall_s"])
@@ -578,8 +585,8 @@ def _paired(bootstrap: str, prefix: str, n: int, pairs: int, notes: list[str]) -
         return {}
     finally:
         k.close()
-    notes.append(f"create/delete targets: {pairs} paired runs of kadmin and confluent-kafka (plain clients, "
-                 f"which goes first alternating), the median of the pairs' ratios with a 95% bootstrap interval")
+    notes.append(f"targets: {pairs} paired runs of kadmin and confluent-kafka (plain clients, which goes first "
+                 f"alternating), the median of the pairs' ratios with a 95% bootstrap interval")
     return {case: {"wall": walls[case], "cpu": cpus[case], "wall_median": statistics.median(walls[case]),
                    "wall_interval": _interval(walls[case]), "cpu_median": statistics.median(cpus[case]),
                    "cpu_interval": _interval(cpus[case])} for case in PAIRED_CASES}

@@ -37,7 +37,8 @@ def test_every_case_reports_time_cpu_and_requests_and_only_the_prefix_is_touched
         assert "confluent-kafka_s" not in cases["alter client quotas"]  # it has no client quota API
         assert " create topics | " in bench_cluster.format_table(result)
         # The create/delete targets come from the paired runs: one ratio per pair, their median and interval.
-        assert set(result["paired"]) == {"create topics", "delete topics"}
+        assert set(result["paired"]) == {"create topics", "delete topics", "describe_cluster, per call",
+                                         "list_topics, per call"}
         for case, p in result["paired"].items():
             assert len(p["wall"]) == len(p["cpu"]) == 3 and all(x > 0 for x in p["wall"])
             lo, hi = p["wall_interval"]
