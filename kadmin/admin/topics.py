@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
 from kadmin.admin._driver import (
+    Answers,
     Built,
     Context,
     Done,
@@ -318,21 +319,27 @@ class CreateTopics(Operation[str]):
                                     "give both for an older controller)")
         return None
 
-    def handle(self, node: int, keys: list[str], response: Any, version: int) -> dict[str, Outcome]:
-        out: dict[str, Outcome] = {}
+    def handle(self, node: int, keys: list[str], response: Any, version: int) -> Answers[str]:
+        # The created topics as their values (no Done per topic: see Answers), the others as outcomes; an entry
+        # given twice counts as its last, as it would in one dict of outcomes.
+        done: dict[str, CreatedTopic] = {}
+        others: dict[str, Outcome] = {}
+        named = version < 5  # (the answer carries each created topic's name, and nothing else about it)
         for t in response.topics:
-            code = t.error_code
-            msg = t.error_message if version >= 1 else None
-            if code == ErrorCode.NONE:
-                out[t.name] = Done(self._created(t, version))
+            name, code = t.name, t.error_code
+            if not code:  # ErrorCode.NONE
+                done[name] = CreatedTopic(name) if named else self._created(t, version)
+                if others:
+                    others.pop(name, None)
                 continue
-            err = _error(code, msg, f"topic {t.name!r}")
+            done.pop(name, None)
+            err = _error(code, t.error_message if version >= 1 else None, f"topic {name!r}")
             shared = _controller_outcome(code, err)
             # TOPIC_ALREADY_EXISTS, INVALID_TOPIC_EXCEPTION, INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR,
             # INVALID_REPLICA_ASSIGNMENT, INVALID_CONFIG, POLICY_VIOLATION, INVALID_REQUEST, *_AUTHORIZATION_FAILED:
             # the controller's verdict on this topic; asking again gets the same one.
-            out[t.name] = shared if shared is not None else Failed(err)
-        return out
+            others[name] = shared if shared is not None else Failed(err)
+        return Answers(done, others)
 
     @staticmethod
     def _created(t: Any, version: int) -> CreatedTopic:
@@ -398,6 +405,15 @@ def _id_need(key: TopicRef) -> tuple[int, str] | None:
     return (IDS_SINCE, "deleting a topic by id (Kafka 2.8+)") if isinstance(key, uuid.UUID) else None
 
 
+def _names_only(keys: list[TopicRef]) -> bool:
+    """Whether every key is a plain str (a topic name; no id among them): one look at the keys' types, in C."""
+    return {*map(type, keys)} == {str}
+
+
+#: A deleted topic's outcome (one object serves every key: a Done cannot change).
+_DELETED: Done[None] = Done(None)
+
+
 class DeleteTopics(Operation[TopicRef]):
     """Delete topics by name or id, all in one request to the controller; an id before v6 (Kafka 2.8) fails
     alone, unsent, and the names travel."""
@@ -430,7 +446,23 @@ class DeleteTopics(Operation[TopicRef]):
             return msg  # type: ignore[no-any-return]
         return Built(sends=[(msg, names)] if names else [], refused=refused)
 
-    def handle(self, node: int, keys: list[TopicRef], response: Any, version: int) -> dict[TopicRef, Outcome]:
+    def handle(self, node: int, keys: list[TopicRef], response: Any,
+               version: int) -> Mapping[TopicRef, Outcome]:
+        if _names_only(keys):
+            # Every topic named by name: each answer is its name's (the id a v6+ answer carries is no key here).
+            # The deleted ones as their value, None (see Answers); an entry given twice counts as its last.
+            done: dict[TopicRef, None] = {}
+            others: dict[TopicRef, Outcome] = {}
+            for r in response.responses:
+                name = r.name
+                if not r.error_code:  # ErrorCode.NONE
+                    done[name] = None
+                    if others:
+                        others.pop(name, None)
+                else:
+                    done.pop(name, None)
+                    others[name] = self._outcome(r, name, version)
+            return Answers(done, others)
         # From v6 the answer to a delete by name carries the topic's id too (KRaft), so an answer is filed under
         # its name when that name was asked for by name, under its id only when its name was not (or it has
         # none).  A name given together with its own id: KRaft refuses the name (INVALID_REQUEST "The provided
@@ -462,7 +494,7 @@ class DeleteTopics(Operation[TopicRef]):
     def _outcome(r: Any, key: TopicRef, version: int) -> Outcome:
         code = r.error_code
         if code == ErrorCode.NONE:
-            return Done(None)
+            return _DELETED
         err = _error(code, r.error_message if version >= 5 else None, f"topic {key!r}")
         shared = _controller_outcome(code, err)
         # UNKNOWN_TOPIC_OR_PARTITION / UNKNOWN_TOPIC_ID: no such topic (the answer; in doubt after a lost send, see
