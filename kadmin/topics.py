@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 
 # At run time, not only for type checkers: CreatedTopic's annotations resolve (typing.get_type_hints), as
@@ -295,6 +295,22 @@ class CreatedTopic:
     replication_factor: int | None = None
     configs: Mapping[str, ConfigEntry] | None = field(default=None, repr=False)
     config_error: Exception | None = None
+
+
+#: A CreatedTopic's fields as made by ``CreatedTopic(name)``, for :func:`created_topic_named`.
+_NAMED_ONLY = {f.name: f.default for f in fields(CreatedTopic)}
+_new_object, _set_attribute = object.__new__, object.__setattr__
+
+
+def created_topic_named(name: str) -> CreatedTopic:
+    """``CreatedTopic(name)``: what CreateTopics before v5 answers for a created topic, made without the
+    dataclass ``__init__`` (one attribute dictionary set at once instead of six frozen-attribute writes, half
+    the cost; 1,000 at a time, issue #28).  Same fields, same values, equal to ``CreatedTopic(name)``."""
+    made = _new_object(CreatedTopic)
+    values = _NAMED_ONLY.copy()
+    values["name"] = name
+    _set_attribute(made, "__dict__", values)
+    return made
 
 
 __all__ = [

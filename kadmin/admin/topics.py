@@ -47,6 +47,7 @@ from kadmin.topics import (
     TopicDescription,
     TopicListing,
     TopicRef,
+    created_topic_named,
 )
 from kadmin.types import decode_authorized_operations
 
@@ -328,7 +329,7 @@ class CreateTopics(Operation[str]):
         for t in response.topics:
             name, code = t.name, t.error_code
             if not code:  # ErrorCode.NONE
-                done[name] = CreatedTopic(name) if named else self._created(t, version)
+                done[name] = created_topic_named(name) if named else self._created(t, version)
                 if others:
                     others.pop(name, None)
                 continue
