@@ -28,6 +28,7 @@ import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
+from typing import Any
 
 # At run time, not only for type checkers: CreatedTopic's annotations resolve (typing.get_type_hints), as
 # every public result's do (tests/client/test_public_surface.py).  configs is pure and does not import this module.
@@ -45,6 +46,8 @@ _INT32_MAX = 2**31 - 1
 
 def validate_topic_name(name: object, what: str = "topic name") -> str:
     """The name, or TypeError/ValueError saying why Kafka would refuse it (with Kafka's reasons)."""
+    if type(name) is str and _VALID_NAME(name):
+        return name
     if not isinstance(name, str):
         raise TypeError(f"a {what} must be a str, not {type(name).__name__} ({name!r})")
     if not name:
@@ -264,9 +267,15 @@ def validate_topic_refs(topics: Iterable[TopicRef]) -> list[TopicRef]:
     """Topic names or ids (uuid.UUID) for DeleteTopics; duplicates are refused (a delete is a write)."""
     if isinstance(topics, (str, bytes, uuid.UUID)):
         raise TypeError("pass a list of topic names or ids, not a single one")
+    given: list[Any] = list(topics)
+    # The usual call, names only, every one legal and none twice, is checked in three passes that run in C (a
+    # call per name was two thirds of this function, issue #28); anything else takes the loop, which says what
+    # is wrong with the first name or id at fault.
+    if {*map(type, given)} == {str} and all(map(_VALID_NAME, given)) and len(set(given)) == len(given):
+        return given
     out: list[TopicRef] = []
     seen: set[TopicRef] = set()  # (asking the list was quadratic: 4.8 of 7.8 ms of CPU deleting 1,000 topics)
-    for t in topics:
+    for t in given:
         if isinstance(t, uuid.UUID):
             if t.int == 0:
                 raise ValueError("the zero uuid is not a topic id")
