@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
 from kadmin.admin._driver import (
+    Answers,
     Built,
     Context,
     Done,
@@ -39,6 +40,7 @@ from kadmin.network.retry import Deadline
 from kadmin.protocol import Message, message_type
 from kadmin.protocol.apis import ApiKey
 from kadmin.topics import (
+    NO_CONFIGS,
     CreatedTopic,
     NewPartitions,
     NewTopic,
@@ -46,6 +48,7 @@ from kadmin.topics import (
     TopicDescription,
     TopicListing,
     TopicRef,
+    created_topic_named,
 )
 from kadmin.types import decode_authorized_operations
 
@@ -287,21 +290,28 @@ class CreateTopics(Operation[str]):
             # validate_only is the whole request's: no topic can travel without it.
             raise UnsupportedVersionError(f"node {node} speaks CreateTopics v0 only; validate_only needs v1+")
         # A topic asking for the broker's default partition count or replication factor (-1, v4+) fails alone
-        # on an older controller; the call's other topics are created.
-        ok, refused = split_by_version(keys, version, self._need, api=self.api, node=node)
+        # on an older controller; the call's other topics are created.  From v4 every topic travels.
+        ok, refused = (keys, None) if version >= DEFAULTS_SINCE else split_by_version(
+            keys, version, self._need, api=self.api, node=node)
         req: Any = message_type(ApiKey.CREATE_TOPICS, "request")
+        # Positional struct constructors (the codec's _from_values, every field in schema order): the topics were
+        # checked by NewTopic.checked, and 1,000 keyword constructors were a third of this method (issue #28).
+        topic, assignment, config = (req.CreatableTopic._from_values, req.CreatableReplicaAssignment._from_values,
+                                     req.CreatableTopicConfig._from_values)
+        by_name = self.topics
         topics = []
         for k in ok:
-            t = self.topics[k]
+            t = by_name[k]
+            partitions, rf, configs = t.partitions, t.replication_factor, t.configs
+            if t.replica_assignment is None and configs is NO_CONFIGS:  # (most topics: counts only)
+                topics.append(topic(k, -1 if partitions is None else partitions, -1 if rf is None else rf, [], []))
+                continue
             a = t.assignment
-            partitions = -1 if a is not None or t.partitions is None else t.partitions
-            rf = -1 if a is not None or t.replication_factor is None else t.replication_factor
-            topics.append(req.CreatableTopic(
-                name=k, num_partitions=partitions, replication_factor=rf,
-                assignments=[req.CreatableReplicaAssignment(partition_index=i, broker_ids=list(r))
-                             for i, r in enumerate(a)] if a is not None else [],
-                configs=[req.CreatableTopicConfig(name=n, value=v) for n, v in t.configs.items()]
-                if t.configs else []))
+            if a is not None:
+                partitions = rf = None
+            topics.append(topic(k, -1 if partitions is None else partitions, -1 if rf is None else rf,
+                                [assignment(i, list(r)) for i, r in enumerate(a)] if a is not None else [],
+                                [config(n, v) for n, v in configs.items()] if configs else []))
         kw: dict[str, Any] = {"topics": topics, "timeout_ms": self.timeout_ms}
         if version >= 1:
             kw["validate_only"] = self.validate_only
@@ -318,21 +328,27 @@ class CreateTopics(Operation[str]):
                                     "give both for an older controller)")
         return None
 
-    def handle(self, node: int, keys: list[str], response: Any, version: int) -> dict[str, Outcome]:
-        out: dict[str, Outcome] = {}
+    def handle(self, node: int, keys: list[str], response: Any, version: int) -> Answers[str]:
+        # The created topics as their values (no Done per topic: see Answers), the others as outcomes; an entry
+        # given twice counts as its last, as it would in one dict of outcomes.
+        done: dict[str, CreatedTopic] = {}
+        others: dict[str, Outcome] = {}
+        named = version < 5  # (the answer carries each created topic's name, and nothing else about it)
         for t in response.topics:
-            code = t.error_code
-            msg = t.error_message if version >= 1 else None
-            if code == ErrorCode.NONE:
-                out[t.name] = Done(self._created(t, version))
+            name, code = t.name, t.error_code
+            if not code:  # ErrorCode.NONE
+                done[name] = created_topic_named(name) if named else self._created(t, version)
+                if others:
+                    others.pop(name, None)
                 continue
-            err = _error(code, msg, f"topic {t.name!r}")
+            done.pop(name, None)
+            err = _error(code, t.error_message if version >= 1 else None, f"topic {name!r}")
             shared = _controller_outcome(code, err)
             # TOPIC_ALREADY_EXISTS, INVALID_TOPIC_EXCEPTION, INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR,
             # INVALID_REPLICA_ASSIGNMENT, INVALID_CONFIG, POLICY_VIOLATION, INVALID_REQUEST, *_AUTHORIZATION_FAILED:
             # the controller's verdict on this topic; asking again gets the same one.
-            out[t.name] = shared if shared is not None else Failed(err)
-        return out
+            others[name] = shared if shared is not None else Failed(err)
+        return Answers(done, others)
 
     @staticmethod
     def _created(t: Any, version: int) -> CreatedTopic:
@@ -398,6 +414,15 @@ def _id_need(key: TopicRef) -> tuple[int, str] | None:
     return (IDS_SINCE, "deleting a topic by id (Kafka 2.8+)") if isinstance(key, uuid.UUID) else None
 
 
+def _names_only(keys: list[TopicRef]) -> bool:
+    """Whether every key is a plain str (a topic name; no id among them): one look at the keys' types, in C."""
+    return {*map(type, keys)} == {str}
+
+
+#: A deleted topic's outcome (one object serves every key: a Done cannot change).
+_DELETED: Done[None] = Done(None)
+
+
 class DeleteTopics(Operation[TopicRef]):
     """Delete topics by name or id, all in one request to the controller; an id before v6 (Kafka 2.8) fails
     alone, unsent, and the names travel."""
@@ -413,24 +438,40 @@ class DeleteTopics(Operation[TopicRef]):
     def version_ceiling(self, keys: list[TopicRef]) -> int | None:
         # Topics named by name only: v5 (the last without ids) says all the caller gets, a per-topic error
         # message included; v6+ has the controller resolve and send each deleted topic's id as well.
-        if any(isinstance(k, uuid.UUID) for k in keys):
-            return None
-        return IDS_SINCE - 1
+        return IDS_SINCE - 1 if _names_only(keys) else None
 
     def build(self, node: int, keys: list[TopicRef], version: int) -> Message | Built[TopicRef]:
         req: Any = message_type(ApiKey.DELETE_TOPICS, "request")
         if version >= IDS_SINCE:
-            topics = [req.DeleteTopicState(name=None, topic_id=k) if isinstance(k, uuid.UUID)
-                      else req.DeleteTopicState(name=k, topic_id=ZERO_UUID) for k in keys]
+            state = req.DeleteTopicState._from_values  # (name, topic_id)
+            topics = [state(None, k) if isinstance(k, uuid.UUID) else state(k, ZERO_UUID) for k in keys]
             return req(topics=topics, timeout_ms=self.timeout_ms)  # type: ignore[no-any-return]
         # A topic named by id fails alone on an older controller; the topics named by name are deleted.
-        names, refused = split_by_version(keys, version, _id_need, api=self.api, node=node)
+        names: list[TopicRef]
+        names, refused = (keys, None) if _names_only(keys) else split_by_version(
+            keys, version, _id_need, api=self.api, node=node)
         msg = req(topic_names=names, timeout_ms=self.timeout_ms)
         if not refused:
             return msg  # type: ignore[no-any-return]
         return Built(sends=[(msg, names)] if names else [], refused=refused)
 
-    def handle(self, node: int, keys: list[TopicRef], response: Any, version: int) -> dict[TopicRef, Outcome]:
+    def handle(self, node: int, keys: list[TopicRef], response: Any,
+               version: int) -> Mapping[TopicRef, Outcome]:
+        if _names_only(keys):
+            # Every topic named by name: each answer is its name's (the id a v6+ answer carries is no key here).
+            # The deleted ones as their value, None (see Answers); an entry given twice counts as its last.
+            done: dict[TopicRef, None] = {}
+            others: dict[TopicRef, Outcome] = {}
+            for r in response.responses:
+                name = r.name
+                if not r.error_code:  # ErrorCode.NONE
+                    done[name] = None
+                    if others:
+                        others.pop(name, None)
+                else:
+                    done.pop(name, None)
+                    others[name] = self._outcome(r, name, version)
+            return Answers(done, others)
         # From v6 the answer to a delete by name carries the topic's id too (KRaft), so an answer is filed under
         # its name when that name was asked for by name, under its id only when its name was not (or it has
         # none).  A name given together with its own id: KRaft refuses the name (INVALID_REQUEST "The provided
@@ -462,7 +503,7 @@ class DeleteTopics(Operation[TopicRef]):
     def _outcome(r: Any, key: TopicRef, version: int) -> Outcome:
         code = r.error_code
         if code == ErrorCode.NONE:
-            return Done(None)
+            return _DELETED
         err = _error(code, r.error_message if version >= 5 else None, f"topic {key!r}")
         shared = _controller_outcome(code, err)
         # UNKNOWN_TOPIC_OR_PARTITION / UNKNOWN_TOPIC_ID: no such topic (the answer; in doubt after a lost send, see
