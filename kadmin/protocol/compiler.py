@@ -305,6 +305,7 @@ class VersionCodegen:
                 "write_unknown": write_unknown_tags,
                 "MISSING": MISSING,
                 "lazy_set": _lazy_set,
+                "ONE": _ONE_BYTE,
             }
         )
         self.need(self.top)
@@ -708,6 +709,7 @@ class VersionCodegen:
         i = 0
         peeked: str | None = head_peeked
         tags_after: str | None = None  # the variable holding the byte after the last field's length, if peeked
+        tags_read = False  # the last field read the tagged-field section (``emit_peeking_bytes_decode``)
         skip = 0  # bytes of the last fixed-width run that ``pos`` is not yet past (see ``defers_advance``)
         tail: str | None = None
         while i < len(regular):
@@ -750,13 +752,25 @@ class VersionCodegen:
             elif tags_after:
                 self.emit_decode_field(regular[i], f"{obj}.{store_attr(regular[i])}", peeked=peeked, skip=skip,
                                        tags_after=(cls, tags_after))
+            elif self.peeks_after(regular[i], regular[i + 1] if i + 1 < len(regular) else None):
+                ends = i + 1 == len(regular)
+                nxt_peeked, short = self.emit_peeking_bytes_decode(
+                    regular[i], f"{obj}.{store_attr(regular[i])}", peeked, skip, ends)
+                i += 1
+                if ends:  # the byte after is the tagged-field section's, and ``pos`` is ``short`` before it
+                    self.emit_tagged_decode(cls, nxt_peeked, short=short)
+                    tags_read = True
+                    peeked, skip = None, 0
+                else:
+                    peeked, skip = nxt_peeked, 0
+                continue
             else:
                 self.emit_decode_field(regular[i], f"{obj}.{store_attr(regular[i])}", peeked=peeked, skip=skip)
             peeked = None
             skip = 0
             i += 1
-        if tags_after:
-            pass  # the last field's paths decoded the tagged-field section (``emit_fast_varlen_decode``)
+        if tags_after or tags_read:
+            pass  # the last field's paths decoded the tagged-field section (``emit_fast_varlen_decode``, ...)
         elif self.flexible:
             self.emit_tagged_decode(cls, peeked, skip)
         else:
@@ -1074,7 +1088,7 @@ class VersionCodegen:
                     s(f"    pos += {1 + skip}")
                 s(f"elif {n} < 128:")
             else:
-                s(f"if {n} < 128 and {n}:")
+                s(f"if ONE[{n}]:")
             p = s.tmp("p")
             s(f"    {p} = pos + {1 + skip}")
             s(f"    pos += {n} + {skip}" if skip else f"    pos += {n}")
@@ -1120,6 +1134,58 @@ class VersionCodegen:
         if reuse:
             s.dedent()
 
+    def peeks_after(self, f: Field, nxt: Field | None) -> bool:
+        """Whether the fast path reads compact bytes field ``f`` together with the byte after it (see
+        ``emit_peeking_bytes_decode``): when that byte opens what follows, a compact length or count (``nxt``) or,
+        ``f`` ending a flexible struct, the tagged-field section."""
+        t = f.spec.type
+        if self.trace or t.is_array or t.name not in ("bytes", "records") or not self.compact(f):
+            return False
+        return self.peek_code(nxt) == "B"
+
+    def emit_peeking_bytes_decode(self, f: Field, target: str, peeked: str | None, skip: int,
+                                  ends: bool) -> tuple[str, str]:
+        """A compact bytes field on the fast path, read with the byte that follows it in one ``unpack_from``
+        (``BYTES_AND_NEXT[n]``: ``>x{n-1}sB``, the length byte skipped): the same bytes object as ``buf[p:pos]``,
+        and the next length or count (or tagged-field byte) without a subscript of its own.  Returns (variable
+        holding that byte, variable holding how far ``pos`` is short of it, or "").
+
+        Why: a subscript of ``bytes`` is a generic call (~190 instructions), a position past 256 a new int (~210),
+        and the slice a slice object; one call with a prebuilt ``Struct`` costs less than the three together
+        (DescribeGroups v5: each member's metadata and assignment, the assignment with its tagged-field byte).
+        ``ends`` (the field ends the struct): ``pos`` is left at the field's start in the common case, and the
+        tagged-field section adds the field's length and its own byte in one addition.  The byte after a field
+        always exists in a valid message, so reading it cannot refuse one; on a truncated input ``struct``
+        raises where a subscript would have, and the tracing decoder says where as before."""
+        s = self.src
+        if skip:
+            s(f"pos += {skip}")
+        self.ns.setdefault("BYTES_AND_NEXT", _bytes_and_next())
+        n = peeked or s.tmp("n")
+        q = s.tmp("q")
+        slow = self.const(_slow_reader(f.spec.type.name, True, self.nullable(f), f.spec.name), "RD")
+        if not peeked:
+            s(f"{n} = buf[pos]")
+        s(f"if ONE[{n}]:")
+        s(f"    {target}, {q}, = BYTES_AND_NEXT[{n}](buf, pos)")
+        if not ends:
+            s(f"    pos += {n}")
+        if self.nullable(f):
+            s(f"elif {n} == 0:")
+            s(f"    {target} = None")
+            s("    pos += 1")
+            s(f"    {q} = buf[pos]")
+        s("else:")
+        if ends:  # ``pos`` + ``n`` is the end on every path
+            e = s.tmp("end")
+            s(f"    {target}, {e} = {slow}(buf, pos)")
+            s(f"    {n} = {e} - pos")
+            s(f"    {q} = buf[{e}]")
+        else:
+            s(f"    {target}, pos = {slow}(buf, pos)")
+            s(f"    {q} = buf[pos]")
+        return q, n if ends else ""
+
     def emit_fast_array_decode(self, f: Field, target: str, compact: bool, nullable: bool,
                                peeked: str | None = None) -> None:
         if f.spec.type.is_struct and self.inline_depth < 3 and _is_leaf(f.struct_cls):  # type: ignore[arg-type]
@@ -1142,7 +1208,7 @@ class VersionCodegen:
         if compact:
             if not peeked:
                 s(f"{n} = buf[pos]")
-            s(f"if {n} < 128 and {n}:")
+            s(f"if ONE[{n}]:")
             s(f"    {n} -= 1")
             s("    pos += 1")
             if nullable:
@@ -1411,16 +1477,18 @@ class VersionCodegen:
             self.emit_fast_array_count(f, target, compact, nullable, n, count_read=True)
         s.dedent()
 
-    def emit_tagged_decode(self, cls: type, peeked: str | None = None, skip: int = 0) -> None:
+    def emit_tagged_decode(self, cls: type, peeked: str | None = None, skip: int = 0, short: str = "") -> None:
         """The tagged-field section of a struct: almost always empty (one zero byte), so that case is
         inline and anything else goes to a per-struct helper generated by ``gen_tags_decoder``.  ``skip``:
-        ``pos`` is still that many bytes short of the section (see ``defers_advance``)."""
+        ``pos`` is still that many bytes short of the section (see ``defers_advance``); ``short``: a variable
+        holding that shortfall instead (see ``emit_peeking_bytes_decode``)."""
         s = self.src
         o = self.obj
+        at = f"pos + {short}" if short else f"pos + {skip}" if skip else "pos"
         s(f"if {peeked or 'buf[pos]'}:")
-        s(f"    pos = {self.fn_name(cls, 'tags')}({o}, buf, sbuf, {f'pos + {skip}' if skip else 'pos'}, blen)")
+        s(f"    pos = {self.fn_name(cls, 'tags')}({o}, buf, sbuf, {at}, blen)")
         s("else:")
-        s(f"    pos += {1 + skip}")
+        s(f"    pos += {short} + 1" if short else f"    pos += {1 + skip}")
         s(f"    {o}._unknown_tags = None")
         if cls.__name__ not in self.tags_done:
             self.tags_done.add(cls.__name__)
@@ -1476,6 +1544,10 @@ class VersionCodegen:
 
 
 _ARRAY_UNPACKERS = 64
+#: ``ONE[b]``: whether ``b``, the first byte of a compact length or count, is the whole of a non-null one: 1-127.
+#: The fast path's test of every such byte (``if ONE[n]:``): a tuple subscript and a test of a bool cost about
+#: half of ``n < 128 and n``, whose second half asks an int for its truth (DescribeGroups v5: six per member).
+_ONE_BYTE = tuple(0 < b < 128 for b in range(256))
 #: How many times in a row an unrolled string place may read a string that differs from the last one before it
 #: stops watching for repeats (for the rest of that decode); a repeat gives it the full count again.  See
 #: ``emit_fast_varlen_decode``.
@@ -1619,6 +1691,19 @@ _unpackers_cache: dict[str, tuple[Callable[..., Any], ...]] = {}
 def _is_leaf(cls: type) -> bool:
     """A struct with no arrays and no structs inside (in any version)."""
     return not any(f.spec.type.is_array or f.spec.type.is_struct for f in cls._kfields)  # type: ignore[attr-defined]
+
+
+def _bytes_and_next() -> tuple[Callable[..., tuple[Any, ...]] | None, ...]:
+    """``unpack_from`` of ``>x{n-1}sB`` for each one-byte compact length n (1-127; None at 0 and above): a compact
+    bytes value and the byte after it (see ``VersionCodegen.emit_peeking_bytes_decode``), shared by every codec."""
+    global _BYTES_AND_NEXT
+    if _BYTES_AND_NEXT is None:
+        _BYTES_AND_NEXT = ((None,) + tuple(struct.Struct(f">x{n - 1}sB").unpack_from for n in range(1, 128))
+                           + (None,) * 128)
+    return _BYTES_AND_NEXT
+
+
+_BYTES_AND_NEXT: tuple[Callable[..., tuple[Any, ...]] | None, ...] | None = None
 
 
 def _array_packers(code: str) -> tuple[Callable[..., bytes], ...]:
