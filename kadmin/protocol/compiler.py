@@ -222,6 +222,9 @@ class VersionCodegen:
         self.joint_head: tuple[str, str, str, str, int, str | None] | None = None
         self.joint_place: tuple[str, str, str, str, int, str | None] | None = None
         self.tag_peeked = ""  # see ``emit_fixed_run_decode``
+        #: (struct, variable) of an unrolled first element whose tagged-field section the second element's first
+        #: string place decodes (see ``emit_short_array_decode``).
+        self.left_tags: tuple[type, str] | None = None
         self.obj = "o"  # the decoder's current struct variable
         self.eobj = "o"  # the encoder's
 
@@ -685,14 +688,17 @@ class VersionCodegen:
         s("")
 
     def emit_decoder_body(self, cls: type, obj: str, head_peeked: str | None = None,
-                          tail_peek: Field | None = None, *, allocated: bool = False) -> str | None:
+                          tail_peek: Field | None = None, *, allocated: bool = False, leave_tags: bool = False,
+                          fold_tags: tuple[type, str] | None = None) -> str | None:
         """Decode one struct into the variable ``obj``; used for function bodies and, on the fast path,
         inlined into the loop of a struct array (no call, no tuple, per element).
 
         ``head_peeked``: a variable that already holds the prefix of the first field.  ``tail_peek``: a
         field known to follow this struct (the next element of an unrolled array); a fixed-width run at
         the end of the struct then reads that field's prefix too, and the variable is returned.
-        ``allocated``: ``obj`` already holds a fresh instance (see ``emit_decode_array_elements``)."""
+        ``allocated``: ``obj`` already holds a fresh instance (see ``emit_decode_array_elements``).  ``leave_tags``:
+        a tagged-field section that would be read on its own is left to the next struct's first string place
+        (``self.left_tags``); ``fold_tags``: such a section, handed to this struct's first field."""
         s = self.src
         saved, self.obj = getattr(self, "obj", "o"), obj
         joint, self.joint_head = self.joint_head, None
@@ -765,12 +771,15 @@ class VersionCodegen:
                     peeked, skip = nxt_peeked, 0
                 continue
             else:
-                self.emit_decode_field(regular[i], f"{obj}.{store_attr(regular[i])}", peeked=peeked, skip=skip)
+                self.emit_decode_field(regular[i], f"{obj}.{store_attr(regular[i])}", peeked=peeked, skip=skip,
+                                       fold_tags=fold_tags if i == 0 else None)
             peeked = None
             skip = 0
             i += 1
         if tags_after or tags_read:
             pass  # the last field's paths decoded the tagged-field section (``emit_fast_varlen_decode``, ...)
+        elif self.flexible and leave_tags and peeked is None and not skip:
+            self.left_tags = (cls, obj)
         elif self.flexible:
             self.emit_tagged_decode(cls, peeked, skip)
         else:
@@ -901,9 +910,11 @@ class VersionCodegen:
             s("pos += 4")
 
     def emit_decode_field(self, f: Field, target: str, *, tagged: bool = False, peeked: str | None = None,
-                          skip: int = 0, tags_after: tuple[type, str] | None = None) -> None:
+                          skip: int = 0, tags_after: tuple[type, str] | None = None,
+                          fold_tags: tuple[type, str] | None = None) -> None:
         """Decode one field into ``target``.  ``skip``: ``pos`` is still that many bytes before the field (only
-        with ``peeked``, for the kinds ``defers_advance`` allows)."""
+        with ``peeked``, for the kinds ``defers_advance`` allows).  ``fold_tags``: the tagged-field section of the
+        struct before, still to read (see ``emit_short_array_decode``)."""
         s = self.src
         t = f.spec.type
         compact = self.compact(f) or tagged
@@ -937,8 +948,12 @@ class VersionCodegen:
             s(f"pos += {struct.calcsize(fmt)}")
             self.trace_pop()
             return
+        if fold_tags and (kind != "string" or self.trace):  # only a string place reads it (never, as generated)
+            self.emit_left_tags(fold_tags)
+            fold_tags = None
         if kind in ("string", "bytes", "records") and not self.trace:
-            self.emit_fast_varlen_decode(kind, target, compact, nullable, f.spec.name, peeked, skip, tags_after)
+            self.emit_fast_varlen_decode(kind, target, compact, nullable, f.spec.name, peeked, skip, tags_after,
+                                         fold_tags)
             self.trace_pop()
             return
         if kind == "array" and not self.trace:
@@ -975,7 +990,8 @@ class VersionCodegen:
 
     def emit_fast_varlen_decode(self, kind: str, target: str, compact: bool, nullable: bool, name: str,
                                 peeked: str | None = None, skip: int = 0,
-                                tags_after: tuple[type, str] | None = None) -> None:
+                                tags_after: tuple[type, str] | None = None,
+                                fold_tags: tuple[type, str] | None = None) -> None:
         """Strings and bytes on the fast path: the common cases (a short value, a null) inline, everything
         else (long compact lengths, nulls where not allowed, bad lengths) in a helper.
 
@@ -1008,6 +1024,12 @@ class VersionCodegen:
         byte after its length.  For a null that byte is the tagged-field byte, so the null path finishes the
         struct without another read or a separate ``pos += 1`` (a coordinator's null error message: ~4% of a
         FindCoordinator answer); every path then decodes the tagged-field section itself.
+
+        ``fold_tags`` (struct, variable): the tagged-field section of the struct just before (the first element of
+        an unrolled two-element array, ``emit_short_array_decode``) is still to read, at ``pos``.  At a repeat place
+        the kept bytes then open with that section's empty form (one zero byte): a match also says the section is
+        empty, and costs no subscript and no ``pos += 1`` of its own (a quota entry's second entity component: ~2%
+        of a DescribeClientQuotas v1 answer); otherwise the section is read as usual before the string.
         """
         s = self.src
         n = peeked or s.tmp("n")
@@ -1020,6 +1042,9 @@ class VersionCodegen:
         joint, self.joint_place = self.joint_place, None
         if not reuse:
             joint = None
+        if fold_tags and (not reuse or joint or skip or peeked or tags_after):
+            self.emit_left_tags(fold_tags)  # (not as generated: the second element's head has none of these)
+            fold_tags = None
         if reuse and skip:  # the repeat test compares at ``pos``
             s(f"pos += {skip}")
             skip = 0
@@ -1036,12 +1061,16 @@ class VersionCodegen:
             self.prologue += [f"{ch} = {cs} = None", f"{lc} = 0", f"{tk} = {_REUSE_TRIES}"]  # type: ignore[operator]
             he = s.tmp("he")
             s(f"if {ch} is not None and buf[pos:({he} := pos + {lc})] == {ch}:")
+            if fold_tags:  # the kept bytes' zero byte was the section before
+                s(f"    {fold_tags[1]}._unknown_tags = None")
             s(f"    {target} = {cs}")
             if joint:
                 keep_joint("    ", "pos", he, cs)
             s(f"    pos = {he}")
             s("else:")
             s.indent()
+            if fold_tags:
+                self.emit_left_tags(fold_tags)
 
         def take(start: str, end: str = n, head: str = "") -> None:
             if kind == "string":
@@ -1052,7 +1081,8 @@ class VersionCodegen:
                 if reuse:
                     s(f"    elif {tk}:")
                     s(f"        if {st} == {cs}:")
-                    s(f"            {ch} = buf[{head}:{end}]")
+                    kept = f"b'\\x00' + buf[{head}:{end}]" if fold_tags else f"buf[{head}:{end}]"
+                    s(f"            {ch} = {kept}")
                     s(f"            {lc} = len({ch})")
                     s(f"            {tk} = {_REUSE_TRIES}")
                     if joint:
@@ -1456,8 +1486,14 @@ class VersionCodegen:
         if step and not joint:  # with the joint test, the first field's own path moves past the count
             s(step)
         self.joint_head = joint
-        carried = self.emit_decoder_body(cls, first, tail_peek=head)
-        self.emit_decoder_body(cls, second, head_peeked=carried)
+        # The second element's first string, at a repeat place, also tests the first element's tagged-field section
+        # (see ``emit_fast_varlen_decode``): the first element leaves it when it would read it on its own.
+        fold = (self.flexible and self.inline_depth >= 2 and self.prologue is not None and head is not None
+                and not head.spec.type.is_array and head.spec.type.name == "string")
+        self.left_tags = None
+        carried = self.emit_decoder_body(cls, first, tail_peek=head, leave_tags=fold)
+        left, self.left_tags = self.left_tags, None
+        self.emit_decoder_body(cls, second, head_peeked=carried, fold_tags=left)
         s(f"{target} = [{first}, {second}]")
         s.dedent()
         s(f"elif {one}:")
@@ -1476,6 +1512,12 @@ class VersionCodegen:
         else:  # the count is read and pos moved on: only the checks are left
             self.emit_fast_array_count(f, target, compact, nullable, n, count_read=True)
         s.dedent()
+
+    def emit_left_tags(self, left: tuple[type, str]) -> None:
+        """Read the tagged-field section that the struct ``left`` = (struct, variable) left to what follows it."""
+        saved, self.obj = self.obj, left[1]
+        self.emit_tagged_decode(left[0])
+        self.obj = saved
 
     def emit_tagged_decode(self, cls: type, peeked: str | None = None, skip: int = 0, short: str = "") -> None:
         """The tagged-field section of a struct: almost always empty (one zero byte), so that case is
