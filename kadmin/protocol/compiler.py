@@ -225,6 +225,13 @@ class VersionCodegen:
         #: (struct, variable) of an unrolled first element whose tagged-field section the second element's first
         #: string place decodes (see ``emit_short_array_decode``).
         self.left_tags: tuple[type, str] | None = None
+        #: An unrolled array whose two-element path leaves its last element's tagged-field section to the next
+        #: array's joint test: the variable that then holds that element (else None), and that next array's
+        #: (struct, variable); see ``emit_short_array_decode``.  ``folded_joints``: joint tests whose kept bytes
+        #: open with such a section's zero byte.
+        self.leave_last: str | None = None
+        self.fold_prev: tuple[type, str] | None = None
+        self.folded_joints: set[str] = set()
         self.obj = "o"  # the decoder's current struct variable
         self.eobj = "o"  # the encoder's
 
@@ -771,8 +778,16 @@ class VersionCodegen:
                     peeked, skip = nxt_peeked, 0
                 continue
             else:
+                if self.folds_into_next(regular[i], regular[i + 1] if i + 1 < len(regular) else None):
+                    self.leave_last = s.tmp("lt")
+                    carry = self.leave_last
+                else:
+                    carry = None
                 self.emit_decode_field(regular[i], f"{obj}.{store_attr(regular[i])}", peeked=peeked, skip=skip,
                                        fold_tags=fold_tags if i == 0 else None)
+                self.leave_last = None
+                if carry:  # the next field, an unrolled array, reads the section left in ``carry`` (or None)
+                    self.fold_prev = (regular[i].struct_cls, carry)  # type: ignore[assignment]
             peeked = None
             skip = 0
             i += 1
@@ -1052,7 +1067,8 @@ class VersionCodegen:
             # The joint test keeps the count's bytes before ``start`` through this string's ``end``, and its value.
             assert joint is not None
             cj, lj, sj, _, cnt, _ = joint
-            s(f"{indent}{cj} = buf[{start} - {cnt}:{end}]")
+            zero = "b'\\x00' + " if cj in self.folded_joints else ""
+            s(f"{indent}{cj} = {zero}buf[{start} - {cnt}:{end}]")
             s(f"{indent}{lj} = len({cj})")
             s(f"{indent}{sj} = {value}")
 
@@ -1163,6 +1179,20 @@ class VersionCodegen:
         tags_here()
         if reuse:
             s.dedent()
+
+    def folds_into_next(self, f: Field, nxt: Field | None) -> bool:
+        """Whether ``f`` and ``nxt`` are both unrolled arrays of a flexible struct (``emit_short_array_decode``),
+        ``nxt`` with a joint test, so that ``f``'s two-element path may leave its last element's tagged-field
+        section to that test."""
+        if nxt is None or self.trace or not self.flexible or self.prologue is None or self.inline_depth < 1:
+            return False
+        for g in (f, nxt):
+            t = g.spec.type
+            if not (t.is_array and t.is_struct and self.inline_depth < 3 and _is_leaf(g.struct_cls)  # type: ignore[arg-type]
+                    and self.compact(g) and self.present(g) and not self.tagged(g)):
+                return False
+        head = self.regular_fields(nxt.struct_cls)  # type: ignore[arg-type]
+        return bool(head) and not head[0].spec.type.is_array and head[0].spec.type.name == "string"
 
     def peeks_after(self, f: Field, nxt: Field | None) -> bool:
         """Whether the fast path reads compact bytes field ``f`` together with the byte after it (see
@@ -1446,6 +1476,8 @@ class VersionCodegen:
         """
         s = self.src
         cls: type = f.struct_cls  # type: ignore[assignment]
+        leave_last, self.leave_last = self.leave_last, None
+        fold_prev, self.fold_prev = self.fold_prev, None
         n = peeked or s.tmp("n")
         regular = self.regular_fields(cls)
         head = regular[0] if regular else None
@@ -1457,9 +1489,25 @@ class VersionCodegen:
             # int32 count a struct call) and the place's own test.
             cj, lj, sj, hj = s.tmp("cj"), s.tmp("lj"), s.tmp("sj"), s.tmp("hj")
             self.prologue += [f"{cj} = {sj} = None", f"{lj} = 0"]
-            s(f"if {cj} is not None and buf[pos:({hj} := pos + {lj})] == {cj}:")
+            if fold_prev:
+                # The array before left its last element's tagged-field section (``lt``, None if it did not): the
+                # kept bytes then open with that section's empty form, and a match says it is empty.
+                self.folded_joints.add(cj)
+                lt = fold_prev[1]
+                s(f"if {cj} is not None and {lt} is not None and buf[pos:({hj} := pos + {lj})] == {cj}:")
+                s(f"    {lt}._unknown_tags = None")
+            else:
+                s(f"if {cj} is not None and buf[pos:({hj} := pos + {lj})] == {cj}:")
             s(f"    {n} = {3 if compact else 2}")
             s("else:")
+            if fold_prev:
+                s(f"    if {fold_prev[1]} is not None:")
+                s.indent()
+                s.indent()
+                self.emit_left_tags(fold_prev)
+                s.dedent()
+                s.dedent()
+                fold_prev = None
             s(f"    {hj} = 0")
             if compact:
                 s(f"    {n} = buf[pos]")
@@ -1467,6 +1515,11 @@ class VersionCodegen:
                 s(f"    {n}, = {self.unpacker('>i')}(buf, pos)")
                 s("    pos += 4")
             joint = (cj, lj, sj, hj, 1 if compact else 4, "pos += 1" if compact else None)
+        if fold_prev:  # (not as generated: ``folds_into_next`` asks for a joint test) the section is read first
+            s(f"if {fold_prev[1]} is not None:")
+            s.indent()
+            self.emit_left_tags(fold_prev)
+            s.dedent()
         if compact:  # the raw byte is count + 1
             if not peeked and not joint:
                 s(f"{n} = buf[pos]")
@@ -1493,8 +1546,11 @@ class VersionCodegen:
         self.left_tags = None
         carried = self.emit_decoder_body(cls, first, tail_peek=head, leave_tags=fold)
         left, self.left_tags = self.left_tags, None
-        self.emit_decoder_body(cls, second, head_peeked=carried, fold_tags=left)
+        self.emit_decoder_body(cls, second, head_peeked=carried, fold_tags=left, leave_tags=bool(leave_last))
         s(f"{target} = [{first}, {second}]")
+        if leave_last:  # the next array's joint test reads the section the second element left, if it did
+            s(f"{leave_last} = {second if self.left_tags else 'None'}")
+            self.left_tags = None
         s.dedent()
         s(f"elif {one}:")
         s.indent()
@@ -1502,11 +1558,15 @@ class VersionCodegen:
             s(step)
         self.emit_decoder_body(cls, first)
         s(f"{target} = [{first}]")
+        if leave_last:
+            s(f"{leave_last} = None")
         s.dedent()
         self.inline_depth -= 1
         self.unrolled = saved_unrolled
         s("else:")
         s.indent()
+        if leave_last:
+            s(f"{leave_last} = None")
         if compact:  # the raw byte was only peeked
             self.emit_fast_array_count(f, target, compact, nullable, n)
         else:  # the count is read and pos moved on: only the checks are left

@@ -102,14 +102,22 @@ def test_a_member_metadata_of_null_is_refused_as_before() -> None:
         GROUPS.decode(bytes(data), 5)
 
 
-def _quota_entries(tagged: set[int], n: int = 14) -> Any:
+def _quota_entries(tagged: set[int], n: int = 14, last_tagged: set[int] | None = None,
+                   sizes: dict[int, int] | None = None) -> Any:
+    """``tagged``/``last_tagged``: entries whose first/last entity component has unknown tagged fields; ``sizes``:
+    entries with another number of entity components than two."""
     r = QUOTAS
+    kinds = ["user", "client-id", "ip"]
+
+    def entity(i: int) -> list[Any]:
+        k = (sizes or {}).get(i, 2)
+        return [r.EntityData(entity_type=kinds[c], entity_name=f"{kinds[c][0]}{i}",
+                             unknown_tagged_fields={9: bytes([i])} if (c == 0 and i in tagged) or (
+                                 c == k - 1 and c and i in (last_tagged or ())) else None) for c in range(k)]
+
     return r(throttle_time_ms=0, error_code=0, error_message=None, entries=[r.EntryData(
-        entity=[r.EntityData(entity_type="user", entity_name=f"u{i}",
-                             unknown_tagged_fields={9: bytes([i])} if i in tagged else None),
-                r.EntityData(entity_type="client-id", entity_name=f"c{i}")],
-        values=[r.ValueData(key="producer_byte_rate", value=float(i)),
-                r.ValueData(key="consumer_byte_rate", value=-float(i))]) for i in range(n)])
+        entity=entity(i), values=[r.ValueData(key="producer_byte_rate", value=float(i)),
+                                  r.ValueData(key="consumer_byte_rate", value=-float(i))]) for i in range(n)])
 
 
 @pytest.mark.parametrize("tagged", [set(), {0}, {5}, {5, 6}, {13}, set(range(14))])
@@ -125,8 +133,25 @@ def test_a_first_element_s_tagged_fields_amid_repeats_are_read(tagged: set[int])
     assert end == len(data) and lazy == msg
 
 
+@pytest.mark.parametrize("last_tagged", [set(), {0}, {6}, {6, 7}, {13}, set(range(14))])
+@pytest.mark.parametrize("sizes", [None, {7: 1}, {7: 3}, {6: 0, 8: 1}])
+def test_a_last_element_s_tagged_fields_before_the_next_array_are_read(last_tagged: set[int],
+                                                                       sizes: dict[int, int] | None) -> None:
+    # The entity array's last component leaves its tagged-field section to the values array's joint test: read
+    # right when it is not empty, and when the entity array before had one, three or no components.
+    msg = _quota_entries(set(), last_tagged=last_tagged, sizes=sizes)
+    data = msg.encode(1)
+    fast, traced = fast_and_traced(QUOTAS, data, 1)
+    assert fast == traced == msg
+    assert [[c.unknown_tagged_fields for c in e.entity] for e in fast.entries] == [
+        [c.unknown_tagged_fields for c in e.entity] for e in msg.entries]
+    assert [[v.key for v in e.values] for e in fast.entries] == [["producer_byte_rate", "consumer_byte_rate"]] * 14
+    lazy, end = QUOTAS.decode_from(data, 0, 1, lazy=True)
+    assert end == len(data) and lazy == msg
+
+
 def test_quota_answers_cut_anywhere_are_refused_naming_a_field() -> None:
-    data = _quota_entries({6}, 10).encode(1)
+    data = _quota_entries({6}, 10, last_tagged={3}).encode(1)
     for end in range(len(data)):
         with pytest.raises(ProtocolError, match=r"cannot decode DescribeClientQuotasResponse v1: field \S+ at offset "
                                                  r"\d+: input ends too early"):
