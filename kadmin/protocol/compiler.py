@@ -696,7 +696,7 @@ class VersionCodegen:
 
     def emit_decoder_body(self, cls: type, obj: str, head_peeked: str | None = None,
                           tail_peek: Field | None = None, *, allocated: bool = False, leave_tags: bool = False,
-                          fold_tags: tuple[type, str] | None = None) -> str | None:
+                          fold_tags: tuple[type, str] | None = None, loop_next: str | None = None) -> str | None:
         """Decode one struct into the variable ``obj``; used for function bodies and, on the fast path,
         inlined into the loop of a struct array (no call, no tuple, per element).
 
@@ -705,7 +705,8 @@ class VersionCodegen:
         the end of the struct then reads that field's prefix too, and the variable is returned.
         ``allocated``: ``obj`` already holds a fresh instance (see ``emit_decode_array_elements``).  ``leave_tags``:
         a tagged-field section that would be read on its own is left to the next struct's first string place
-        (``self.left_tags``); ``fold_tags``: such a section, handed to this struct's first field."""
+        (``self.left_tags``); ``fold_tags``: such a section, handed to this struct's first field.  ``loop_next``:
+        the variable that must hold the byte after this struct when it ends (``carries_next``)."""
         s = self.src
         saved, self.obj = getattr(self, "obj", "o"), obj
         joint, self.joint_head = self.joint_head, None
@@ -767,11 +768,14 @@ class VersionCodegen:
                                        tags_after=(cls, tags_after))
             elif self.peeks_after(regular[i], regular[i + 1] if i + 1 < len(regular) else None):
                 ends = i + 1 == len(regular)
+                also = loop_next if ends else None
                 nxt_peeked, short = self.emit_peeking_bytes_decode(
-                    regular[i], f"{obj}.{store_attr(regular[i])}", peeked, skip, ends)
+                    regular[i], f"{obj}.{store_attr(regular[i])}", peeked, skip, ends, also)
                 i += 1
+                if also:
+                    loop_next = None  # read with the field; after tagged fields, read again
                 if ends:  # the byte after is the tagged-field section's, and ``pos`` is ``short`` before it
-                    self.emit_tagged_decode(cls, nxt_peeked, short=short)
+                    self.emit_tagged_decode(cls, nxt_peeked, short=short, reread=also)
                     tags_read = True
                     peeked, skip = None, 0
                 else:
@@ -799,6 +803,8 @@ class VersionCodegen:
             self.emit_tagged_decode(cls, peeked, skip)
         else:
             s(f"{obj}._unknown_tags = None")
+        if loop_next:  # (not as generated: ``carries_next`` checked the last field reads it)
+            s(f"{loop_next} = buf[pos]")
         self.obj = saved
         self.lazy_count, self.cur_cls = saved_lazy_count, saved_cls
         return tail
@@ -1180,6 +1186,17 @@ class VersionCodegen:
         if reuse:
             s.dedent()
 
+    def carries_next(self, cls: type) -> bool:
+        """Whether the inlined loop over an array of ``cls`` carries each element's first byte from the element
+        before: in a flexible struct, when ``cls`` opens with a compact length or count and ends with a compact
+        bytes field (which reads the bytes after it anyway, ``emit_peeking_bytes_decode``)."""
+        regular = self.regular_fields(cls)
+        if self.trace or not self.flexible or not regular or self.is_fixed(regular[0]):
+            return False
+        if len(regular) > 1 and self.is_fixed(regular[-2]) and self.nullable(regular[-1]):
+            return False  # a nullable last field after a fixed run reads the tagged-field byte with the run
+        return self.peek_code(regular[0]) == "B" and self.peeks_after(regular[-1], None)
+
     def folds_into_next(self, f: Field, nxt: Field | None) -> bool:
         """Whether ``f`` and ``nxt`` are both unrolled arrays of a flexible struct (``emit_short_array_decode``),
         ``nxt`` with a joint test, so that ``f``'s two-element path may leave its last element's tagged-field
@@ -1204,7 +1221,7 @@ class VersionCodegen:
         return self.peek_code(nxt) == "B"
 
     def emit_peeking_bytes_decode(self, f: Field, target: str, peeked: str | None, skip: int,
-                                  ends: bool) -> tuple[str, str]:
+                                  ends: bool, also: str | None = None) -> tuple[str, str]:
         """A compact bytes field on the fast path, read with the byte that follows it in one ``unpack_from``
         (``BYTES_AND_NEXT[n]``: ``>x{n-1}sB``, the length byte skipped): the same bytes object as ``buf[p:pos]``,
         and the next length or count (or tagged-field byte) without a subscript of its own.  Returns (variable
@@ -1216,7 +1233,12 @@ class VersionCodegen:
         ``ends`` (the field ends the struct): ``pos`` is left at the field's start in the common case, and the
         tagged-field section adds the field's length and its own byte in one addition.  The byte after a field
         always exists in a valid message, so reading it cannot refuse one; on a truncated input ``struct``
-        raises where a subscript would have, and the tracing decoder says where as before."""
+        raises where a subscript would have, and the tracing decoder says where as before.
+
+        ``also`` (with ``ends``): a variable that gets the byte after the tagged-field byte too (``>x{n-1}sBB``),
+        the next element's first byte in a loop (``carries_next``): right when the section is empty, and read
+        again after a section that is not (``emit_tagged_decode``).  That byte exists in a valid message: the
+        field ends a struct inside a flexible one, so the outer struct's own bytes follow."""
         s = self.src
         if skip:
             s(f"pos += {skip}")
@@ -1227,7 +1249,11 @@ class VersionCodegen:
         if not peeked:
             s(f"{n} = buf[pos]")
         s(f"if ONE[{n}]:")
-        s(f"    {target}, {q}, = BYTES_AND_NEXT[{n}](buf, pos)")
+        if also:
+            self.ns.setdefault("BYTES_AND_TWO", _bytes_and_next(2))
+            s(f"    {target}, {q}, {also}, = BYTES_AND_TWO[{n}](buf, pos)")
+        else:
+            s(f"    {target}, {q}, = BYTES_AND_NEXT[{n}](buf, pos)")
         if not ends:
             s(f"    pos += {n}")
         if self.nullable(f):
@@ -1235,12 +1261,16 @@ class VersionCodegen:
             s(f"    {target} = None")
             s("    pos += 1")
             s(f"    {q} = buf[pos]")
+            if also:  # the byte after the section's first (a non-empty section: rewritten after it is read)
+                s(f"    {also} = buf[pos + 1]")
         s("else:")
         if ends:  # ``pos`` + ``n`` is the end on every path
             e = s.tmp("end")
             s(f"    {target}, {e} = {slow}(buf, pos)")
             s(f"    {n} = {e} - pos")
             s(f"    {q} = buf[{e}]")
+            if also:
+                s(f"    {also} = buf[{e} + 1]")
         else:
             s(f"    {target}, pos = {slow}(buf, pos)")
             s(f"    {q} = buf[pos]")
@@ -1311,10 +1341,18 @@ class VersionCodegen:
                 # than the bytes left (see ``emit_fast_array_count``).
                 args = self.new_args(f.struct_cls)  # type: ignore[arg-type]
                 s(f"{target} = {lst} = list(starmap(new, repeat({args}, {n})))")
+                nx = None
+                if self.carries_next(f.struct_cls):  # type: ignore[arg-type]
+                    # Each element's last bytes field also reads the next element's first byte (see
+                    # ``emit_peeking_bytes_decode``); the first element's is read here.  A byte follows the count
+                    # in a valid message (at least the struct's tagged-field section), and follows every element.
+                    nx = s.tmp("nx")
+                    s(f"{nx} = buf[pos]")
                 s(f"for {e} in {lst}:")
                 self.inline_depth += 1
                 s.indent()
-                self.emit_decoder_body(f.struct_cls, e, allocated=True)  # type: ignore[arg-type]
+                self.emit_decoder_body(f.struct_cls, e, head_peeked=nx, allocated=True,  # type: ignore[arg-type]
+                                       loop_next=nx)
                 s.dedent()
                 self.inline_depth -= 1
                 return
@@ -1579,16 +1617,20 @@ class VersionCodegen:
         self.emit_tagged_decode(left[0])
         self.obj = saved
 
-    def emit_tagged_decode(self, cls: type, peeked: str | None = None, skip: int = 0, short: str = "") -> None:
+    def emit_tagged_decode(self, cls: type, peeked: str | None = None, skip: int = 0, short: str = "",
+                           reread: str | None = None) -> None:
         """The tagged-field section of a struct: almost always empty (one zero byte), so that case is
         inline and anything else goes to a per-struct helper generated by ``gen_tags_decoder``.  ``skip``:
         ``pos`` is still that many bytes short of the section (see ``defers_advance``); ``short``: a variable
-        holding that shortfall instead (see ``emit_peeking_bytes_decode``)."""
+        holding that shortfall instead (see ``emit_peeking_bytes_decode``); ``reread``: a variable to hold the
+        byte after a section that is not empty (one that is: the caller read it)."""
         s = self.src
         o = self.obj
         at = f"pos + {short}" if short else f"pos + {skip}" if skip else "pos"
         s(f"if {peeked or 'buf[pos]'}:")
         s(f"    pos = {self.fn_name(cls, 'tags')}({o}, buf, sbuf, {at}, blen)")
+        if reread:
+            s(f"    {reread} = buf[pos]")
         s("else:")
         s(f"    pos += {short} + 1" if short else f"    pos += {1 + skip}")
         s(f"    {o}._unknown_tags = None")
@@ -1795,17 +1837,18 @@ def _is_leaf(cls: type) -> bool:
     return not any(f.spec.type.is_array or f.spec.type.is_struct for f in cls._kfields)  # type: ignore[attr-defined]
 
 
-def _bytes_and_next() -> tuple[Callable[..., tuple[Any, ...]] | None, ...]:
+def _bytes_and_next(after: int = 1) -> tuple[Callable[..., tuple[Any, ...]] | None, ...]:
     """``unpack_from`` of ``>x{n-1}sB`` for each one-byte compact length n (1-127; None at 0 and above): a compact
-    bytes value and the byte after it (see ``VersionCodegen.emit_peeking_bytes_decode``), shared by every codec."""
-    global _BYTES_AND_NEXT
-    if _BYTES_AND_NEXT is None:
-        _BYTES_AND_NEXT = ((None,) + tuple(struct.Struct(f">x{n - 1}sB").unpack_from for n in range(1, 128))
-                           + (None,) * 128)
-    return _BYTES_AND_NEXT
+    bytes value and the byte after it (``after`` = 2: the two bytes after it), see
+    ``VersionCodegen.emit_peeking_bytes_decode``; shared by every codec."""
+    got = _BYTES_AND_NEXT.get(after)
+    if got is None:
+        got = _BYTES_AND_NEXT[after] = ((None,) + tuple(
+            struct.Struct(f">x{n - 1}s{'B' * after}").unpack_from for n in range(1, 128)) + (None,) * 128)
+    return got
 
 
-_BYTES_AND_NEXT: tuple[Callable[..., tuple[Any, ...]] | None, ...] | None = None
+_BYTES_AND_NEXT: dict[int, tuple[Callable[..., tuple[Any, ...]] | None, ...]] = {}
 
 
 def _array_packers(code: str) -> tuple[Callable[..., bytes], ...]:

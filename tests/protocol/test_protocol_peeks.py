@@ -37,6 +37,19 @@ PEEKS: Any = load_schema({
     ],
 })
 
+#: Elements that open with a string and end with nullable compact bytes: in an array loop, each element's last
+#: field also reads the next element's first byte (``VersionCodegen.carries_next``).
+CARRIED: Any = load_schema({
+    "apiKey": 4, "type": "response", "name": "BytesCarryResponse", "validVersions": "0-1", "flexibleVersions": "1+",
+    "fields": [
+        {"name": "Items", "type": "[]Item", "versions": "0+", "fields": [
+            {"name": "Name", "type": "string", "versions": "0+"},
+            {"name": "Tail", "type": "bytes", "versions": "0+", "nullableVersions": "0+"},
+        ]},
+        {"name": "After", "type": "int8", "versions": "0+"},
+    ],
+})
+
 # b"": length byte 1; 126 bytes: 127, the largest one-byte length; 127 and 300 bytes: the helper path.
 SIZES = [None, b"", b"\x00", bytes(range(126)), b"\xff" * 127, bytes(300)]
 
@@ -57,6 +70,23 @@ def test_nullable_bytes_read_with_the_byte_after_them_read_as_the_reference_deco
                 assert all(type(i.blob) is bytes for i in fast.items if i.blob is not None)
                 if version == 1:
                     assert [i.unknown_tagged_fields for i in fast.items] == [tags or {}] * count
+
+
+@pytest.mark.parametrize("count", [0, 1, 3, 7])
+def test_an_element_s_first_byte_read_by_the_element_before_reads_as_the_reference_decoder(count: int) -> None:
+    r = CARRIED
+    for tails in ([SIZES[i % len(SIZES)] for i in range(count)], [SIZES[-1 - i % len(SIZES)] for i in range(count)]):
+        for tagged in (set(), {0}, {count - 1}, set(range(count))):
+            msg = r(after=-3, items=[r.Item(name="é" * (i % 3), tail=tail,
+                                            unknown_tagged_fields={i: b"t" * i} if i in tagged else None)
+                                     for i, tail in enumerate(tails)])
+            for version in ((1,) if tagged else (0, 1)):
+                data = msg.encode(version)
+                fast, traced = fast_and_traced(r, data, version)
+                assert fast == traced == msg
+                for end in range(len(data)):
+                    with pytest.raises(ProtocolError, match=r"input ends too early"):
+                        r.decode(data[:end], version)
 
 
 def _groups(members: int, metadata: bytes, tags: dict[int, bytes] | None = None) -> Any:
