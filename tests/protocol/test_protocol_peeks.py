@@ -186,3 +186,14 @@ def test_quota_answers_cut_anywhere_are_refused_naming_a_field() -> None:
         with pytest.raises(ProtocolError, match=r"cannot decode DescribeClientQuotasResponse v1: field \S+ at offset "
                                                  r"\d+: input ends too early"):
             QUOTAS.decode(data[:end], 1)
+
+
+@pytest.mark.parametrize("members", [0, 3, 31, 32, 33, 200])
+def test_member_arrays_on_both_sides_of_the_prebuilt_allocation_runs_are_built_right(members: int) -> None:
+    # Arrays of fewer than 32 structs are allocated from prebuilt argument runs, longer ones with ``repeat``.
+    msg = _groups(members, b"\x05")
+    fast, traced = fast_and_traced(GROUPS, msg.encode(5), 5)
+    assert fast == traced == msg
+    assert [len(g.members) for g in fast.groups] == [members] * 3
+    assert {type(m) for g in fast.groups for m in g.members} <= {GROUPS.DescribedGroupMember}
+    assert len({id(m) for g in fast.groups for m in g.members}) == 3 * members  # every element its own object
