@@ -222,6 +222,16 @@ class VersionCodegen:
         self.joint_head: tuple[str, str, str, str, int, str | None] | None = None
         self.joint_place: tuple[str, str, str, str, int, str | None] | None = None
         self.tag_peeked = ""  # see ``emit_fixed_run_decode``
+        #: (struct, variable) of an unrolled first element whose tagged-field section the second element's first
+        #: string place decodes (see ``emit_short_array_decode``).
+        self.left_tags: tuple[type, str] | None = None
+        #: An unrolled array whose two-element path leaves its last element's tagged-field section to the next
+        #: array's joint test: the variable that then holds that element (else None), and that next array's
+        #: (struct, variable); see ``emit_short_array_decode``.  ``folded_joints``: joint tests whose kept bytes
+        #: open with such a section's zero byte.
+        self.leave_last: str | None = None
+        self.fold_prev: tuple[type, str] | None = None
+        self.folded_joints: set[str] = set()
         self.obj = "o"  # the decoder's current struct variable
         self.eobj = "o"  # the encoder's
 
@@ -256,6 +266,19 @@ class VersionCodegen:
         name = self.alloc_args.get(cls)
         if name is None:
             name = self.alloc_args[cls] = self.const((cls,), "CA")
+        return name
+
+    def args_runs(self, args: str) -> str:
+        """Name of the constant ``((), (cls,)*1 ... )``: ``runs[k]`` is ``k`` copies of the allocation arguments
+        ``args`` (``new_args``), for arrays of fewer than ``_ARGS_RUNS`` structs.
+
+        Why: ``[*starmap(new, runs[k])]`` allocates the k elements of an array without building a ``repeat``
+        object and without calling ``list`` (~1,200 instructions less per array, ~12% of a 10-element array's
+        allocation: DescribeGroups' member arrays, Metadata's partition arrays); longer arrays, where that is
+        little, use ``repeat``.  About 6 KB per struct class and codec."""
+        name = f"{args}_RUNS"
+        if name not in self.ns:
+            self.ns[name] = tuple((self.ns[args],) * k for k in range(_ARGS_RUNS))
         return name
 
     def fn_name(self, cls: type, kind: str) -> str:
@@ -305,6 +328,7 @@ class VersionCodegen:
                 "write_unknown": write_unknown_tags,
                 "MISSING": MISSING,
                 "lazy_set": _lazy_set,
+                "ONE": _ONE_BYTE,
             }
         )
         self.need(self.top)
@@ -684,14 +708,18 @@ class VersionCodegen:
         s("")
 
     def emit_decoder_body(self, cls: type, obj: str, head_peeked: str | None = None,
-                          tail_peek: Field | None = None, *, allocated: bool = False) -> str | None:
+                          tail_peek: Field | None = None, *, allocated: bool = False, leave_tags: bool = False,
+                          fold_tags: tuple[type, str] | None = None, loop_next: str | None = None) -> str | None:
         """Decode one struct into the variable ``obj``; used for function bodies and, on the fast path,
         inlined into the loop of a struct array (no call, no tuple, per element).
 
         ``head_peeked``: a variable that already holds the prefix of the first field.  ``tail_peek``: a
         field known to follow this struct (the next element of an unrolled array); a fixed-width run at
         the end of the struct then reads that field's prefix too, and the variable is returned.
-        ``allocated``: ``obj`` already holds a fresh instance (see ``emit_decode_array_elements``)."""
+        ``allocated``: ``obj`` already holds a fresh instance (see ``emit_decode_array_elements``).  ``leave_tags``:
+        a tagged-field section that would be read on its own is left to the next struct's first string place
+        (``self.left_tags``); ``fold_tags``: such a section, handed to this struct's first field.  ``loop_next``:
+        the variable that must hold the byte after this struct when it ends (``carries_next``)."""
         s = self.src
         saved, self.obj = getattr(self, "obj", "o"), obj
         joint, self.joint_head = self.joint_head, None
@@ -708,6 +736,7 @@ class VersionCodegen:
         i = 0
         peeked: str | None = head_peeked
         tags_after: str | None = None  # the variable holding the byte after the last field's length, if peeked
+        tags_read = False  # the last field read the tagged-field section (``emit_peeking_bytes_decode``)
         skip = 0  # bytes of the last fixed-width run that ``pos`` is not yet past (see ``defers_advance``)
         tail: str | None = None
         while i < len(regular):
@@ -750,17 +779,45 @@ class VersionCodegen:
             elif tags_after:
                 self.emit_decode_field(regular[i], f"{obj}.{store_attr(regular[i])}", peeked=peeked, skip=skip,
                                        tags_after=(cls, tags_after))
+            elif self.peeks_after(regular[i], regular[i + 1] if i + 1 < len(regular) else None):
+                ends = i + 1 == len(regular)
+                also = loop_next if ends else None
+                nxt_peeked, short = self.emit_peeking_bytes_decode(
+                    regular[i], f"{obj}.{store_attr(regular[i])}", peeked, skip, ends, also)
+                i += 1
+                if also:
+                    loop_next = None  # read with the field; after tagged fields, read again
+                if ends:  # the byte after is the tagged-field section's, and ``pos`` is ``short`` before it
+                    self.emit_tagged_decode(cls, nxt_peeked, short=short, reread=also)
+                    tags_read = True
+                    peeked, skip = None, 0
+                else:
+                    peeked, skip = nxt_peeked, 0
+                continue
             else:
-                self.emit_decode_field(regular[i], f"{obj}.{store_attr(regular[i])}", peeked=peeked, skip=skip)
+                if self.folds_into_next(regular[i], regular[i + 1] if i + 1 < len(regular) else None):
+                    self.leave_last = s.tmp("lt")
+                    carry = self.leave_last
+                else:
+                    carry = None
+                self.emit_decode_field(regular[i], f"{obj}.{store_attr(regular[i])}", peeked=peeked, skip=skip,
+                                       fold_tags=fold_tags if i == 0 else None)
+                self.leave_last = None
+                if carry:  # the next field, an unrolled array, reads the section left in ``carry`` (or None)
+                    self.fold_prev = (regular[i].struct_cls, carry)  # type: ignore[assignment]
             peeked = None
             skip = 0
             i += 1
-        if tags_after:
-            pass  # the last field's paths decoded the tagged-field section (``emit_fast_varlen_decode``)
+        if tags_after or tags_read:
+            pass  # the last field's paths decoded the tagged-field section (``emit_fast_varlen_decode``, ...)
+        elif self.flexible and leave_tags and peeked is None and not skip:
+            self.left_tags = (cls, obj)
         elif self.flexible:
             self.emit_tagged_decode(cls, peeked, skip)
         else:
             s(f"{obj}._unknown_tags = None")
+        if loop_next:  # (not as generated: ``carries_next`` checked the last field reads it)
+            s(f"{loop_next} = buf[pos]")
         self.obj = saved
         self.lazy_count, self.cur_cls = saved_lazy_count, saved_cls
         return tail
@@ -887,9 +944,11 @@ class VersionCodegen:
             s("pos += 4")
 
     def emit_decode_field(self, f: Field, target: str, *, tagged: bool = False, peeked: str | None = None,
-                          skip: int = 0, tags_after: tuple[type, str] | None = None) -> None:
+                          skip: int = 0, tags_after: tuple[type, str] | None = None,
+                          fold_tags: tuple[type, str] | None = None) -> None:
         """Decode one field into ``target``.  ``skip``: ``pos`` is still that many bytes before the field (only
-        with ``peeked``, for the kinds ``defers_advance`` allows)."""
+        with ``peeked``, for the kinds ``defers_advance`` allows).  ``fold_tags``: the tagged-field section of the
+        struct before, still to read (see ``emit_short_array_decode``)."""
         s = self.src
         t = f.spec.type
         compact = self.compact(f) or tagged
@@ -923,8 +982,12 @@ class VersionCodegen:
             s(f"pos += {struct.calcsize(fmt)}")
             self.trace_pop()
             return
+        if fold_tags and (kind != "string" or self.trace):  # only a string place reads it (never, as generated)
+            self.emit_left_tags(fold_tags)
+            fold_tags = None
         if kind in ("string", "bytes", "records") and not self.trace:
-            self.emit_fast_varlen_decode(kind, target, compact, nullable, f.spec.name, peeked, skip, tags_after)
+            self.emit_fast_varlen_decode(kind, target, compact, nullable, f.spec.name, peeked, skip, tags_after,
+                                         fold_tags)
             self.trace_pop()
             return
         if kind == "array" and not self.trace:
@@ -961,7 +1024,8 @@ class VersionCodegen:
 
     def emit_fast_varlen_decode(self, kind: str, target: str, compact: bool, nullable: bool, name: str,
                                 peeked: str | None = None, skip: int = 0,
-                                tags_after: tuple[type, str] | None = None) -> None:
+                                tags_after: tuple[type, str] | None = None,
+                                fold_tags: tuple[type, str] | None = None) -> None:
         """Strings and bytes on the fast path: the common cases (a short value, a null) inline, everything
         else (long compact lengths, nulls where not allowed, bad lengths) in a helper.
 
@@ -994,6 +1058,12 @@ class VersionCodegen:
         byte after its length.  For a null that byte is the tagged-field byte, so the null path finishes the
         struct without another read or a separate ``pos += 1`` (a coordinator's null error message: ~4% of a
         FindCoordinator answer); every path then decodes the tagged-field section itself.
+
+        ``fold_tags`` (struct, variable): the tagged-field section of the struct just before (the first element of
+        an unrolled two-element array, ``emit_short_array_decode``) is still to read, at ``pos``.  At a repeat place
+        the kept bytes then open with that section's empty form (one zero byte): a match also says the section is
+        empty, and costs no subscript and no ``pos += 1`` of its own (a quota entry's second entity component: ~2%
+        of a DescribeClientQuotas v1 answer); otherwise the section is read as usual before the string.
         """
         s = self.src
         n = peeked or s.tmp("n")
@@ -1006,6 +1076,9 @@ class VersionCodegen:
         joint, self.joint_place = self.joint_place, None
         if not reuse:
             joint = None
+        if fold_tags and (not reuse or joint or skip or peeked or tags_after):
+            self.emit_left_tags(fold_tags)  # (not as generated: the second element's head has none of these)
+            fold_tags = None
         if reuse and skip:  # the repeat test compares at ``pos``
             s(f"pos += {skip}")
             skip = 0
@@ -1013,7 +1086,8 @@ class VersionCodegen:
             # The joint test keeps the count's bytes before ``start`` through this string's ``end``, and its value.
             assert joint is not None
             cj, lj, sj, _, cnt, _ = joint
-            s(f"{indent}{cj} = buf[{start} - {cnt}:{end}]")
+            zero = "b'\\x00' + " if cj in self.folded_joints else ""
+            s(f"{indent}{cj} = {zero}buf[{start} - {cnt}:{end}]")
             s(f"{indent}{lj} = len({cj})")
             s(f"{indent}{sj} = {value}")
 
@@ -1022,12 +1096,16 @@ class VersionCodegen:
             self.prologue += [f"{ch} = {cs} = None", f"{lc} = 0", f"{tk} = {_REUSE_TRIES}"]  # type: ignore[operator]
             he = s.tmp("he")
             s(f"if {ch} is not None and buf[pos:({he} := pos + {lc})] == {ch}:")
+            if fold_tags:  # the kept bytes' zero byte was the section before
+                s(f"    {fold_tags[1]}._unknown_tags = None")
             s(f"    {target} = {cs}")
             if joint:
                 keep_joint("    ", "pos", he, cs)
             s(f"    pos = {he}")
             s("else:")
             s.indent()
+            if fold_tags:
+                self.emit_left_tags(fold_tags)
 
         def take(start: str, end: str = n, head: str = "") -> None:
             if kind == "string":
@@ -1038,7 +1116,8 @@ class VersionCodegen:
                 if reuse:
                     s(f"    elif {tk}:")
                     s(f"        if {st} == {cs}:")
-                    s(f"            {ch} = buf[{head}:{end}]")
+                    kept = f"b'\\x00' + buf[{head}:{end}]" if fold_tags else f"buf[{head}:{end}]"
+                    s(f"            {ch} = {kept}")
                     s(f"            {lc} = len({ch})")
                     s(f"            {tk} = {_REUSE_TRIES}")
                     if joint:
@@ -1074,7 +1153,7 @@ class VersionCodegen:
                     s(f"    pos += {1 + skip}")
                 s(f"elif {n} < 128:")
             else:
-                s(f"if {n} < 128 and {n}:")
+                s(f"if ONE[{n}]:")
             p = s.tmp("p")
             s(f"    {p} = pos + {1 + skip}")
             s(f"    pos += {n} + {skip}" if skip else f"    pos += {n}")
@@ -1120,6 +1199,96 @@ class VersionCodegen:
         if reuse:
             s.dedent()
 
+    def carries_next(self, cls: type) -> bool:
+        """Whether the inlined loop over an array of ``cls`` carries each element's first byte from the element
+        before: in a flexible struct, when ``cls`` opens with a compact length or count and ends with a compact
+        bytes field (which reads the bytes after it anyway, ``emit_peeking_bytes_decode``)."""
+        regular = self.regular_fields(cls)
+        if self.trace or not self.flexible or not regular or self.is_fixed(regular[0]):
+            return False
+        if len(regular) > 1 and self.is_fixed(regular[-2]) and self.nullable(regular[-1]):
+            return False  # a nullable last field after a fixed run reads the tagged-field byte with the run
+        return self.peek_code(regular[0]) == "B" and self.peeks_after(regular[-1], None)
+
+    def folds_into_next(self, f: Field, nxt: Field | None) -> bool:
+        """Whether ``f`` and ``nxt`` are both unrolled arrays of a flexible struct (``emit_short_array_decode``),
+        ``nxt`` with a joint test, so that ``f``'s two-element path may leave its last element's tagged-field
+        section to that test."""
+        if nxt is None or self.trace or not self.flexible or self.prologue is None or self.inline_depth < 1:
+            return False
+        for g in (f, nxt):
+            t = g.spec.type
+            if not (t.is_array and t.is_struct and self.inline_depth < 3 and _is_leaf(g.struct_cls)  # type: ignore[arg-type]
+                    and self.compact(g) and self.present(g) and not self.tagged(g)):
+                return False
+        head = self.regular_fields(nxt.struct_cls)  # type: ignore[arg-type]
+        return bool(head) and not head[0].spec.type.is_array and head[0].spec.type.name == "string"
+
+    def peeks_after(self, f: Field, nxt: Field | None) -> bool:
+        """Whether the fast path reads compact bytes field ``f`` together with the byte after it (see
+        ``emit_peeking_bytes_decode``): when that byte opens what follows, a compact length or count (``nxt``) or,
+        ``f`` ending a flexible struct, the tagged-field section."""
+        t = f.spec.type
+        if self.trace or t.is_array or t.name not in ("bytes", "records") or not self.compact(f):
+            return False
+        return self.peek_code(nxt) == "B"
+
+    def emit_peeking_bytes_decode(self, f: Field, target: str, peeked: str | None, skip: int,
+                                  ends: bool, also: str | None = None) -> tuple[str, str]:
+        """A compact bytes field on the fast path, read with the byte that follows it in one ``unpack_from``
+        (``BYTES_AND_NEXT[n]``: ``>x{n-1}sB``, the length byte skipped): the same bytes object as ``buf[p:pos]``,
+        and the next length or count (or tagged-field byte) without a subscript of its own.  Returns (variable
+        holding that byte, variable holding how far ``pos`` is short of it, or "").
+
+        Why: a subscript of ``bytes`` is a generic call (~190 instructions), a position past 256 a new int (~210),
+        and the slice a slice object; one call with a prebuilt ``Struct`` costs less than the three together
+        (DescribeGroups v5: each member's metadata and assignment, the assignment with its tagged-field byte).
+        ``ends`` (the field ends the struct): ``pos`` is left at the field's start in the common case, and the
+        tagged-field section adds the field's length and its own byte in one addition.  The byte after a field
+        always exists in a valid message, so reading it cannot refuse one; on a truncated input ``struct``
+        raises where a subscript would have, and the tracing decoder says where as before.
+
+        ``also`` (with ``ends``): a variable that gets the byte after the tagged-field byte too (``>x{n-1}sBB``),
+        the next element's first byte in a loop (``carries_next``): right when the section is empty, and read
+        again after a section that is not (``emit_tagged_decode``).  That byte exists in a valid message: the
+        field ends a struct inside a flexible one, so the outer struct's own bytes follow."""
+        s = self.src
+        if skip:
+            s(f"pos += {skip}")
+        self.ns.setdefault("BYTES_AND_NEXT", _bytes_and_next())
+        n = peeked or s.tmp("n")
+        q = s.tmp("q")
+        slow = self.const(_slow_reader(f.spec.type.name, True, self.nullable(f), f.spec.name), "RD")
+        if not peeked:
+            s(f"{n} = buf[pos]")
+        s(f"if ONE[{n}]:")
+        if also:
+            self.ns.setdefault("BYTES_AND_TWO", _bytes_and_next(2))
+            s(f"    {target}, {q}, {also}, = BYTES_AND_TWO[{n}](buf, pos)")
+        else:
+            s(f"    {target}, {q}, = BYTES_AND_NEXT[{n}](buf, pos)")
+        if not ends:
+            s(f"    pos += {n}")
+        if self.nullable(f):
+            s(f"elif {n} == 0:")
+            s(f"    {target} = None")
+            s("    pos += 1")
+            s(f"    {q} = buf[pos]")
+            if also:  # the byte after the section's first (a non-empty section: rewritten after it is read)
+                s(f"    {also} = buf[pos + 1]")
+        s("else:")
+        if ends:  # ``pos`` + ``n`` is the end on every path
+            e = s.tmp("end")
+            s(f"    {target}, {e} = {slow}(buf, pos)")
+            s(f"    {n} = {e} - pos")
+            s(f"    {q} = buf[{e}]")
+            if also:
+                s(f"    {also} = buf[{e} + 1]")
+        else:
+            s(f"    {target}, pos = {slow}(buf, pos)")
+            s(f"    {q} = buf[pos]")
+        return q, n if ends else ""
+
     def emit_fast_array_decode(self, f: Field, target: str, compact: bool, nullable: bool,
                                peeked: str | None = None) -> None:
         if f.spec.type.is_struct and self.inline_depth < 3 and _is_leaf(f.struct_cls):  # type: ignore[arg-type]
@@ -1142,7 +1311,7 @@ class VersionCodegen:
         if compact:
             if not peeked:
                 s(f"{n} = buf[pos]")
-            s(f"if {n} < 128 and {n}:")
+            s(f"if ONE[{n}]:")
             s(f"    {n} -= 1")
             s("    pos += 1")
             if nullable:
@@ -1184,11 +1353,20 @@ class VersionCodegen:
                 # element.  The count is bounded before this allocates anything: under 128 (compact), or no more
                 # than the bytes left (see ``emit_fast_array_count``).
                 args = self.new_args(f.struct_cls)  # type: ignore[arg-type]
-                s(f"{target} = {lst} = list(starmap(new, repeat({args}, {n})))")
+                s(f"{target} = {lst} = [*starmap(new, {self.args_runs(args)}[{n}] if {n} < {_ARGS_RUNS} else "
+                  f"repeat({args}, {n}))]")
+                nx = None
+                if self.carries_next(f.struct_cls):  # type: ignore[arg-type]
+                    # Each element's last bytes field also reads the next element's first byte (see
+                    # ``emit_peeking_bytes_decode``); the first element's is read here.  A byte follows the count
+                    # in a valid message (at least the struct's tagged-field section), and follows every element.
+                    nx = s.tmp("nx")
+                    s(f"{nx} = buf[pos]")
                 s(f"for {e} in {lst}:")
                 self.inline_depth += 1
                 s.indent()
-                self.emit_decoder_body(f.struct_cls, e, allocated=True)  # type: ignore[arg-type]
+                self.emit_decoder_body(f.struct_cls, e, head_peeked=nx, allocated=True,  # type: ignore[arg-type]
+                                       loop_next=nx)
                 s.dedent()
                 self.inline_depth -= 1
                 return
@@ -1350,6 +1528,8 @@ class VersionCodegen:
         """
         s = self.src
         cls: type = f.struct_cls  # type: ignore[assignment]
+        leave_last, self.leave_last = self.leave_last, None
+        fold_prev, self.fold_prev = self.fold_prev, None
         n = peeked or s.tmp("n")
         regular = self.regular_fields(cls)
         head = regular[0] if regular else None
@@ -1361,9 +1541,25 @@ class VersionCodegen:
             # int32 count a struct call) and the place's own test.
             cj, lj, sj, hj = s.tmp("cj"), s.tmp("lj"), s.tmp("sj"), s.tmp("hj")
             self.prologue += [f"{cj} = {sj} = None", f"{lj} = 0"]
-            s(f"if {cj} is not None and buf[pos:({hj} := pos + {lj})] == {cj}:")
+            if fold_prev:
+                # The array before left its last element's tagged-field section (``lt``, None if it did not): the
+                # kept bytes then open with that section's empty form, and a match says it is empty.
+                self.folded_joints.add(cj)
+                lt = fold_prev[1]
+                s(f"if {cj} is not None and {lt} is not None and buf[pos:({hj} := pos + {lj})] == {cj}:")
+                s(f"    {lt}._unknown_tags = None")
+            else:
+                s(f"if {cj} is not None and buf[pos:({hj} := pos + {lj})] == {cj}:")
             s(f"    {n} = {3 if compact else 2}")
             s("else:")
+            if fold_prev:
+                s(f"    if {fold_prev[1]} is not None:")
+                s.indent()
+                s.indent()
+                self.emit_left_tags(fold_prev)
+                s.dedent()
+                s.dedent()
+                fold_prev = None
             s(f"    {hj} = 0")
             if compact:
                 s(f"    {n} = buf[pos]")
@@ -1371,6 +1567,11 @@ class VersionCodegen:
                 s(f"    {n}, = {self.unpacker('>i')}(buf, pos)")
                 s("    pos += 4")
             joint = (cj, lj, sj, hj, 1 if compact else 4, "pos += 1" if compact else None)
+        if fold_prev:  # (not as generated: ``folds_into_next`` asks for a joint test) the section is read first
+            s(f"if {fold_prev[1]} is not None:")
+            s.indent()
+            self.emit_left_tags(fold_prev)
+            s.dedent()
         if compact:  # the raw byte is count + 1
             if not peeked and not joint:
                 s(f"{n} = buf[pos]")
@@ -1390,9 +1591,18 @@ class VersionCodegen:
         if step and not joint:  # with the joint test, the first field's own path moves past the count
             s(step)
         self.joint_head = joint
-        carried = self.emit_decoder_body(cls, first, tail_peek=head)
-        self.emit_decoder_body(cls, second, head_peeked=carried)
+        # The second element's first string, at a repeat place, also tests the first element's tagged-field section
+        # (see ``emit_fast_varlen_decode``): the first element leaves it when it would read it on its own.
+        fold = (self.flexible and self.inline_depth >= 2 and self.prologue is not None and head is not None
+                and not head.spec.type.is_array and head.spec.type.name == "string")
+        self.left_tags = None
+        carried = self.emit_decoder_body(cls, first, tail_peek=head, leave_tags=fold)
+        left, self.left_tags = self.left_tags, None
+        self.emit_decoder_body(cls, second, head_peeked=carried, fold_tags=left, leave_tags=bool(leave_last))
         s(f"{target} = [{first}, {second}]")
+        if leave_last:  # the next array's joint test reads the section the second element left, if it did
+            s(f"{leave_last} = {second if self.left_tags else 'None'}")
+            self.left_tags = None
         s.dedent()
         s(f"elif {one}:")
         s.indent()
@@ -1400,27 +1610,43 @@ class VersionCodegen:
             s(step)
         self.emit_decoder_body(cls, first)
         s(f"{target} = [{first}]")
+        if leave_last:
+            s(f"{leave_last} = None")
         s.dedent()
         self.inline_depth -= 1
         self.unrolled = saved_unrolled
         s("else:")
         s.indent()
+        if leave_last:
+            s(f"{leave_last} = None")
         if compact:  # the raw byte was only peeked
             self.emit_fast_array_count(f, target, compact, nullable, n)
         else:  # the count is read and pos moved on: only the checks are left
             self.emit_fast_array_count(f, target, compact, nullable, n, count_read=True)
         s.dedent()
 
-    def emit_tagged_decode(self, cls: type, peeked: str | None = None, skip: int = 0) -> None:
+    def emit_left_tags(self, left: tuple[type, str]) -> None:
+        """Read the tagged-field section that the struct ``left`` = (struct, variable) left to what follows it."""
+        saved, self.obj = self.obj, left[1]
+        self.emit_tagged_decode(left[0])
+        self.obj = saved
+
+    def emit_tagged_decode(self, cls: type, peeked: str | None = None, skip: int = 0, short: str = "",
+                           reread: str | None = None) -> None:
         """The tagged-field section of a struct: almost always empty (one zero byte), so that case is
         inline and anything else goes to a per-struct helper generated by ``gen_tags_decoder``.  ``skip``:
-        ``pos`` is still that many bytes short of the section (see ``defers_advance``)."""
+        ``pos`` is still that many bytes short of the section (see ``defers_advance``); ``short``: a variable
+        holding that shortfall instead (see ``emit_peeking_bytes_decode``); ``reread``: a variable to hold the
+        byte after a section that is not empty (one that is: the caller read it)."""
         s = self.src
         o = self.obj
+        at = f"pos + {short}" if short else f"pos + {skip}" if skip else "pos"
         s(f"if {peeked or 'buf[pos]'}:")
-        s(f"    pos = {self.fn_name(cls, 'tags')}({o}, buf, sbuf, {f'pos + {skip}' if skip else 'pos'}, blen)")
+        s(f"    pos = {self.fn_name(cls, 'tags')}({o}, buf, sbuf, {at}, blen)")
+        if reread:
+            s(f"    {reread} = buf[pos]")
         s("else:")
-        s(f"    pos += {1 + skip}")
+        s(f"    pos += {short} + 1" if short else f"    pos += {1 + skip}")
         s(f"    {o}._unknown_tags = None")
         if cls.__name__ not in self.tags_done:
             self.tags_done.add(cls.__name__)
@@ -1476,6 +1702,12 @@ class VersionCodegen:
 
 
 _ARRAY_UNPACKERS = 64
+#: Struct arrays shorter than this are allocated from prebuilt runs of arguments (``VersionCodegen.args_runs``).
+_ARGS_RUNS = 32
+#: ``ONE[b]``: whether ``b``, the first byte of a compact length or count, is the whole of a non-null one: 1-127.
+#: The fast path's test of every such byte (``if ONE[n]:``): a tuple subscript and a test of a bool cost about
+#: half of ``n < 128 and n``, whose second half asks an int for its truth (DescribeGroups v5: six per member).
+_ONE_BYTE = tuple(0 < b < 128 for b in range(256))
 #: How many times in a row an unrolled string place may read a string that differs from the last one before it
 #: stops watching for repeats (for the rest of that decode); a repeat gives it the full count again.  See
 #: ``emit_fast_varlen_decode``.
@@ -1619,6 +1851,20 @@ _unpackers_cache: dict[str, tuple[Callable[..., Any], ...]] = {}
 def _is_leaf(cls: type) -> bool:
     """A struct with no arrays and no structs inside (in any version)."""
     return not any(f.spec.type.is_array or f.spec.type.is_struct for f in cls._kfields)  # type: ignore[attr-defined]
+
+
+def _bytes_and_next(after: int = 1) -> tuple[Callable[..., tuple[Any, ...]] | None, ...]:
+    """``unpack_from`` of ``>x{n-1}sB`` for each one-byte compact length n (1-127; None at 0 and above): a compact
+    bytes value and the byte after it (``after`` = 2: the two bytes after it), see
+    ``VersionCodegen.emit_peeking_bytes_decode``; shared by every codec."""
+    got = _BYTES_AND_NEXT.get(after)
+    if got is None:
+        got = _BYTES_AND_NEXT[after] = ((None,) + tuple(
+            struct.Struct(f">x{n - 1}s{'B' * after}").unpack_from for n in range(1, 128)) + (None,) * 128)
+    return got
+
+
+_BYTES_AND_NEXT: dict[int, tuple[Callable[..., tuple[Any, ...]] | None, ...]] = {}
 
 
 def _array_packers(code: str) -> tuple[Callable[..., bytes], ...]:
