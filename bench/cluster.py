@@ -402,7 +402,8 @@ def _best(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {**ordered[(len(ordered) - 1) // 2], "cpu_s": cpus[(len(cpus) - 1) // 2]}
 
 
-#: The issue's targets (#28) among these cases: kadmin at or below confluent-kafka's wall time and CPU.
+#: The issue's targets (#28) among these cases: kadmin at or below confluent-kafka's wall time and CPU; measured
+#: again in :func:`_paired`, whose runs give their figures in this order.
 TARGETS = ("create topics", "delete topics", "describe_cluster, per call", "list_topics, per call")
 
 
@@ -530,10 +531,6 @@ def _on(bootstrap: str, label: str, quick: bool, sizes: dict[str, int] | None, r
             "paired": {label + case: p for case, p in paired.items()}}
 
 
-#: The cases measured in pairs: the issue's (#28) targets.
-PAIRED_CASES = ("create topics", "delete topics", "describe_cluster, per call", "list_topics, per call")
-
-
 def _paired(bootstrap: str, prefix: str, sizes: dict[str, int], pairs: int,
             notes: list[str]) -> dict[str, dict[str, Any]]:
     """kadmin and confluent-kafka, one right after the other, ``pairs`` times: creating and deleting
@@ -559,8 +556,8 @@ def _paired(bootstrap: str, prefix: str, sizes: dict[str, int], pairs: int,
     # Every broker of a cluster of several must learn of the topics before they are deleted; one knows at once.
     settle = 1.0 if len(k.admin.describe_cluster().nodes) > 1 else 0.0
     n, calls = sizes["topics"], sizes["calls"]
-    walls: dict[str, list[float]] = {case: [] for case in PAIRED_CASES}
-    cpus: dict[str, list[float]] = {case: [] for case in PAIRED_CASES}
+    walls: dict[str, list[float]] = {case: [] for case in TARGETS}
+    cpus: dict[str, list[float]] = {case: [] for case in TARGETS}
 
     def run_of(client: Any, i: int) -> list[dict[str, Any]]:
         names = [f"{prefix}{client.name[:2]}p{i}-{j:05d}" for j in range(n)]
@@ -576,7 +573,7 @@ def _paired(bootstrap: str, prefix: str, sizes: dict[str, int], pairs: int,
             run_of(client, -1)
         for i in range(pairs):
             got = {c.name: run_of(c, i) for c in ((k, ck) if i % 2 == 0 else (ck, k))}
-            for idx, case in enumerate(PAIRED_CASES):
+            for idx, case in enumerate(TARGETS):
                 mine, theirs = got["kadmin"][idx], got["confluent-kafka"][idx]
                 walls[case].append(theirs["wall_s"] / mine["wall_s"])
                 cpus[case].append(theirs["cpu_s"] / mine["cpu_s"] if mine["cpu_s"] else float("inf"))
@@ -589,7 +586,7 @@ def _paired(bootstrap: str, prefix: str, sizes: dict[str, int], pairs: int,
                  f"alternating), the median of the pairs' ratios with a 95% bootstrap interval")
     return {case: {"wall": walls[case], "cpu": cpus[case], "wall_median": statistics.median(walls[case]),
                    "wall_interval": _interval(walls[case]), "cpu_median": statistics.median(cpus[case]),
-                   "cpu_interval": _interval(cpus[case])} for case in PAIRED_CASES}
+                   "cpu_interval": _interval(cpus[case])} for case in TARGETS}
 
 
 def _no_count() -> None:

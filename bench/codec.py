@@ -348,9 +348,9 @@ def run(quick: bool = False, processes: int | None = None) -> dict[str, Any]:
     # (Five interpreters of best-of-5 take about as long as one of best-of-15 did: within the budget that
     # ``python -m bench`` gives each module.)
     repeat = 3 if quick else 15 if processes == 1 else 5
-    results: dict[str, Any] = {"repeat": repeat, "processes": processes,
-                               "target": f">= {TARGET}x kafka-python, encode and decode", "cases": {}}
-    results["cases"] = measure(repeat) if processes == 1 else _in_processes(processes, repeat)
+    results: dict[str, Any] = {
+        "repeat": repeat, "processes": processes, "target": f">= {TARGET}x kafka-python, encode and decode",
+        "cases": measure(repeat) if processes == 1 else _in_processes(processes, repeat)}
     met = True
     for row in results["cases"].values():
         row["target_met"] = all(x >= TARGET for x in row["kafka-python/kadmin"].values())

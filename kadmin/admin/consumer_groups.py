@@ -134,11 +134,10 @@ async def describe_any_protocol(run: Runner, group_ids: list[str], include_ops: 
             # nothing left), or none: awaited in place, without gather's two tasks and their event-loop turns
             # (issue #28: a one-group describe took 8 turns and 4 tasks, twice what its one request needs).
             return await ask(*next(iter(by_api.items()))) if by_api else {}
-        if LANE.get() is not None:
-            # On the sync client's calling thread (kadmin.admin._lane) there is no event loop to gather on:
-            # one API after the other, each one request on the lane.
-            return {g: r for api, gs in by_api.items() for g, r in (await ask(api, gs)).items()}
-        parts = await asyncio.gather(*(ask(api, gs) for api, gs in by_api.items()))
+        # On the sync client's calling thread (kadmin.admin._lane) there is no event loop to gather on: one API
+        # after the other there, each one request on the lane.
+        parts = ([await ask(api, gs) for api, gs in by_api.items()] if LANE.get() is not None
+                 else await asyncio.gather(*(ask(api, gs) for api, gs in by_api.items())))
         return {g: r for part in parts for g, r in part.items()}
 
     first = await stage(0, group_ids)

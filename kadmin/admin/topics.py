@@ -49,6 +49,7 @@ from kadmin.topics import (
     TopicListing,
     TopicRef,
     created_topic_named,
+    names_only,
 )
 from kadmin.types import decode_authorized_operations
 
@@ -414,11 +415,6 @@ def _id_need(key: TopicRef) -> tuple[int, str] | None:
     return (IDS_SINCE, "deleting a topic by id (Kafka 2.8+)") if isinstance(key, uuid.UUID) else None
 
 
-def _names_only(keys: list[TopicRef]) -> bool:
-    """Whether every key is a plain str (a topic name; no id among them): one look at the keys' types, in C."""
-    return {*map(type, keys)} == {str}
-
-
 #: A deleted topic's outcome (one object serves every key: a Done cannot change).
 _DELETED: Done[None] = Done(None)
 
@@ -438,7 +434,7 @@ class DeleteTopics(Operation[TopicRef]):
     def version_ceiling(self, keys: list[TopicRef]) -> int | None:
         # Topics named by name only: v5 (the last without ids) says all the caller gets, a per-topic error
         # message included; v6+ has the controller resolve and send each deleted topic's id as well.
-        return IDS_SINCE - 1 if _names_only(keys) else None
+        return IDS_SINCE - 1 if names_only(keys) else None
 
     def build(self, node: int, keys: list[TopicRef], version: int) -> Message | Built[TopicRef]:
         req: Any = message_type(ApiKey.DELETE_TOPICS, "request")
@@ -448,7 +444,7 @@ class DeleteTopics(Operation[TopicRef]):
             return req(topics=topics, timeout_ms=self.timeout_ms)  # type: ignore[no-any-return]
         # A topic named by id fails alone on an older controller; the topics named by name are deleted.
         names: list[TopicRef]
-        names, refused = (keys, None) if _names_only(keys) else split_by_version(
+        names, refused = (keys, None) if names_only(keys) else split_by_version(
             keys, version, _id_need, api=self.api, node=node)
         msg = req(topic_names=names, timeout_ms=self.timeout_ms)
         if not refused:
@@ -457,7 +453,7 @@ class DeleteTopics(Operation[TopicRef]):
 
     def handle(self, node: int, keys: list[TopicRef], response: Any,
                version: int) -> Mapping[TopicRef, Outcome]:
-        if _names_only(keys):
+        if names_only(keys):
             # Every topic named by name: each answer is its name's (the id a v6+ answer carries is no key here).
             # The deleted ones as their value, None (see Answers); an entry given twice counts as its last.
             done: dict[TopicRef, None] = {}
